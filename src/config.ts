@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root, for the sample catalogue and the generated bundles. */
+export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Config {
+  host: string;
+  port: number;
+  /** Where the embedded database and start-up artefacts live. */
+  dataDir: string;
+  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
+  databaseUrl: string | undefined;
+  cataloguePath: string;
+  /** Operator bearer token; when absent `npm start` generates one. */
+  adminToken: string | undefined;
+  /** Start the simulated upstreams on loopback and point the `sandbox` providers at them. */
+  sandbox: boolean;
+  bodyLimitBytes: number;
+  logLevel: string;
+  /** Prefix of every customer API key. */
+  apiKeyPrefix: string;
+  /** Validate every response against the spec (on in tests; 502 on mismatch). */
+  validateResponses: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** Reads the environment once, fails fast on nonsense. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const prefix = env.API_KEY_PREFIX || 'sk-gw-';
+  if (!/^[A-Za-z0-9_-]{2,16}$/.test(prefix)) throw new ConfigError('API_KEY_PREFIX must be 2-16 characters of [A-Za-z0-9_-]');
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    cataloguePath: path.resolve(env.CATALOGUE_PATH || path.join(ROOT_DIR, 'catalogue.sample.yaml')),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    sandbox: flag(env, 'SANDBOX', true),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+    logLevel: env.LOG_LEVEL || 'info',
+    apiKeyPrefix: prefix,
+    validateResponses: flag(env, 'VALIDATE_RESPONSES', false),
+  };
+}

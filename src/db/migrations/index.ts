@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+import * as createCustomersAndKeys from './20261122120000_create_customers_and_api_keys.ts';
+import * as createPriceVersions from './20261122120100_create_price_versions.ts';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are listed here rather than discovered on disk, so they load the same way under tsx,
+ * the knex CLI and a bundled build. Append new ones at the end; never reorder or rename.
+ */
+const migrations: Array<[string, Migration]> = [
+  ['20261122120000_create_customers_and_api_keys', createCustomersAndKeys],
+  ['20261122120100_create_price_versions', createPriceVersions],
+];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => migrations,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};
