@@ -1,0 +1,25 @@
+// Decimal strings <-> bigint micro-units (1 unit = 1,000,000 micro). No floating point anywhere.
+
+export const MICROS_PER_UNIT = 1_000_000n;
+const DECIMAL = /^(\d+)(?:\.(\d{1,6}))?$/;
+
+export class DecimalError extends Error {}
+
+/** "3.00" -> 3000000n. Rejects signs, exponents, whitespace and more than 6 decimals. */
+export function parseMicros(decimal: string): bigint {
+  const match = DECIMAL.exec(decimal);
+  if (!match) throw new DecimalError(`not a non-negative decimal with at most 6 decimals: "${decimal}"`);
+  const [, whole = '0', fraction = ''] = match;
+  return BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, '0'));
+}
+
+export function tryParseMicros(decimal: string): bigint | undefined {
+  return DECIMAL.test(decimal) ? parseMicros(decimal) : undefined;
+}
+
+/** 3000000n -> "3.000000"; negative amounts keep their sign. */
+export function formatMicros(micros: bigint): string {
+  const sign = micros < 0n ? '-' : '';
+  const abs = micros < 0n ? -micros : micros;
+  return `${sign}${abs / MICROS_PER_UNIT}.${(abs % MICROS_PER_UNIT).toString().padStart(6, '0')}`;
+}

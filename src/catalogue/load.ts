@@ -1,0 +1,67 @@
+import { createRequire } from 'node:module';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { parseDocument } from 'yaml';
+import type { ErrorObject } from 'ajv';
+import { VIDEO_PROTOCOLS, isVideoPrice, type Catalogue } from './types.ts';
+
+const schema = createRequire(import.meta.url)('./catalogue.schema.json') as object;
+const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile<Catalogue>(schema);
+
+export type ParseResult = { ok: true; catalogue: Catalogue } | { ok: false; errors: string[] };
+
+/** YAML syntax, then the JSON Schema, then the cross-references a schema cannot express. */
+export function parseCatalogue(text: string, source: string): ParseResult {
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    return { ok: false, errors: document.errors.map((e) => `${source}: YAML ${e.message.split('\n')[0]}`) };
+  }
+  const data: unknown = document.toJS();
+  if (!validate(data)) return { ok: false, errors: schemaErrors(validate.errors ?? [], source) };
+  const errors = semanticErrors(data).map((e) => `${source}: ${e}`);
+  return errors.length ? { ok: false, errors } : { ok: true, catalogue: data };
+}
+
+function schemaErrors(errors: ErrorObject[], source: string): string[] {
+  // if/then/else wrappers repeat what the inner error already says.
+  const useful = errors.filter((e) => e.keyword !== 'if');
+  return [...new Set(useful.map((e) => {
+    const where = e.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(root)';
+    const detail = e.keyword === 'additionalProperties'
+      ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`
+      : e.keyword === 'enum'
+        ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+        : e.message ?? 'is invalid';
+    return `${source}: ${where} ${detail}`;
+  }))];
+}
+
+function duplicates(ids: string[]): string[] {
+  return ids.filter((id, i) => ids.indexOf(id) !== i);
+}
+
+function semanticErrors(catalogue: Catalogue): string[] {
+  const errors: string[] = [];
+  for (const id of duplicates(catalogue.providers.map((p) => p.id))) errors.push(`providers: duplicate id "${id}"`);
+  for (const id of duplicates(catalogue.models.map((m) => m.id))) errors.push(`models: duplicate id "${id}"`);
+  const providers = new Map(catalogue.providers.map((p) => [p.id, p]));
+  catalogue.models.forEach((model, i) => {
+    const where = `models.${i} (${model.id})`;
+    model.routes.forEach((route, r) => {
+      const provider = providers.get(route.provider);
+      if (!provider) return errors.push(`${where}.routes.${r}: unknown provider "${route.provider}"`);
+      const video = VIDEO_PROTOCOLS.has(provider.protocol);
+      if (model.group === 'video' && !video) errors.push(`${where}.routes.${r}: a video model needs a video protocol, "${route.provider}" speaks ${provider.protocol}`);
+      if (model.group !== 'video' && video) errors.push(`${where}.routes.${r}: a ${model.group} model cannot use the video protocol ${provider.protocol}`);
+      if (model.group === 'messages' && provider.protocol !== 'anthropic') errors.push(`${where}.routes.${r}: a messages model needs an anthropic provider`);
+    });
+    const quota = model.free_quota;
+    if (quota) {
+      const fits = quota.unit === 'requests' || (quota.unit === 'seconds' ? model.group === 'video' : model.group !== 'video');
+      if (!fits) errors.push(`${where}.free_quota: unit "${quota.unit}" does not fit a ${model.group} model`);
+    }
+    if (model.video && isVideoPrice(model.price) && model.video.reference_images && !model.video.content_types.includes('image_url')) {
+      errors.push(`${where}.video: reference_images needs image_url among content_types`);
+    }
+  });
+  return errors;
+}

@@ -1,0 +1,84 @@
+// The catalogue file's shape (catalogue.sample.yaml documents every field; the JSON Schema in
+// catalogue.schema.json is what validates it).
+
+export type ModelGroup = 'messages' | 'chat' | 'video';
+export type ProviderProtocol = 'anthropic' | 'openai-videos' | 'ark-video' | 'minimax-video-v2';
+export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 'ark-video', 'minimax-video-v2']);
+
+export interface ProviderTimeouts {
+  connect_ms?: number;
+  first_byte_ms?: number;
+  idle_ms?: number;
+}
+
+export interface ProviderEntry {
+  id: string;
+  protocol: ProviderProtocol;
+  /** Absent for sandbox providers, whose simulator's loopback URL is filled in at start. */
+  base_url?: string;
+  /** Name of the environment variable holding the credential; the value is never in the file. */
+  credential_env?: string;
+  /** Served by the gateway's own simulated upstream, only in sandbox mode. */
+  sandbox?: boolean;
+  timeouts?: ProviderTimeouts;
+}
+
+export interface RouteEntry {
+  provider: string;
+  /** The provider's name for the model; defaults to the part of the public id after the slash. */
+  upstream_model?: string;
+  /** Lower is tried first. */
+  priority?: number;
+}
+
+export interface FreeQuota {
+  amount: number;
+  unit: 'tokens' | 'seconds' | 'requests';
+  period: 'day' | 'month';
+}
+
+/** Decimal strings in the catalogue currency per million tokens. */
+export interface TokenPrice {
+  input_per_mtok: string;
+  output_per_mtok: string;
+  cache_read_per_mtok?: string;
+  cache_write_per_mtok?: string;
+}
+
+/** Decimal strings per delivered second, keyed by resolution tier. */
+export interface VideoPrice {
+  per_second: Record<string, string>;
+}
+
+export interface VideoSpec {
+  seconds: number[];
+  cancellable: boolean;
+  /** Whether `data:` URLs are accepted in content items, and up to how many bytes. */
+  inline_base64: boolean | { max_bytes: number };
+  content_types: Array<'text' | 'image_url' | 'video_url' | 'audio_url'>;
+  reference_images?: { max: number };
+}
+
+export interface ModelEntry {
+  id: string;
+  group: ModelGroup;
+  display_name?: string;
+  /** Unlisted models are reachable only by keys whose allow-list names them. */
+  public?: boolean;
+  created?: number;
+  routes: RouteEntry[];
+  context_window?: number;
+  max_output_tokens?: number;
+  free_quota?: FreeQuota;
+  price: TokenPrice | VideoPrice;
+  video?: VideoSpec;
+}
+
+export interface Catalogue {
+  service_name: string;
+  currency: string;
+  providers: ProviderEntry[];
+  models: ModelEntry[];
+}
+
+export const isVideoPrice = (price: TokenPrice | VideoPrice): price is VideoPrice => 'per_second' in price;

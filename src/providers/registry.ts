@@ -1,0 +1,54 @@
+import type { ProviderEntry, ProviderProtocol, ProviderTimeouts } from '../catalogue/types.ts';
+
+/** A provider the gateway may call now. Its credential is behind a function so it never serialises. */
+export interface ResolvedProvider {
+  id: string;
+  protocol: ProviderProtocol;
+  sandbox: boolean;
+  /** Undefined for a sandbox provider whose simulator is not running (it is still listed). */
+  baseUrl: string | undefined;
+  timeouts: Required<ProviderTimeouts>;
+  credential(): string | undefined;
+}
+
+// Non-streamed generations send their first byte only when done, hence the long first-byte wait.
+const DEFAULT_TIMEOUTS: Record<ProviderProtocol, Required<ProviderTimeouts>> = {
+  anthropic: { connect_ms: 10_000, first_byte_ms: 600_000, idle_ms: 300_000 },
+  'openai-videos': { connect_ms: 10_000, first_byte_ms: 60_000, idle_ms: 60_000 },
+  'ark-video': { connect_ms: 10_000, first_byte_ms: 60_000, idle_ms: 60_000 },
+  'minimax-video-v2': { connect_ms: 10_000, first_byte_ms: 60_000, idle_ms: 60_000 },
+};
+
+export interface RegistryOptions {
+  env: NodeJS.ProcessEnv;
+  sandbox: boolean;
+  sandboxUrls: ReadonlyMap<string, string>;
+}
+
+/**
+ * The enabled providers: a real one when its credential variable is set, a sandbox one only in
+ * sandbox mode. Everything else is as if it were not in the catalogue.
+ */
+export function resolveProviders(entries: readonly ProviderEntry[], options: RegistryOptions): Map<string, ResolvedProvider> {
+  const enabled = new Map<string, ResolvedProvider>();
+  for (const entry of entries) {
+    const timeouts = { ...DEFAULT_TIMEOUTS[entry.protocol], ...entry.timeouts };
+    if (entry.sandbox) {
+      if (!options.sandbox) continue;
+      const baseUrl = options.sandboxUrls.get(entry.id);
+      enabled.set(entry.id, { id: entry.id, protocol: entry.protocol, sandbox: true, baseUrl, timeouts, credential: () => 'sandbox' });
+      continue;
+    }
+    const variable = entry.credential_env ?? '';
+    if (!options.env[variable]) continue;
+    enabled.set(entry.id, {
+      id: entry.id,
+      protocol: entry.protocol,
+      sandbox: false,
+      baseUrl: entry.base_url,
+      timeouts,
+      credential: () => options.env[variable],
+    });
+  }
+  return enabled;
+}
