@@ -1,0 +1,94 @@
+// `npm run admin -- <resource> <action> [args]`: the operator API from a terminal. It calls a
+// running gateway over HTTP (the embedded database admits one process), with ADMIN_TOKEN or the
+// token `npm start` generated into DATA_DIR.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { readStoredAdminToken } from '../startup/admin-token.ts';
+
+interface Command {
+  usage: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  path(positionals: string[]): string;
+  body?(options: Record<string, string | undefined>): unknown;
+}
+
+const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean));
+
+const COMMANDS: Record<string, Command> = {
+  'customers create': {
+    usage: 'customers create --name NAME [--external-reference REF]',
+    method: 'POST',
+    path: () => '/admin/v1/customers',
+    body: (o) => ({ name: o.name, ...(o['external-reference'] ? { external_reference: o['external-reference'] } : {}) }),
+  },
+  'customers get': { usage: 'customers get CUSTOMER_ID', method: 'GET', path: ([id]) => `/admin/v1/customers/${enc(id)}` },
+  'keys create': {
+    usage: 'keys create CUSTOMER_ID [--name NAME] [--allow MODEL,MODEL]',
+    method: 'POST',
+    path: ([id]) => `/admin/v1/customers/${enc(id)}/api-keys`,
+    body: (o) => ({ ...(o.name ? { name: o.name } : {}), ...(o.allow ? { allowed_models: list(o.allow) } : {}) }),
+  },
+  'keys list': { usage: 'keys list CUSTOMER_ID', method: 'GET', path: ([id]) => `/admin/v1/customers/${enc(id)}/api-keys` },
+  'keys revoke': { usage: 'keys revoke KEY_ID', method: 'DELETE', path: ([id]) => `/admin/v1/api-keys/${enc(id)}` },
+  'catalogue reload': { usage: 'catalogue reload', method: 'POST', path: () => '/admin/v1/catalogue/reload' },
+};
+
+function enc(value: string | undefined): string {
+  if (!value) throw new UsageError('missing an id argument');
+  return encodeURIComponent(value);
+}
+
+class UsageError extends Error {}
+
+function usage(): string {
+  return ['usage: npm run admin -- <command>', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`), '',
+    'env: GATEWAY_URL (default http://127.0.0.1:8080), ADMIN_TOKEN (default: DATA_DIR/admin-token)'].join('\n');
+}
+
+export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'external-reference': { type: 'string' },
+      allow: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [resource, action, ...rest] = positionals;
+  const command = COMMANDS[`${resource} ${action}`];
+  if (values.help || !command) {
+    process.stderr.write(`${usage()}\n`);
+    return values.help ? 0 : 2;
+  }
+  const token = env.ADMIN_TOKEN || readStoredAdminToken(path.resolve(env.DATA_DIR || './data'));
+  if (!token) {
+    process.stderr.write('No admin token: set ADMIN_TOKEN or start the gateway once with `npm start`.\n');
+    return 2;
+  }
+  const base = (env.GATEWAY_URL || 'http://127.0.0.1:8080').replace(/\/$/, '');
+  try {
+    const body = command.body?.(values as Record<string, string | undefined>);
+    const response = await fetch(base + command.path(rest), {
+      method: command.method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    const output = text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`;
+    (response.ok ? process.stdout : process.stderr).write(`${output}\n`);
+    return response.ok ? 0 : 1;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n${usage()}\n`);
+      return 2;
+    }
+    process.stderr.write(`Cannot reach the gateway at ${base}: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runAdminCli(process.argv.slice(2)).then((code) => process.exit(code));
+}

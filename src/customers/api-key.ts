@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { randomBase62 } from './ids.ts';
+
+export const SECRET_LENGTH = 40;
+
+/** A new customer key: the service prefix plus 40 base62 characters (about 238 bits). */
+export function generateApiKey(prefix: string): string {
+  return prefix + randomBase62(SECRET_LENGTH);
+}
+
+/**
+ * Keys are stored as SHA-256 digests. A slow password hash buys nothing for a random 238-bit
+ * secret and would put milliseconds on every request.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** Enough to recognise a key in a list, never enough to use it: "sk-gw-Ab12…wxyz". */
+export function redactApiKey(key: string, prefix: string): string {
+  return `${key.slice(0, prefix.length + 4)}…${key.slice(-4)}`;
+}
+
+/** Cheap shape check before touching the database: wrong prefix or length is never a key. */
+export function looksLikeApiKey(candidate: string, prefix: string): boolean {
+  return (
+    candidate.length === prefix.length + SECRET_LENGTH &&
+    candidate.startsWith(prefix) &&
+    /^[0-9A-Za-z]+$/.test(candidate.slice(prefix.length))
+  );
+}

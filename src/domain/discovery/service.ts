@@ -1,0 +1,31 @@
+import type { Caller } from '../../customers/service.ts';
+import type { CatalogueStore, ResolvedModel } from '../../catalogue/store.ts';
+
+export interface DiscoveryService {
+  /** Models the caller may see: every public servable model anonymously, the key's reach with a key. */
+  visibleModels(caller: Caller | null): ResolvedModel[];
+  /** The model if the caller may see it; undefined hides existence from those who may not. */
+  findModel(caller: Caller | null, modelId: string): ResolvedModel | undefined;
+  serviceName(): string;
+  currency(): string;
+}
+
+export function canSee(caller: Caller | null, model: ResolvedModel): boolean {
+  if (model.routes.length === 0) return false; // no enabled provider serves it
+  if (!caller?.allowedModels) return model.public !== false;
+  return caller.allowedModels.includes(model.id);
+}
+
+export function createDiscoveryService(deps: { catalogue: CatalogueStore }): DiscoveryService {
+  return {
+    visibleModels(caller) {
+      return [...deps.catalogue.current().models.values()].filter((model) => canSee(caller, model));
+    },
+    findModel(caller, modelId) {
+      const model = deps.catalogue.current().models.get(modelId);
+      return model && canSee(caller, model) ? model : undefined;
+    },
+    serviceName: () => deps.catalogue.current().serviceName,
+    currency: () => deps.catalogue.current().currency,
+  };
+}

@@ -1,0 +1,63 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Operation } from 'openapi-backend';
+import type { Caller, CustomerService } from '../customers/service.ts';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** How an operation wants to be authenticated, read from its `security` in the spec. */
+export interface AuthPolicy {
+  /** `{}` among the requirements: callers without credentials are let through as anonymous. */
+  anonymousAllowed: boolean;
+  schemes: ReadonlySet<string>;
+}
+
+export function authPolicy(operation: Operation, rootSecurity: Array<Record<string, unknown>> | undefined): AuthPolicy {
+  const requirements = (operation.security ?? rootSecurity ?? []) as Array<Record<string, unknown>>;
+  const schemes = new Set(requirements.flatMap((r) => Object.keys(r)));
+  return { anonymousAllowed: requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0), schemes };
+}
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function bearerToken(headers: Headers): string | undefined {
+  const value = header(headers, 'authorization');
+  const match = value?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+export type CustomerAuth = { kind: 'anonymous' } | { kind: 'caller'; caller: Caller } | { kind: 'rejected' };
+
+/**
+ * Finds the customer key among the credentials the operation accepts. The Anthropic SDK sends
+ * both `x-api-key` and `Authorization` when both are configured, so every presented credential
+ * is tried; presenting credentials that are all invalid is a 401 even where anonymous is allowed.
+ */
+export async function authenticateCustomer(headers: Headers, policy: AuthPolicy, customers: CustomerService): Promise<CustomerAuth> {
+  const presented: string[] = [];
+  if (policy.schemes.has('ApiKeyBearer')) {
+    const token = bearerToken(headers);
+    if (token) presented.push(token);
+    else if (header(headers, 'authorization')) presented.push('');
+  }
+  if (policy.schemes.has('ApiKeyHeader')) {
+    const key = header(headers, 'x-api-key');
+    if (key !== undefined) presented.push(key.trim());
+  }
+  if (presented.length === 0) return policy.anonymousAllowed ? { kind: 'anonymous' } : { kind: 'rejected' };
+  for (const candidate of new Set(presented)) {
+    const caller = candidate ? await customers.authenticate(candidate) : null;
+    if (caller) return { kind: 'caller', caller };
+  }
+  return { kind: 'rejected' };
+}
+
+/** Constant-time comparison of the operator token (digests make the lengths equal). */
+export function adminTokenMatches(headers: Headers, adminToken: string): boolean {
+  const presented = bearerToken(headers);
+  if (!presented) return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(presented), digest(adminToken));
+}

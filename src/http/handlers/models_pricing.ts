@@ -1,0 +1,11 @@
+import type { PublicOperations } from '../../types.ts';
+import type { Reply, RequestContext } from '../handler.ts';
+import { pricingToWire } from '../serialize/models.ts';
+
+export async function models_pricing(ctx: RequestContext): Promise<Reply<PublicOperations, 'models_pricing'>> {
+  const { discovery } = ctx.services;
+  return {
+    status: 200,
+    body: { object: 'list', currency: discovery.currency(), data: discovery.visibleModels(ctx.caller).map(pricingToWire) },
+  };
+}

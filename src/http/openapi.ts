@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import type { ErrorObject } from 'ajv';
+
+export type { Operation };
+
+/** What the dispatcher hands openapi-backend: a plain request, already parsed by express. */
+export interface RawRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  body?: unknown;
+}
+
+export interface SpecApi {
+  match(request: RawRequest): Operation | undefined;
+  /** Null when valid, else a message naming the first offending field. */
+  validateRequest(request: RawRequest, operation: Operation): { message: string; param: string | null } | null;
+  parseParams(request: RawRequest, operation: Operation): Record<string, string>;
+  validateResponse(body: unknown, operation: Operation, status: number): string | null;
+  /** Query parameters the operation declares; everything else is dropped before validation. */
+  declaredQuery(operation: Operation): ReadonlySet<string>;
+}
+
+/**
+ * Loads a bundled OpenAPI 3.1 document into openapi-backend with Ajv 2020 (its built-in Ajv is
+ * draft-07, which rejects 3.1 constructs such as `type: [string, "null"]`).
+ */
+export async function loadSpecApi(bundlePath: string): Promise<SpecApi> {
+  const definition = JSON.parse(fs.readFileSync(bundlePath, 'utf8')) as Document;
+  const api = new OpenAPIBackend({
+    definition,
+    strict: true,
+    validate: true,
+    ignoreTrailingSlashes: true,
+    customizeAjv: (_original: unknown, ajvOpts: object) => {
+      const ajv = new Ajv2020.default({ ...ajvOpts, strict: false, allErrors: false, validateFormats: true });
+      addFormats.default(ajv);
+      return ajv as never;
+    },
+  });
+  // openapi-backend checks documents against the OpenAPI 3.0 metaschema, which rejects valid 3.1;
+  // the contract is linted as 3.1 by Redocly instead (npm run spec:lint).
+  Object.assign(api, { validateDefinition: () => undefined });
+  await api.init();
+  const declaredQueryCache = new Map<string, Set<string>>();
+
+  return {
+    match: (request) => api.router.matchOperation(request as never),
+    validateRequest(request, operation) {
+      const result = api.validator.validateRequest(request as never, operation);
+      if (result.valid) return null;
+      return describeValidationError(result.errors?.[0]);
+    },
+    parseParams: (request, operation) => api.router.parseRequest(request as never, operation).params as Record<string, string>,
+    validateResponse(body, operation, status) {
+      const result = api.validator.validateResponse(body, operation, status);
+      if (result.valid) return null;
+      return (result.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
+    },
+    declaredQuery(operation) {
+      const id = operation.operationId ?? '';
+      let names = declaredQueryCache.get(id);
+      if (!names) {
+        names = new Set(
+          (operation.parameters ?? [])
+            .filter((p): p is { in: string; name: string } => 'in' in p && p.in === 'query')
+            .map((p) => p.name),
+        );
+        declaredQueryCache.set(id, names);
+      }
+      return names;
+    },
+  };
+}
+
+/** Turns an Ajv error into a sentence a client developer can act on. */
+function describeValidationError(error: ErrorObject | undefined): { message: string; param: string | null } {
+  if (!error) return { message: 'The request is invalid.', param: null };
+  // instancePath looks like /requestBody/messages/0/role or /query/limit or /header/anthropic-version.
+  const segments = error.instancePath.split('/').filter(Boolean);
+  const [location, ...rest] = segments;
+  const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
+  const pathSegments = missing ? [...rest, missing] : rest;
+  const param = pathSegments.length ? pathSegments.join('.') : null;
+  const where = location === 'requestBody' ? 'body' : location ?? 'request';
+  if (error.keyword === 'parse') return { message: `The body is not valid JSON: ${error.message}`, param: null };
+  if (missing) return { message: `Missing required field \`${param}\` in the ${where}.`, param };
+  if (location === 'requestBody' && !param && error.keyword === 'required') {
+    return { message: 'A request body is required.', param: null };
+  }
+  return { message: `Invalid ${where} field \`${param ?? '(root)'}\`: ${error.message ?? 'invalid value'}.`, param };
+}

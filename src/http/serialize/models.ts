@@ -1,0 +1,39 @@
+import type { ResolvedModel } from '../../catalogue/store.ts';
+import { formatMicros, parseMicros } from '../../catalogue/decimal.ts';
+import type { WireModel, WireModelPricing } from '../../types.ts';
+
+/** OpenAI's Model object: `created` falls back to a fixed value so lists are stable across restarts. */
+export const modelToWire = (model: ResolvedModel, serviceName: string): WireModel => ({
+  id: model.id,
+  object: 'model',
+  created: model.created ?? 1735689600,
+  owned_by: serviceName,
+  group: model.group,
+});
+
+const money = (decimal: string): string => formatMicros(parseMicros(decimal));
+const optionalMoney = (decimal: string | undefined): string | null => (decimal === undefined ? null : money(decimal));
+
+export function pricingToWire(model: ResolvedModel): WireModelPricing {
+  const price = model.price;
+  return {
+    model: model.id,
+    group: model.group,
+    price_version: model.priceVersion.version,
+    context_window: model.context_window ?? null,
+    free_quota: model.free_quota ? { amount: model.free_quota.amount, unit: model.free_quota.unit, period: model.free_quota.period } : null,
+    price:
+      'per_second' in price
+        ? {
+            type: 'video_seconds',
+            per_second: Object.fromEntries(Object.entries(price.per_second).map(([tier, p]) => [tier, money(p)])),
+          }
+        : {
+            type: 'tokens',
+            input_per_mtok: money(price.input_per_mtok),
+            output_per_mtok: money(price.output_per_mtok),
+            cache_read_per_mtok: optionalMoney(price.cache_read_per_mtok),
+            cache_write_per_mtok: optionalMoney(price.cache_write_per_mtok),
+          },
+  };
+}

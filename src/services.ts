@@ -1,0 +1,12 @@
+import type { CatalogueStore } from './catalogue/store.ts';
+import type { CustomerService } from './customers/service.ts';
+import type { DiscoveryService } from './domain/discovery/service.ts';
+import type { HealthService } from './domain/health/service.ts';
+
+/** Everything handlers may call. Built once in src/main.ts (or a test's app factory). */
+export interface Services {
+  customers: CustomerService;
+  catalogue: CatalogueStore;
+  discovery: DiscoveryService;
+  health: HealthService;
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig, ROOT_DIR, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startGateway, type Gateway } from '../../src/main.ts';
+import { getTestDatabase, resetDatabase } from './db.ts';
+
+export const SAMPLE_CATALOGUE = path.join(ROOT_DIR, 'catalogue.sample.yaml');
+
+export interface TestGateway extends Gateway {
+  /** Every log line the gateway wrote, parsed. */
+  logs: Array<Record<string, unknown>>;
+  rawLogs(): string;
+  dataDir: string;
+  admin(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  /** A customer with one key, created through the admin API. */
+  customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
+}
+
+export async function startTestGateway(options: { env?: Record<string, string>; cataloguePath?: string } = {}): Promise<TestGateway> {
+  const db = await getTestDatabase();
+  await resetDatabase(db);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
+  const config: Config = {
+    ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VALIDATE_RESPONSES: 'true', LOG_LEVEL: 'debug', ...options.env }),
+    cataloguePath: options.cataloguePath ?? SAMPLE_CATALOGUE,
+  };
+  let raw = '';
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      raw += chunk.toString();
+      callback();
+    },
+  });
+  const gateway = await startGateway(config, { db, logger: createLogger('debug', sink) });
+
+  const admin: TestGateway['admin'] = async (method, pathname, body) => {
+    const response = await fetch(gateway.url + pathname, {
+      method,
+      headers: { authorization: `Bearer ${gateway.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  };
+
+  return {
+    ...gateway,
+    dataDir,
+    get logs() {
+      return raw.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    rawLogs: () => raw,
+    admin,
+    async customerWithKey({ allowedModels } = {}) {
+      const customer = await admin('POST', '/admin/v1/customers', { name: 'Test customer' });
+      if (customer.status !== 201) throw new Error(`customer create failed: ${JSON.stringify(customer.body)}`);
+      const key = await admin('POST', `/admin/v1/customers/${customer.body.id}/api-keys`, allowedModels ? { allowed_models: allowedModels } : {});
+      if (key.status !== 201) throw new Error(`key create failed: ${JSON.stringify(key.body)}`);
+      return { customerId: customer.body.id, keyId: key.body.id, key: key.body.key };
+    },
+    async close() {
+      await gateway.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
