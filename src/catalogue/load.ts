@@ -28,7 +28,9 @@ function schemaErrors(errors: ErrorObject[], source: string): string[] {
     const where = e.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(root)';
     const detail = e.keyword === 'additionalProperties'
       ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`
-      : e.keyword === 'enum'
+      : e.keyword === 'false schema'
+        ? 'is not allowed here (sandbox providers get their URL and credential from the simulator)'
+        : e.keyword === 'enum'
         ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
         : e.message ?? 'is invalid';
     return `${source}: ${where} ${detail}`;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { resolveProviders, type ResolvedProvider } from '../providers/registry.ts';
@@ -108,27 +109,42 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
   if (!first.ok) throw new CatalogueLoadError(first.errors);
   deps.logger.info({ path: deps.path, models: first.models, price_versions_created: first.priceVersionsCreated }, 'catalogue loaded');
 
-  let watching = false;
+  async function reloadAndLog(): Promise<void> {
+    try {
+      const result = await reload();
+      if (!result.ok) deps.logger.warn({ path: deps.path, errors: result.errors }, 'catalogue change rejected; keeping the last good catalogue');
+      else if (result.status === 'reloaded') deps.logger.info({ path: deps.path, models: result.models, price_versions_created: result.priceVersionsCreated }, 'catalogue reloaded');
+    } catch (error) {
+      deps.logger.error({ err: error, path: deps.path }, 'catalogue reload failed; keeping the last good catalogue');
+    }
+  }
+
+  let watcher: fs.FSWatcher | undefined;
   return {
     current: () => loaded!,
     reload,
     watch(intervalMs = 500) {
-      if (watching) return;
-      watching = true;
-      fs.watchFile(deps.path, { interval: intervalMs }, (now, before) => {
-        if (now.mtimeMs === before.mtimeMs && now.size === before.size) return;
-        reload().then(
-          (result) => {
-            if (!result.ok) deps.logger.warn({ path: deps.path, errors: result.errors }, 'catalogue change rejected; keeping the last good catalogue');
-            else if (result.status === 'reloaded') deps.logger.info({ path: deps.path, models: result.models, price_versions_created: result.priceVersionsCreated }, 'catalogue reloaded');
-          },
-          (error: unknown) => deps.logger.error({ err: error, path: deps.path }, 'catalogue reload failed; keeping the last good catalogue'),
-        );
-      });
+      if (watcher) return;
+      // inotify on the directory catches same-size edits within one mtime tick and editors that
+      // replace the file; polling covers filesystems without it. The content hash filters repeats.
+      let timer: NodeJS.Timeout | undefined;
+      const onChange = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => void reloadAndLog(), 50);
+      };
+      const name = path.basename(deps.path);
+      try {
+        watcher = fs.watch(path.dirname(deps.path), (_event, file) => (!file || file === name) && onChange());
+      } catch {
+        watcher = { close: () => undefined } as fs.FSWatcher;
+      }
+      fs.watchFile(deps.path, { interval: intervalMs }, onChange);
     },
     close() {
-      if (watching) fs.unwatchFile(deps.path);
-      watching = false;
+      if (!watcher) return;
+      watcher.close();
+      fs.unwatchFile(deps.path);
+      watcher = undefined;
     },
   };
 }

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { ROOT_DIR } from '../../src/config.ts';
+import { loadSpecApi } from '../../src/http/openapi.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { freePort, prismBin, startListening, type RunningProcess } from '../helpers/prism.ts';
+
+interface Violation {
+  location: string[];
+  message: string;
+}
+
+/**
+ * The gateway behind `prism proxy`: Prism checks every response against generated/*.json and
+ * reports mismatches in the `sl-violations` header. Every implemented operation is exercised,
+ * errors included; request violations (deliberately bad input) are ignored.
+ */
+describe('contract: the gateway answers as generated/ says (Prism proxy)', function () {
+  this.timeout(120_000);
+  let gateway: TestGateway;
+  let publicProxy: RunningProcess;
+  let adminProxy: RunningProcess;
+  let publicPort: number;
+  let adminPort: number;
+  const seen: Array<{ call: string; status: number; violations: Violation[] }> = [];
+
+  before(async () => {
+    gateway = await startTestGateway({ env: { VALIDATE_RESPONSES: 'false' } });
+    [publicPort, adminPort] = [await freePort(), await freePort()];
+    [publicProxy, adminProxy] = await Promise.all([
+      startListening(prismBin, ['proxy', 'generated/openapi.json', gateway.url, '-h', '127.0.0.1', '-p', String(publicPort)], publicPort),
+      startListening(prismBin, ['proxy', 'generated/admin.json', gateway.url, '-h', '127.0.0.1', '-p', String(adminPort)], adminPort),
+    ]);
+  });
+  after(async () => {
+    await Promise.all([publicProxy?.stop(), adminProxy?.stop()]);
+    await gateway?.close();
+  });
+
+  async function call(port: number, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+      ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    });
+    const header = response.headers.get('sl-violations');
+    const violations = ((header ? JSON.parse(header) : []) as Violation[]).filter((v) => v.location[0] === 'response');
+    const text = await response.text();
+    seen.push({ call: `${method} ${path}`, status: response.status, violations });
+    expect(violations, `${method} ${path} -> ${response.status}: ${JSON.stringify(violations)}`).to.deep.equal([]);
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  it('public operations, successes and errors', async () => {
+    const { key } = await gateway.customerWithKey();
+    const auth = { authorization: `Bearer ${key}` };
+    const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
+
+    expect((await p('GET', '/healthz')).status).to.equal(200);
+    expect((await p('GET', '/readyz')).status).to.equal(200);
+    expect((await p('GET', '/v1/models')).status).to.equal(200);
+    expect((await p('GET', '/v1/models', { headers: auth })).status).to.equal(200);
+    expect((await p('GET', '/v1/models', { headers: { authorization: 'Bearer sk-gw-wrong' } })).status).to.equal(401);
+    expect((await p('GET', '/v1/models/pricing', { headers: auth })).status).to.equal(200);
+    expect((await p('GET', '/v1/models/sandbox%2Fclaude-sonnet', { headers: auth })).status).to.equal(200);
+    expect((await p('GET', '/v1/models/nobody%2Fnothing', { headers: auth })).status).to.equal(404);
+    const message = { model: 'sandbox/claude-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] };
+    expect((await p('POST', '/v1/messages', { body: message })).status).to.equal(401);
+    expect((await p('POST', '/v1/messages', { body: { model: 'x' }, headers: { 'x-api-key': key } })).status).to.equal(400);
+  });
+
+  it('operations of later issues: 501 in the declared shape (checked directly: Prism re-mocks a 501)', async () => {
+    const spec = await loadSpecApi(path.join(ROOT_DIR, 'generated/openapi.json'));
+    const { key } = await gateway.customerWithKey();
+    const message = { model: 'sandbox/claude-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] };
+    const cases: Array<[string, string, unknown]> = [
+      ['POST', '/v1/messages', message],
+      ['POST', '/v1/messages/count_tokens', { model: 'sandbox/claude-sonnet', messages: [] }],
+      ['POST', '/v1/videos', { model: 'sandbox/seedance', prompt: 'a cat' }],
+      ['GET', '/v1/videos/vt_abc', undefined],
+      ['DELETE', '/v1/videos/vt_abc', undefined],
+    ];
+    for (const [method, url, body] of cases) {
+      const response = await fetch(gateway.url + url, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      expect(response.status, url).to.equal(501);
+      const operation = spec.match({ method: method.toLowerCase(), path: url, headers: {}, query: {} })!;
+      expect(spec.validateResponse(await response.json(), operation, 501), url).to.equal(null);
+    }
+  });
+
+  it('admin operations, successes and errors', async () => {
+    const auth = { authorization: `Bearer ${gateway.adminToken}` };
+    const a = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(adminPort, method, path, { ...options, headers: { ...auth, ...options.headers } });
+
+    const customer = await a('POST', '/admin/v1/customers', { body: { name: 'Acme', external_reference: 'c-1' } });
+    expect(customer.status).to.equal(201);
+    expect((await a('POST', '/admin/v1/customers', { body: { name: 'Other', external_reference: 'c-1' } })).status).to.equal(409);
+    expect((await a('POST', '/admin/v1/customers', { body: { name: '' } })).status).to.equal(400);
+    expect((await a('GET', `/admin/v1/customers/${customer.body.id}`)).status).to.equal(200);
+    expect((await a('GET', '/admin/v1/customers/cus_nobody')).status).to.equal(404);
+    expect((await a('GET', '/admin/v1/customers/cus_nobody', { headers: { authorization: 'Bearer nope' } })).status).to.equal(401);
+    const key = await a('POST', `/admin/v1/customers/${customer.body.id}/api-keys`, { body: { name: 'ci', allowed_models: ['sandbox/claude-haiku'] } });
+    expect(key.status).to.equal(201);
+    expect((await a('POST', `/admin/v1/customers/${customer.body.id}/api-keys`, { body: { allowed_models: ['nobody/x'] } })).status).to.equal(400);
+    expect((await a('POST', '/admin/v1/customers/cus_nobody/api-keys', { body: {} })).status).to.equal(404);
+    expect((await a('GET', `/admin/v1/customers/${customer.body.id}/api-keys`)).status).to.equal(200);
+    expect((await a('GET', '/admin/v1/customers/cus_nobody/api-keys')).status).to.equal(404);
+    expect((await a('DELETE', `/admin/v1/api-keys/${key.body.id}`)).status).to.equal(200);
+    expect((await a('DELETE', '/admin/v1/api-keys/key_nobody')).status).to.equal(404);
+    expect((await a('POST', '/admin/v1/catalogue/reload')).status).to.equal(200);
+  });
+
+  it('saw no response violation at all', () => {
+    expect(seen.length).to.be.greaterThan(20);
+    expect(seen.filter((s) => s.violations.length > 0)).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { ROOT_DIR } from '../../src/config.ts';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts a command in the repository and waits until it accepts connections on `port`. */
+export async function startListening(command: string, args: string[], port: number, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunningProcess> {
+  const child = spawn(command, args, { cwd: ROOT_DIR, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d.toString()));
+  child.stderr?.on('data', (d) => (output += d.toString()));
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+  };
+  try {
+    await waitForPort(port, timeoutMs, () => child.exitCode !== null);
+  } catch (error) {
+    await stop();
+    throw new Error(`${command} ${(error as Error).message}:\n${output}`);
+  }
+  return { child, output: () => output, stop };
+}
+
+export async function waitForPort(port: number, timeoutMs = 60_000, gaveUp: () => boolean = () => false): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (gaveUp()) throw new Error('exited before listening');
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => (socket.end(), resolve(true)));
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`did not listen on ${port} in time`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export const prismBin = `${ROOT_DIR}/node_modules/.bin/prism`;
