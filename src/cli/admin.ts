@@ -2,6 +2,7 @@
 // running gateway over HTTP (the embedded database admits one process), with ADMIN_TOKEN or the
 // token `npm start` generated into DATA_DIR.
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readStoredAdminToken } from '../startup/admin-token.ts';
 
@@ -89,6 +90,6 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   runAdminCli(process.argv.slice(2)).then((code) => process.exit(code));
 }

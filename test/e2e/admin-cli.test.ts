@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { ROOT_DIR } from '../../src/config.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+
+const run = promisify(execFile);
+
+describe('npm run admin (operator CLI over the admin API)', function () {
+  this.timeout(60_000);
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway();
+  });
+  after(async () => gateway.close());
+
+  const admin = async (args: string[], env: Record<string, string> = {}) => {
+    try {
+      const { stdout, stderr } = await run('npm', ['run', '-s', 'admin', '--', ...args], {
+        cwd: ROOT_DIR,
+        env: { ...process.env, GATEWAY_URL: gateway.url, ADMIN_TOKEN: gateway.adminToken, ...env },
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('creates a customer and a key, lists and revokes it', async () => {
+    const customer = JSON.parse((await admin(['customers', 'create', '--name', 'CLI Co', '--external-reference', 'cli-1'])).stdout);
+    expect(customer).to.include({ object: 'customer', name: 'CLI Co', external_reference: 'cli-1' });
+    const key = JSON.parse((await admin(['keys', 'create', customer.id, '--name', 'ops', '--allow', 'sandbox/claude-haiku'])).stdout);
+    expect(key.key).to.match(/^sk-gw-/);
+    expect(key.allowed_models).to.deep.equal(['sandbox/claude-haiku']);
+    const listed = JSON.parse((await admin(['keys', 'list', customer.id])).stdout);
+    expect(listed.data.map((k: { id: string }) => k.id)).to.deep.equal([key.id]);
+    const revoked = JSON.parse((await admin(['keys', 'revoke', key.id])).stdout);
+    expect(revoked.status).to.equal('revoked');
+    const reload = JSON.parse((await admin(['catalogue', 'reload'])).stdout);
+    expect(reload.status).to.equal('unchanged');
+  });
+
+  it('exits non-zero with the error body on failures, and with usage on nonsense', async () => {
+    const missing = await admin(['customers', 'get', 'cus_nobody']);
+    expect(missing.code).to.equal(1);
+    expect(JSON.parse(missing.stderr).error.type).to.equal('not_found_error');
+    const wrongToken = await admin(['customers', 'get', 'cus_nobody'], { ADMIN_TOKEN: 'nope' });
+    expect(JSON.parse(wrongToken.stderr).error.type).to.equal('authentication_error');
+    const nonsense = await admin(['frobnicate']);
+    expect(nonsense.code).to.equal(2);
+    expect(nonsense.stderr).to.include('usage: npm run admin');
+  });
+});
