@@ -9,6 +9,9 @@ import { migrationSource } from './migrations/index.ts';
 export type { Knex };
 
 const INT8_OID = 20;
+const DATE_OID = 1082;
+// Calendar dates stay 'YYYY-MM-DD' strings: a JS Date would shift them with the process time zone.
+const keepDate = (value: string): string => value;
 
 export interface DatabaseOptions {
   /** PostgreSQL connection string. Without it the embedded PGlite database is used. */
@@ -24,6 +27,7 @@ export function knexConfig(options: DatabaseOptions): Knex.Config {
   if (options.databaseUrl) {
     // int8 (bigint) columns hold money in micro-units: they must never become JS numbers.
     pg.types.setTypeParser(INT8_OID, (value: string) => BigInt(value));
+    pg.types.setTypeParser(DATE_OID, keepDate);
     return {
       client: 'pg',
       connection: options.databaseUrl,
@@ -33,7 +37,7 @@ export function knexConfig(options: DatabaseOptions): Knex.Config {
   }
   const dir = options.pgliteDir ?? 'memory://';
   if (!dir.startsWith('memory://')) fs.mkdirSync(dir, { recursive: true });
-  const pglite = new PGlite(dir, { parsers: { [INT8_OID]: (value: string) => BigInt(value) } });
+  const pglite = new PGlite(dir, { parsers: { [INT8_OID]: (value: string) => BigInt(value), [DATE_OID]: keepDate } });
   return {
     client: ClientPgLite as unknown as Knex.Config['client'],
     // knex-pglite takes a function returning the instance; its typings do not describe it.

@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { LedgerError } from '../../../src/ledger/errors.ts';
+import { createLedger, type Ledger } from '../../../src/ledger/service.ts';
+import { getTestDatabase, resetDatabase, usingPostgres } from '../../helpers/db.ts';
+import { insertCustomer } from '../../helpers/factories.ts';
+
+// On PostgreSQL these run truly in parallel on a pool of 20 connections (CI runs the suite there
+// too); the embedded PGlite has one connection and interleaves them, which must be just as safe.
+describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connections' : 'PGlite'})`, function () {
+  let db: Knex;
+  let ledger: Ledger;
+  let customer: string;
+
+  beforeEach(async () => {
+    db = await getTestDatabase();
+    await resetDatabase(db);
+    ledger = createLedger({ db });
+    customer = await insertCustomer(db);
+    await ledger.topUp({ ref: 'fund', customerId: customer, amount: 50_000n }); // covers exactly 50 x 1000
+  });
+
+  async function watchBalance(stop: () => boolean): Promise<bigint[]> {
+    const seen: bigint[] = [];
+    while (!stop()) {
+      const row = await db('wallets').where({ customer_id: customer }).first();
+      seen.push(BigInt(row.credits_posted) - BigInt(row.debits_posted) - BigInt(row.debits_pending));
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    return seen;
+  }
+
+  it('200 simultaneous reservations against a wallet covering 50: exactly 50 succeed', async () => {
+    let done = false;
+    const watcher = watchBalance(() => done);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => ledger.reserve({ ref: `r${i}`, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: `r${i}` } })),
+    );
+    done = true;
+    const seen = await watcher;
+    expect(results.filter((r) => typeof r === 'object')).to.have.length(50);
+    expect(results.filter((r) => r === LedgerError.InsufficientFunds)).to.have.length(150);
+    expect(seen.every((available) => available >= 0n)).to.equal(true);
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 0n, reserved: 50_000n, available: 0n });
+    expect(await db('reservations')).to.have.length(50);
+    expect(await ledger.reconcile()).to.deep.equal([]);
+  });
+
+  it('concurrent settles and releases of the same refs resolve each exactly once', async () => {
+    const refs = Array.from({ length: 50 }, (_, i) => `s${i}`);
+    for (const ref of refs) await ledger.reserve({ ref, customerId: customer, bound: { amount: 1_000n }, purpose: {} });
+    const attempts = refs.flatMap((ref, i) => [
+      ledger.settle({ ref, charge: { amount: 400n + BigInt(i) } }),
+      ledger.release({ ref }),
+      ledger.settle({ ref, charge: { amount: 400n + BigInt(i) } }),
+      ledger.release({ ref }),
+    ]);
+    await Promise.all(attempts);
+    const reservations = await db('reservations').orderBy('ref');
+    expect(reservations.every((r) => r.status === 'settled' || r.status === 'released')).to.equal(true);
+    const resolutions = await db('ledger_entries').whereIn('kind', ['settle', 'release']);
+    expect(resolutions).to.have.length(50);
+    expect(new Set(resolutions.map((e) => e.reservation_ref)).size).to.equal(50);
+    const charged = resolutions.filter((e) => e.kind === 'settle').reduce((sum, e) => sum + e.amount, 0n);
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: charged, reserved: 0n, available: 50_000n - charged });
+    expect(await ledger.reconcile()).to.deep.equal([]);
+  });
+});
