@@ -57,6 +57,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/customers/{customer_id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit a customer's wallet (top-up)
+         * @description Idempotent by `reference`; the same reference with another amount is refused (409).
+         */
+        post: operations["admin_credits_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/customers/{customer_id}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a customer's wallet */
+        get: operations["admin_wallets_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/customers/{customer_id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a customer's journal, newest first */
+        get: operations["admin_ledger_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/ledger/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prove every wallet equals the sums of its journal */
+        get: operations["admin_reconciliation_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List request logs, newest first */
+        get: operations["admin_request_logs_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/api-keys/{key_id}": {
         parameters: {
             query?: never;
@@ -159,6 +247,122 @@ export interface components {
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             /** @description The full key. Returned only in this response; store it now. */
             key: string;
+        };
+        CreditRequest: {
+            /**
+             * @description A positive amount in the service currency, at most 6 decimals and at most 1,000,000,000.
+             * @example 10.00
+             */
+            amount: string;
+            /** @description Your idempotency reference (invoice or payment id). Reusing it with the same amount replays; with another amount is refused. */
+            reference: string;
+        };
+        /**
+         * @description An amount in the service currency, always with 6 decimals (micro-units).
+         * @example 3.000000
+         */
+        Decimal: string;
+        /** @description One journal row. Rows are never changed or deleted. */
+        LedgerEntry: {
+            /** @description Increasing journal position (a decimal string); pass it as `before` to page. */
+            id: string;
+            /** @constant */
+            object: "ledger_entry";
+            customer_id: string;
+            /** @enum {string} */
+            kind: "top_up" | "reserve" | "settle" | "release" | "adjustment";
+            /** @description The row's unique idempotency reference, prefixed by its kind. */
+            reference: string;
+            /** @description The request id or video task id a reserve, settle or release belongs to. */
+            reservation_ref: string | null;
+            amount: components["schemas"]["Decimal"];
+            /** @description Free-quota units (tokens, seconds or requests) this row held or spent. */
+            free_units: number;
+            free_amount: components["schemas"]["Decimal"];
+            price_version_id: string | null;
+            /** @description What the row is for (request id, video task id, model, reason, actor). */
+            purpose: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        Wallet: {
+            /** @constant */
+            object: "wallet";
+            customer_id: string;
+            currency: string;
+            credits: components["schemas"]["Decimal"];
+            debits: components["schemas"]["Decimal"];
+            reserved: components["schemas"]["Decimal"];
+            available: components["schemas"]["Decimal"];
+        };
+        CreditResult: {
+            /** @constant */
+            object: "credit";
+            /** @description True when this reference had already been credited; nothing changed. */
+            replayed: boolean;
+            entry: components["schemas"]["LedgerEntry"];
+            wallet: components["schemas"]["Wallet"];
+        };
+        LedgerEntryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["LedgerEntry"][];
+            has_more: boolean;
+            /** @description Pass as `before` for the next (older) page. */
+            next_before: string | null;
+        };
+        Reconciliation: {
+            /** @constant */
+            object: "reconciliation";
+            /** @description True when every wallet equals the sums of its journal and its open reservations. */
+            ok: boolean;
+            wallets_checked: number;
+            mismatches: {
+                customer_id: string;
+                /** @enum {string} */
+                column: "credits_posted" | "debits_posted" | "debits_pending" | "pending_reservations";
+                wallet: components["schemas"]["Decimal"];
+                expected: components["schemas"]["Decimal"];
+            }[];
+        };
+        /** @description One public API request. Never holds prompts, outputs or keys. */
+        RequestLog: {
+            id: string;
+            /** @constant */
+            object: "request_log";
+            request_id: string;
+            customer_id: string | null;
+            key_id: string | null;
+            /** @description The operationId, e.g. `messages_create`. */
+            endpoint: string;
+            model: string | null;
+            /** @description The provider route that served it (operators only). */
+            provider: string | null;
+            status: number;
+            error_type: string | null;
+            latency_ms: number;
+            ttfb_ms: number | null;
+            input_tokens: number | null;
+            output_tokens: number | null;
+            cache_read_tokens: number | null;
+            cache_write_tokens: number | null;
+            video_seconds: number | null;
+            video_tier: string | null;
+            cost: components["schemas"]["Decimal"] | null;
+            usage_estimated: boolean;
+            stream: boolean;
+            upstream_request_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RequestLogList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["RequestLog"][];
+            has_more: boolean;
+            next_before: string | null;
         };
         CatalogueReloadResult: {
             /** @enum {string} */
@@ -300,6 +504,16 @@ export interface components {
          * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
          */
         CustomerId: string;
+        /**
+         * @description Page size.
+         * @example 50
+         */
+        PageLimit: number;
+        /**
+         * @description Return rows older than this id (the previous page's `next_before`).
+         * @example 1042
+         */
+        PageBefore: string;
         /**
          * @description The API key id (`key_...`), never the key itself.
          * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
@@ -509,6 +723,347 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_credits_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "10.00",
+                 *       "reference": "inv-2026-0042"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreditRequest"];
+            };
+        };
+        responses: {
+            /** @description This reference was already credited with this amount; nothing changed. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credit",
+                     *       "replayed": true,
+                     *       "entry": {
+                     *         "id": "1042",
+                     *         "object": "ledger_entry",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "kind": "top_up",
+                     *         "reference": "top_up:inv-2026-0042",
+                     *         "reservation_ref": null,
+                     *         "amount": "10.000000",
+                     *         "free_units": 0,
+                     *         "free_amount": "0.000000",
+                     *         "price_version_id": null,
+                     *         "purpose": {
+                     *           "actor": "admin"
+                     *         },
+                     *         "created_at": "2026-11-22T12:00:00.000Z"
+                     *       },
+                     *       "wallet": {
+                     *         "object": "wallet",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "currency": "USD",
+                     *         "credits": "10.000000",
+                     *         "debits": "0.000000",
+                     *         "reserved": "0.000000",
+                     *         "available": "10.000000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditResult"];
+                };
+            };
+            /** @description Credited. */
+            201: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credit",
+                     *       "replayed": false,
+                     *       "entry": {
+                     *         "id": "1042",
+                     *         "object": "ledger_entry",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "kind": "top_up",
+                     *         "reference": "top_up:inv-2026-0042",
+                     *         "reservation_ref": null,
+                     *         "amount": "10.000000",
+                     *         "free_units": 0,
+                     *         "free_amount": "0.000000",
+                     *         "price_version_id": null,
+                     *         "purpose": {
+                     *           "actor": "admin"
+                     *         },
+                     *         "created_at": "2026-11-22T12:00:00.000Z"
+                     *       },
+                     *       "wallet": {
+                     *         "object": "wallet",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "currency": "USD",
+                     *         "credits": "10.000000",
+                     *         "debits": "0.000000",
+                     *         "reserved": "0.000000",
+                     *         "available": "10.000000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_wallets_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wallet; available = credits - debits - reserved. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "wallet",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "currency": "USD",
+                     *       "credits": "10.000000",
+                     *       "debits": "0.000000",
+                     *       "reserved": "0.000000",
+                     *       "available": "10.000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Wallet"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_ledger_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description Return rows older than this id (the previous page's `next_before`).
+                 * @example 1042
+                 */
+                before?: components["parameters"]["PageBefore"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of journal rows. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "1042",
+                     *           "object": "ledger_entry",
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "kind": "top_up",
+                     *           "reference": "top_up:inv-2026-0042",
+                     *           "reservation_ref": null,
+                     *           "amount": "10.000000",
+                     *           "free_units": 0,
+                     *           "free_amount": "0.000000",
+                     *           "price_version_id": null,
+                     *           "purpose": {
+                     *             "actor": "admin"
+                     *           },
+                     *           "created_at": "2026-11-22T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_before": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_reconciliation_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result; `ok` is false when any wallet differs. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "reconciliation",
+                     *       "ok": true,
+                     *       "wallets_checked": 12,
+                     *       "mismatches": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reconciliation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_request_logs_list: {
+        parameters: {
+            query?: {
+                /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
+                customer_id?: string;
+                /** @example sandbox/claude-sonnet */
+                model?: string;
+                /**
+                 * @description An operationId.
+                 * @example messages_create
+                 */
+                endpoint?: string;
+                /**
+                 * @description Inclusive lower bound on the request time.
+                 * @example 2026-11-22T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Exclusive upper bound on the request time.
+                 * @example 2026-11-23T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description Return rows older than this id (the previous page's `next_before`).
+                 * @example 1042
+                 */
+                before?: components["parameters"]["PageBefore"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of request logs. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "77",
+                     *           "object": "request_log",
+                     *           "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "key_id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *           "endpoint": "messages_create",
+                     *           "model": "sandbox/claude-sonnet",
+                     *           "provider": "sandbox-anthropic",
+                     *           "status": 200,
+                     *           "error_type": null,
+                     *           "latency_ms": 812,
+                     *           "ttfb_ms": 95,
+                     *           "input_tokens": 25,
+                     *           "output_tokens": 15,
+                     *           "cache_read_tokens": 0,
+                     *           "cache_write_tokens": 0,
+                     *           "video_seconds": null,
+                     *           "video_tier": null,
+                     *           "cost": "0.000300",
+                     *           "usage_estimated": false,
+                     *           "stream": true,
+                     *           "upstream_request_id": "req_011CVX",
+                     *           "created_at": "2026-11-22T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_before": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
     };

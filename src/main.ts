@@ -10,6 +10,8 @@ import { createCatalogueStore } from './catalogue/store.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
+import { createLedger } from './ledger/service.ts';
+import { createRequestLogs } from './logs/request-logs.ts';
 import { createApp } from './http/app.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { loadSpecApi } from './http/openapi.ts';
@@ -61,9 +63,11 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     catalogue,
     discovery: createDiscoveryService({ catalogue }),
     health: createHealthService({ db, catalogue }),
+    ledger: createLedger({ db }),
+    requestLogs: createRequestLogs({ db, logger }),
   };
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
-  const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, config.dataDir) : undefined;
+  const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, services.ledger, config.dataDir) : undefined;
 
   const [publicSpec, adminSpec] = await Promise.all([
     loadSpecApi(path.join(ROOT_DIR, 'generated/openapi.json')),
@@ -100,6 +104,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
         server.closeAllConnections();
       });
       catalogue.close();
+      await services.requestLogs.close();
       await sandbox?.close();
       if (!overrides.db) await db.destroy();
     },

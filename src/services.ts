@@ -2,6 +2,8 @@ import type { CatalogueStore } from './catalogue/store.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
+import type { Ledger } from './ledger/service.ts';
+import type { RequestLogs } from './logs/request-logs.ts';
 
 /** Everything handlers may call. Built once in src/main.ts (or a test's app factory). */
 export interface Services {
@@ -9,4 +11,6 @@ export interface Services {
   catalogue: CatalogueStore;
   discovery: DiscoveryService;
   health: HealthService;
+  ledger: Ledger;
+  requestLogs: RequestLogs;
 }

@@ -2,7 +2,7 @@
 import type { components as PublicComponents, operations as PublicOperations } from '../generated/openapi.ts';
 import type { components as AdminComponents, operations as AdminOperations } from '../generated/admin.ts';
 
-export type { PublicOperations, AdminOperations };
+export type { PublicOperations, AdminOperations, AdminComponents };
 
 type PublicSchemas = PublicComponents['schemas'];
 type AdminSchemas = AdminComponents['schemas'];

@@ -9,7 +9,7 @@ import { readStoredAdminToken } from '../startup/admin-token.ts';
 interface Command {
   usage: string;
   method: 'GET' | 'POST' | 'DELETE';
-  path(positionals: string[]): string;
+  path(positionals: string[], options?: Record<string, string | undefined>): string;
   body?(options: Record<string, string | undefined>): unknown;
 }
 
@@ -32,7 +32,31 @@ const COMMANDS: Record<string, Command> = {
   'keys list': { usage: 'keys list CUSTOMER_ID', method: 'GET', path: ([id]) => `/admin/v1/customers/${enc(id)}/api-keys` },
   'keys revoke': { usage: 'keys revoke KEY_ID', method: 'DELETE', path: ([id]) => `/admin/v1/api-keys/${enc(id)}` },
   'catalogue reload': { usage: 'catalogue reload', method: 'POST', path: () => '/admin/v1/catalogue/reload' },
+  'credits add': {
+    usage: 'credits add CUSTOMER_ID --amount 10.00 --reference REF',
+    method: 'POST',
+    path: ([id]) => `/admin/v1/customers/${enc(id)}/credits`,
+    body: (o) => ({ amount: o.amount, reference: o.reference }),
+  },
+  'wallet get': { usage: 'wallet get CUSTOMER_ID', method: 'GET', path: ([id]) => `/admin/v1/customers/${enc(id)}/wallet` },
+  'ledger list': {
+    usage: 'ledger list CUSTOMER_ID [--limit N] [--before ID]',
+    method: 'GET',
+    path: ([id], o = {}) => `/admin/v1/customers/${enc(id)}/ledger${query({ limit: o.limit, before: o.before })}`,
+  },
+  'ledger reconcile': { usage: 'ledger reconcile', method: 'GET', path: () => '/admin/v1/ledger/reconciliation' },
+  'logs list': {
+    usage: 'logs list [--customer ID] [--model M] [--endpoint OP] [--from ISO] [--to ISO] [--limit N] [--before ID]',
+    method: 'GET',
+    path: (_, o = {}) =>
+      `/admin/v1/request-logs${query({ customer_id: o.customer, model: o.model, endpoint: o.endpoint, from: o.from, to: o.to, limit: o.limit, before: o.before })}`,
+  },
 };
+
+function query(params: Record<string, string | undefined>): string {
+  const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
+  return entries.length ? `?${new URLSearchParams(entries).toString()}` : '';
+}
 
 function enc(value: string | undefined): string {
   if (!value) throw new UsageError('missing an id argument');
@@ -54,6 +78,15 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       name: { type: 'string' },
       'external-reference': { type: 'string' },
       allow: { type: 'string' },
+      amount: { type: 'string' },
+      reference: { type: 'string' },
+      limit: { type: 'string' },
+      before: { type: 'string' },
+      customer: { type: 'string' },
+      model: { type: 'string' },
+      endpoint: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -71,7 +104,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
   const base = (env.GATEWAY_URL || 'http://127.0.0.1:8080').replace(/\/$/, '');
   try {
     const body = command.body?.(values as Record<string, string | undefined>);
-    const response = await fetch(base + command.path(rest), {
+    const response = await fetch(base + command.path(rest, values as Record<string, string | undefined>), {
       method: command.method,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

@@ -6,6 +6,12 @@ import { adminTokenMatches, authPolicy, authenticateCustomer, type AuthPolicy } 
 import { HANDLED, type Handler, type JsonReply } from './handler.ts';
 import { problems, renderProblem, type Problem } from './problem.ts';
 import type { Operation, RawRequest, SpecApi } from './openapi.ts';
+import type { RequestLogEntry } from '../logs/request-logs.ts';
+
+/** What a flow (messages, videos) learned about a request, for its request log row. */
+export type RequestOutcome = Partial<
+  Pick<RequestLogEntry, 'provider' | 'ttfb_ms' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'video_seconds' | 'video_tier' | 'cost' | 'usage_estimated' | 'stream' | 'upstream_request_id'>
+>;
 
 export interface Surface {
   spec: SpecApi;
@@ -28,6 +34,37 @@ export interface AppOptions {
 
 const newRequestId = (): string => `req_${randomBase62(24)}`;
 
+/** Liveness and readiness probes would drown the request log. */
+const UNLOGGED = new Set(['health_get', 'readiness_get']);
+
+function requestLogEntry(requestId: string, res: Response, latencyMs: number): RequestLogEntry {
+  const locals = res.locals as { operationId?: string; customerId?: string; keyId?: string; model?: string; errorType?: string; outcome?: RequestOutcome };
+  return {
+    request_id: requestId,
+    customer_id: locals.customerId ?? null,
+    key_id: locals.keyId ?? null,
+    endpoint: locals.operationId ?? 'unmatched',
+    model: locals.model ?? null,
+    provider: null,
+    ttfb_ms: null,
+    input_tokens: null,
+    output_tokens: null,
+    cache_read_tokens: null,
+    cache_write_tokens: null,
+    video_seconds: null,
+    video_tier: null,
+    cost: null,
+    usage_estimated: false,
+    stream: false,
+    upstream_request_id: null,
+    ...locals.outcome,
+    status: res.statusCode,
+    error_type: locals.errorType ?? null,
+    latency_ms: latencyMs,
+    created_at: new Date(),
+  };
+}
+
 export function createApp(options: AppOptions): express.Express {
   const { logger, services } = options;
   const app = express();
@@ -39,9 +76,13 @@ export function createApp(options: AppOptions): express.Express {
     const requestId = newRequestId();
     res.locals.requestId = requestId;
     res.locals.startedAt = process.hrtime.bigint();
+    res.locals.surface = req.path === '/admin' || req.path.startsWith('/admin/') ? 'admin' : 'public';
     res.setHeader('request-id', requestId);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - (res.locals.startedAt as bigint)) / 1e6;
+      if (res.locals.surface === 'public' && !UNLOGGED.has(res.locals.operationId as string)) {
+        services.requestLogs.write(requestLogEntry(requestId, res, Math.round(ms)));
+      }
       logger.info(
         {
           request_id: requestId,
@@ -102,11 +143,15 @@ export function createApp(options: AppOptions): express.Express {
       }
     }
 
+    const bodyModel = (req.body as { model?: unknown } | undefined)?.model;
+    if (typeof bodyModel === 'string') res.locals.model = bodyModel.slice(0, 200);
     const invalid = surface.spec.validateRequest(raw, operation);
     if (invalid) return fail(problems.badRequest(invalid.message, invalid.param));
 
     const handler = surface.handlers[operation.operationId];
     if (!handler) return fail(problems.notImplemented(operation.operationId));
+    const params = surface.spec.parseParams(raw, operation);
+    if (params.model_id) res.locals.model = params.model_id;
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const reply = await handler(
@@ -115,7 +160,7 @@ export function createApp(options: AppOptions): express.Express {
         requestId,
         logger: logger.child({ request_id: requestId }),
         caller,
-        params: surface.spec.parseParams(raw, operation),
+        params,
         query: raw.query,
         headers: req.headers,
         body: req.body,
@@ -154,10 +199,16 @@ export function createApp(options: AppOptions): express.Express {
 }
 
 function sendJson(res: Response, reply: JsonReply): void {
+  if (reply.status >= 400) res.locals.errorType = errorTypeOf(reply.body);
   res.status(reply.status);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify(reply.body));
+}
+
+function errorTypeOf(body: unknown): string | undefined {
+  const error = (body as { error?: { type?: unknown } } | undefined)?.error;
+  return typeof error?.type === 'string' ? error.type : undefined;
 }
 
 export function sendProblem(res: Response, path: string, requestId: string, problem: Problem): void {

@@ -65,6 +65,7 @@ export interface Ledger {
   /** Newest first; pass the last id seen as `before` for the next page. */
   journal(customerId: string, page: { limit: number; before?: bigint }): Promise<{ entries: EntryRow[]; hasMore: boolean } | LedgerError>;
   reconcile(): Promise<ReconciliationMismatch[]>;
+  walletCount(): Promise<number>;
 }
 
 export interface Posted {
@@ -264,6 +265,11 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
         .orderBy('id', 'desc')
         .limit(limit + 1);
       return { entries: rows.slice(0, limit), hasMore: rows.length > limit };
+    },
+
+    async walletCount() {
+      const [row] = await db('wallets').count<Array<{ n: bigint | string | number }>>('* as n');
+      return Number(row?.n ?? 0);
     },
 
     async reconcile() {

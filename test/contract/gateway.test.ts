@@ -112,6 +112,23 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await a('DELETE', `/admin/v1/api-keys/${key.body.id}`)).status).to.equal(200);
     expect((await a('DELETE', '/admin/v1/api-keys/key_nobody')).status).to.equal(404);
     expect((await a('POST', '/admin/v1/catalogue/reload')).status).to.equal(200);
+
+    const credits = `/admin/v1/customers/${customer.body.id}/credits`;
+    expect((await a('POST', credits, { body: { amount: '10.00', reference: 'inv-1' } })).status).to.equal(201);
+    expect((await a('POST', credits, { body: { amount: '10.00', reference: 'inv-1' } })).status).to.equal(200);
+    expect((await a('POST', credits, { body: { amount: '12.00', reference: 'inv-1' } })).status).to.equal(409);
+    expect((await a('POST', credits, { body: { amount: '-1', reference: 'inv-2' } })).status).to.equal(400);
+    expect((await a('POST', '/admin/v1/customers/cus_nobody/credits', { body: { amount: '1', reference: 'x' } })).status).to.equal(404);
+    expect((await a('GET', `/admin/v1/customers/${customer.body.id}/wallet`)).status).to.equal(200);
+    expect((await a('GET', '/admin/v1/customers/cus_nobody/wallet')).status).to.equal(404);
+    expect((await a('GET', `/admin/v1/customers/${customer.body.id}/ledger?limit=1`)).status).to.equal(200);
+    expect((await a('GET', '/admin/v1/customers/cus_nobody/ledger')).status).to.equal(404);
+    expect((await a('GET', '/admin/v1/ledger/reconciliation')).status).to.equal(200);
+    await gateway.services.requestLogs.flush();
+    const logs = await a('GET', '/admin/v1/request-logs?limit=5');
+    expect(logs.status).to.equal(200);
+    expect(logs.body.data.length).to.be.greaterThan(0);
+    expect((await a('GET', '/admin/v1/request-logs?limit=9999')).status).to.equal(400);
   });
 
   it('saw no response violation at all', () => {

@@ -41,6 +41,23 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(reload.status).to.equal('unchanged');
   });
 
+  it('credits a wallet, shows it, lists the journal, reconciles and reads request logs', async () => {
+    const customer = JSON.parse((await admin(['customers', 'create', '--name', 'Wallet Co'])).stdout);
+    const credited = JSON.parse((await admin(['credits', 'add', customer.id, '--amount', '2.50', '--reference', 'inv-9'])).stdout);
+    expect(credited.wallet.available).to.equal('2.500000');
+    const conflict = await admin(['credits', 'add', customer.id, '--amount', '3', '--reference', 'inv-9']);
+    expect(conflict.code).to.equal(1);
+    expect(JSON.parse(conflict.stderr).error.code).to.equal('reference_conflict');
+    expect(JSON.parse((await admin(['wallet', 'get', customer.id])).stdout).credits).to.equal('2.500000');
+    const journal = JSON.parse((await admin(['ledger', 'list', customer.id, '--limit', '1'])).stdout);
+    expect(journal.data[0].reference).to.equal('top_up:inv-9');
+    expect(JSON.parse((await admin(['ledger', 'reconcile'])).stdout).ok).to.equal(true);
+    await fetch(`${gateway.url}/v1/models`);
+    await gateway.services.requestLogs.flush();
+    const logs = JSON.parse((await admin(['logs', 'list', '--endpoint', 'models_list', '--limit', '5'])).stdout);
+    expect(logs.data[0].endpoint).to.equal('models_list');
+  });
+
   it('exits non-zero with the error body on failures, and with usage on nonsense', async () => {
     const missing = await admin(['customers', 'get', 'cus_nobody']);
     expect(missing.code).to.equal(1);

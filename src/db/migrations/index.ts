@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as createCustomersAndKeys from './20261122120000_create_customers_and_api_keys.ts';
 import * as createPriceVersions from './20261122120100_create_price_versions.ts';
 import * as createLedger from './20261122130000_create_ledger.ts';
+import * as createRequestLogs from './20261122130100_create_request_logs.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261122120000_create_customers_and_api_keys', createCustomersAndKeys],
   ['20261122120100_create_price_versions', createPriceVersions],
   ['20261122130000_create_ledger', createLedger],
+  ['20261122130100_create_request_logs', createRequestLogs],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

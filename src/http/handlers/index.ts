@@ -3,6 +3,11 @@ import { admin_api_keys_create } from './admin_api_keys_create.ts';
 import { admin_api_keys_list } from './admin_api_keys_list.ts';
 import { admin_api_keys_revoke } from './admin_api_keys_revoke.ts';
 import { admin_catalogue_reload } from './admin_catalogue_reload.ts';
+import { admin_credits_create } from './admin_credits_create.ts';
+import { admin_ledger_list } from './admin_ledger_list.ts';
+import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
+import { admin_request_logs_list } from './admin_request_logs_list.ts';
+import { admin_wallets_get } from './admin_wallets_get.ts';
 import { admin_customers_create } from './admin_customers_create.ts';
 import { admin_customers_get } from './admin_customers_get.ts';
 import { health_get } from './health_get.ts';
@@ -30,4 +35,9 @@ export const adminHandlers: Record<string, Handler> = {
   admin_api_keys_list,
   admin_api_keys_revoke,
   admin_catalogue_reload,
+  admin_credits_create,
+  admin_wallets_get,
+  admin_ledger_list,
+  admin_request_logs_list,
+  admin_reconciliation_get,
 } as unknown as Record<string, Handler>;

@@ -1,0 +1,18 @@
+import type { AdminOperations } from '../../types.ts';
+import type { Reply, RequestContext } from '../handler.ts';
+import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
+import { errorReply } from '../errors.ts';
+import { entryToWire } from '../serialize/ledger.ts';
+
+type Query = NonNullable<AdminOperations['admin_ledger_list']['parameters']['query']>;
+
+export async function admin_ledger_list(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_ledger_list'>> {
+  const query = ctx.query as Query;
+  const page = await ctx.services.ledger.journal(ctx.params.customer_id ?? '', {
+    limit: Number(query.limit ?? 50),
+    ...(query.before ? { before: BigInt(query.before) } : {}),
+  });
+  if (isLedgerError(page)) return errorReply(404, LedgerError.CustomerNotFound);
+  const data = page.entries.map(entryToWire);
+  return { status: 200, body: { object: 'list', data, has_more: page.hasMore, next_before: page.hasMore ? data.at(-1)!.id : null } };
+}

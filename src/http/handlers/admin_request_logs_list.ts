@@ -1,0 +1,20 @@
+import type { AdminOperations } from '../../types.ts';
+import type { Reply, RequestContext } from '../handler.ts';
+import { requestLogToWire } from '../serialize/ledger.ts';
+
+type Query = NonNullable<AdminOperations['admin_request_logs_list']['parameters']['query']>;
+
+export async function admin_request_logs_list(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_request_logs_list'>> {
+  const q = ctx.query as Query;
+  const { rows, hasMore } = await ctx.services.requestLogs.list({
+    limit: Number(q.limit ?? 50),
+    ...(q.customer_id ? { customerId: q.customer_id } : {}),
+    ...(q.model ? { model: q.model } : {}),
+    ...(q.endpoint ? { endpoint: q.endpoint } : {}),
+    ...(q.from ? { from: new Date(q.from) } : {}),
+    ...(q.to ? { to: new Date(q.to) } : {}),
+    ...(q.before ? { before: BigInt(q.before) } : {}),
+  });
+  const data = rows.map(requestLogToWire);
+  return { status: 200, body: { object: 'list', data, has_more: hasMore, next_before: hasMore ? data.at(-1)!.id : null } };
+}

@@ -1,0 +1,67 @@
+import { formatMicros } from '../../catalogue/decimal.ts';
+import type { Balance, ReconciliationMismatch } from '../../ledger/service.ts';
+import type { EntryRow } from '../../ledger/repo.ts';
+import type { RequestLogRow } from '../../logs/request-logs.ts';
+import type { AdminComponents } from '../../types.ts';
+
+type Schemas = AdminComponents['schemas'];
+
+export const entryToWire = (row: EntryRow): Schemas['LedgerEntry'] => ({
+  id: row.id.toString(),
+  object: 'ledger_entry',
+  customer_id: row.customer_id,
+  kind: row.kind,
+  reference: row.reference,
+  reservation_ref: row.reservation_ref,
+  amount: formatMicros(row.amount),
+  free_units: Number(row.free_units),
+  free_amount: formatMicros(row.free_amount),
+  price_version_id: row.price_version_id === null ? null : row.price_version_id.toString(),
+  purpose: row.purpose,
+  created_at: new Date(row.created_at).toISOString(),
+});
+
+export const walletToWire = (customerId: string, currency: string, balance: Balance): Schemas['Wallet'] => ({
+  object: 'wallet',
+  customer_id: customerId,
+  currency,
+  credits: formatMicros(balance.credits),
+  debits: formatMicros(balance.debits),
+  reserved: formatMicros(balance.reserved),
+  available: formatMicros(balance.available),
+});
+
+export const mismatchToWire = (m: ReconciliationMismatch): Schemas['Reconciliation']['mismatches'][number] => ({
+  customer_id: m.customer_id,
+  column: m.column,
+  wallet: formatMicros(m.wallet),
+  expected: formatMicros(m.expected),
+});
+
+const count = (value: bigint | null): number | null => (value === null ? null : Number(value));
+
+export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => ({
+  id: row.id.toString(),
+  object: 'request_log',
+  request_id: row.request_id,
+  customer_id: row.customer_id,
+  key_id: row.key_id,
+  endpoint: row.endpoint,
+  model: row.model,
+  provider: row.provider,
+  status: row.status,
+  error_type: row.error_type,
+  latency_ms: row.latency_ms,
+  ttfb_ms: row.ttfb_ms,
+  input_tokens: count(row.input_tokens),
+  output_tokens: count(row.output_tokens),
+  cache_read_tokens: count(row.cache_read_tokens),
+  cache_write_tokens: count(row.cache_write_tokens),
+  video_seconds: row.video_seconds,
+  video_tier: row.video_tier,
+  cost: row.cost === null ? null : formatMicros(BigInt(row.cost)),
+  usage_estimated: row.usage_estimated,
+  stream: row.stream,
+  upstream_request_id: row.upstream_request_id,
+  created_at: new Date(row.created_at).toISOString(),
+});
