@@ -11,6 +11,8 @@ import { createCustomerService } from './customers/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createLedger } from './ledger/service.ts';
+import { createMessagesService } from './domain/messages/service.ts';
+import type { Simulator } from './sandbox/index.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
 import { createApp } from './http/app.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
@@ -28,6 +30,8 @@ export interface Gateway {
   demo: DemoCredentials | undefined;
   services: Services;
   db: Knex;
+  /** The running simulated upstreams by sandbox provider id (sandbox mode). */
+  simulators: ReadonlyMap<string, Simulator>;
   close(): Promise<void>;
 }
 
@@ -58,12 +62,15 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     apiKeyPrefix: config.apiKeyPrefix,
     modelExists: (id) => catalogue.current().models.has(id),
   });
+  const discovery = createDiscoveryService({ catalogue });
+  const ledger = createLedger({ db });
   const services: Services = {
     customers,
     catalogue,
-    discovery: createDiscoveryService({ catalogue }),
+    discovery,
     health: createHealthService({ db, catalogue }),
-    ledger: createLedger({ db }),
+    ledger,
+    messages: createMessagesService({ discovery, ledger, logger }),
     requestLogs: createRequestLogs({ db, logger }),
   };
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
@@ -98,6 +105,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     demo,
     services,
     db,
+    simulators: sandbox?.simulators ?? new Map(),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

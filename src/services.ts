@@ -3,6 +3,7 @@ import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
 import type { Ledger } from './ledger/service.ts';
+import type { MessagesService } from './domain/messages/service.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
 
 /** Everything handlers may call. Built once in src/main.ts (or a test's app factory). */
@@ -12,5 +13,6 @@ export interface Services {
   discovery: DiscoveryService;
   health: HealthService;
   ledger: Ledger;
+  messages: MessagesService;
   requestLogs: RequestLogs;
 }

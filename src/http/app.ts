@@ -78,24 +78,29 @@ export function createApp(options: AppOptions): express.Express {
     res.locals.startedAt = process.hrtime.bigint();
     res.locals.surface = req.path === '/admin' || req.path.startsWith('/admin/') ? 'admin' : 'public';
     res.setHeader('request-id', requestId);
-    res.on('finish', () => {
+    // 'close' fires for finished responses and for clients that went away mid-stream alike. The
+    // log row waits for the handler too: a stream settles after its last byte is sent.
+    res.on('close', () => {
       const ms = Number(process.hrtime.bigint() - (res.locals.startedAt as bigint)) / 1e6;
-      if (res.locals.surface === 'public' && !UNLOGGED.has(res.locals.operationId as string)) {
-        services.requestLogs.write(requestLogEntry(requestId, res, Math.round(ms)));
-      }
+      const status = res.writableFinished ? res.statusCode : res.headersSent ? res.statusCode : 499;
       logger.info(
         {
           request_id: requestId,
           method: req.method,
           path: req.path,
           operation: res.locals.operationId,
-          status: res.statusCode,
+          status,
           latency_ms: Math.round(ms * 100) / 100,
           customer_id: res.locals.customerId,
           key_id: res.locals.keyId,
+          client_gone: !res.writableFinished || undefined,
         },
         'request',
       );
+      if (res.locals.surface === 'public' && !UNLOGGED.has(res.locals.operationId as string)) {
+        const handled = (res.locals.handled as Promise<unknown> | undefined) ?? Promise.resolve();
+        void handled.catch(() => undefined).then(() => services.requestLogs.write(requestLogEntry(requestId, res, Math.round(ms))));
+      }
     });
     next();
   });
@@ -154,7 +159,7 @@ export function createApp(options: AppOptions): express.Express {
     if (params.model_id) res.locals.model = params.model_id;
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const reply = await handler(
+    const pending = handler(
       {
         operationId: operation.operationId,
         requestId,
@@ -169,6 +174,8 @@ export function createApp(options: AppOptions): express.Express {
       },
       res,
     );
+    res.locals.handled = pending;
+    const reply = await pending;
     if (reply !== HANDLED) send(reply);
   };
 

@@ -1,4 +1,5 @@
 import type { ProviderProtocol } from '../catalogue/types.ts';
+import { startAnthropicSimulator } from './anthropic/server.ts';
 
 /** A simulated upstream listening on loopback, speaking one provider protocol. */
 export interface Simulator {
@@ -7,17 +8,21 @@ export interface Simulator {
 }
 
 /**
- * Simulators by protocol. The messages and video issues register theirs here; until then the
- * sandbox models are listed and priced but have no upstream to call.
+ * Simulators by protocol. A sandbox provider whose protocol has none is listed and priced but has
+ * no upstream to call (the video simulators come with the video issue).
  */
-export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {};
+export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
+  anthropic: () => startAnthropicSimulator(),
+};
 
 /** Starts one simulator per sandbox provider and returns their base URLs by provider id. */
 export async function startSandbox(providers: ReadonlyArray<{ id: string; protocol: ProviderProtocol; sandbox?: boolean }>): Promise<{
   urls: Map<string, string>;
+  simulators: Map<string, Simulator>;
   close(): Promise<void>;
 }> {
   const running: Simulator[] = [];
+  const simulators = new Map<string, Simulator>();
   const urls = new Map<string, string>();
   for (const provider of providers) {
     const factory = provider.sandbox ? simulatorFactories[provider.protocol] : undefined;
@@ -25,6 +30,7 @@ export async function startSandbox(providers: ReadonlyArray<{ id: string; protoc
     const simulator = await factory();
     running.push(simulator);
     urls.set(provider.id, simulator.baseUrl);
+    simulators.set(provider.id, simulator);
   }
-  return { urls, close: async () => void (await Promise.all(running.map((s) => s.close()))) };
+  return { urls, simulators, close: async () => void (await Promise.all(running.map((s) => s.close()))) };
 }

@@ -83,7 +83,7 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     await fetch(`${gateway.url}/v1/models/sandbox%2Fclaude-haiku`, { headers: { authorization: `Bearer ${key}` } });
     await fetch(`${gateway.url}/v1/models`, { headers: { authorization: 'Bearer sk-gw-bad' } });
-    await fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sandbox/claude-sonnet', max_tokens: 5, messages: [{ role: 'user', content: 'secret prompt text' }] }) });
+    await fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'secret prompt text' }] }) });
     await fetch(`${gateway.url}/healthz`);
     await gateway.services.requestLogs.flush();
 
@@ -91,12 +91,12 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     expect(all.status).to.equal(200);
     const rows = all.body.data;
     expect(rows.map((r: any) => [r.endpoint, r.status])).to.deep.equal([
-      ['messages_create', 501],
+      ['messages_create', 402],
       ['models_list', 401],
       ['models_retrieve', 200],
       ['models_list', 200],
     ]);
-    expect(rows[0]).to.include({ customer_id: owner, key_id: keyId, model: 'sandbox/claude-sonnet', error_type: 'api_error', stream: false, usage_estimated: false });
+    expect(rows[0]).to.include({ customer_id: owner, key_id: keyId, model: 'sandbox/claude-haiku', error_type: 'billing_error', stream: false, cost: null });
     expect(rows[1]).to.include({ customer_id: null, error_type: 'authentication_error' });
     expect(rows[2]).to.include({ model: 'sandbox/claude-haiku' });
     expect(rows[3].latency_ms).to.be.a('number');
@@ -105,7 +105,7 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
 
     const mine = await gateway.admin('GET', `/admin/v1/request-logs?customer_id=${owner}&endpoint=models_list`);
     expect(mine.body.data).to.have.length(1);
-    const byModel = await gateway.admin('GET', '/admin/v1/request-logs?model=sandbox%2Fclaude-haiku');
+    const byModel = await gateway.admin('GET', '/admin/v1/request-logs?model=sandbox%2Fclaude-haiku&endpoint=models_retrieve');
     expect(byModel.body.data.map((r: any) => r.endpoint)).to.deep.equal(['models_retrieve']);
     const future = await gateway.admin('GET', '/admin/v1/request-logs?from=2099-01-01T00:00:00Z');
     expect(future.body.data).to.deep.equal([]);

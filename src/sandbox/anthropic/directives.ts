@@ -1,0 +1,64 @@
+// Behaviour switches of the simulated Anthropic upstream. Clients set them in the prompt, so they
+// travel through the gateway untouched: "[[sim error=529]]", "[[sim no_usage tool]]", ...
+// Tests may also push behaviours onto a simulator directly (see server.ts `next`).
+
+export interface SimBehaviour {
+  /** Answer with this HTTP status and an Anthropic error body instead of a message. */
+  error?: number;
+  /** Omit every usage field (message_start usage and message_delta usage; JSON usage). */
+  noUsage?: boolean;
+  /** After the 200, send `event: error` (overloaded) after this many content deltas. */
+  errorEventAfter?: number;
+  /** Close the connection after this many content deltas, with no message_delta/stop. */
+  cutAfter?: number;
+  /** Write every frame in two TCP chunks, split mid-JSON. */
+  split?: boolean;
+  firstByteMs?: number;
+  gapMs?: number;
+  /** Answer with a tool_use block (input_json_delta) instead of text. */
+  tool?: boolean;
+  /** Start with a thinking block. */
+  thinking?: boolean;
+  /** Number of text deltas in a streamed answer (default 8). */
+  deltas?: number;
+}
+
+const DIRECTIVE = /\[\[sim ([^\]]*)\]\]/g;
+
+export function parseDirectives(text: string): SimBehaviour {
+  const behaviour: SimBehaviour = {};
+  for (const match of text.matchAll(DIRECTIVE)) {
+    for (const token of (match[1] ?? '').trim().split(/\s+/)) {
+      const [name, raw] = token.split('=');
+      const value = raw === undefined ? undefined : Number(raw);
+      switch (name) {
+        case 'error': behaviour.error = value; break;
+        case 'no_usage': behaviour.noUsage = true; break;
+        case 'error_event': behaviour.errorEventAfter = value ?? 2; break;
+        case 'cut': behaviour.cutAfter = value ?? 2; break;
+        case 'split': behaviour.split = true; break;
+        case 'first_byte_ms': behaviour.firstByteMs = value; break;
+        case 'gap_ms': behaviour.gapMs = value; break;
+        case 'tool': behaviour.tool = true; break;
+        case 'thinking': behaviour.thinking = true; break;
+        case 'deltas': behaviour.deltas = value; break;
+        default: break;
+      }
+    }
+  }
+  return behaviour;
+}
+
+/** All text of a request, for directives and for the simulator's own token count. */
+export function requestText(body: { system?: unknown; messages?: unknown; tools?: unknown }): string {
+  const parts: string[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node === 'string') parts.push(node);
+    else if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') Object.values(node).forEach(walk);
+  };
+  walk(body.system);
+  walk(body.messages);
+  walk(body.tools);
+  return parts.join(' ');
+}

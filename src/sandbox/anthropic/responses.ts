@@ -1,0 +1,51 @@
+// What the simulated model says, and how much it reports using.
+import { randomBytes } from 'node:crypto';
+import type { SimBehaviour } from './directives.ts';
+
+export const simulatedTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
+
+const WORDS = ['Hello', ' from', ' the', ' sandbox', ' model.', ' This', ' answer', ' is', ' simulated', ' and', ' deterministic.', ' Enjoy!'];
+
+export const id = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+export interface Block {
+  start: Record<string, unknown>;
+  deltas: Array<Record<string, unknown>>;
+  final: Record<string, unknown>;
+}
+
+/** The content blocks of an answer, as stream deltas and as final blocks. */
+export function answerBlocks(behaviour: SimBehaviour): Block[] {
+  const blocks: Block[] = [];
+  if (behaviour.thinking) {
+    const thoughts = ['Let me', ' think about', ' this.'];
+    blocks.push({
+      start: { type: 'thinking', thinking: '', signature: '' },
+      deltas: [...thoughts.map((t) => ({ type: 'thinking_delta', thinking: t })), { type: 'signature_delta', signature: 'sig_sandbox' }],
+      final: { type: 'thinking', thinking: thoughts.join(''), signature: 'sig_sandbox' },
+    });
+  }
+  if (behaviour.tool) {
+    const json = '{"location": "Paris", "unit": "celsius"}';
+    const chunks = ['', json.slice(0, 13), json.slice(13, 27), json.slice(27)];
+    const toolId = id('toolu');
+    blocks.push({
+      start: { type: 'tool_use', id: toolId, name: 'get_weather', input: {} },
+      deltas: chunks.map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+      final: { type: 'tool_use', id: toolId, name: 'get_weather', input: JSON.parse(json) },
+    });
+  } else {
+    const count = behaviour.deltas ?? 8;
+    const words = Array.from({ length: count }, (_, i) => WORDS[i % WORDS.length]!);
+    blocks.push({
+      start: { type: 'text', text: '' },
+      deltas: words.map((text) => ({ type: 'text_delta', text })),
+      final: { type: 'text', text: words.join('') },
+    });
+  }
+  return blocks;
+}
+
+export function outputTokens(blocks: Block[]): number {
+  return blocks.reduce((sum, b) => sum + b.deltas.length, 0);
+}

@@ -1,0 +1,139 @@
+// A simulated Anthropic Messages upstream on loopback, for sandbox mode and tests. It speaks the
+// real wire format: `event:` lines on every frame, cumulative usage in message_delta, `ping`,
+// Anthropic error bodies with a request id, and the failure modes a gateway must survive.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Simulator } from '../index.ts';
+import { parseDirectives, requestText, type SimBehaviour } from './directives.ts';
+import { answerBlocks, id, outputTokens, simulatedTokens } from './responses.ts';
+
+export interface RecordedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+export interface AnthropicSimulator extends Simulator {
+  requests: RecordedRequest[];
+  /** Streams whose client (the gateway) went away before the end. */
+  abortedStreams: number;
+  /** Behaviours applied to the next requests, one each, before prompt directives. */
+  next(...behaviours: SimBehaviour[]): void;
+}
+
+const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 503: 'api_error', 529: 'overloaded_error' };
+
+const sleep = (ms: number | undefined) => (ms ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
+
+function frame(event: Record<string, unknown> & { type: string }): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+export async function startAnthropicSimulator(options: { port?: number } = {}): Promise<AnthropicSimulator> {
+  const requests: RecordedRequest[] = [];
+  const queued: SimBehaviour[] = [];
+  let abortedStreams = 0;
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      } catch {
+        return sendError(res, 400, 'invalid JSON');
+      }
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      requests.push({ path, headers: req.headers, body });
+      const behaviour = { ...parseDirectives(requestText(body)), ...queued.shift() };
+      void answer(req, res, path, body, behaviour).catch(() => res.destroy());
+    });
+  });
+
+  async function answer(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: Record<string, unknown>, behaviour: SimBehaviour) {
+    if (!req.headers['x-api-key']) return sendError(res, 401, 'missing x-api-key');
+    await sleep(behaviour.firstByteMs);
+    if (behaviour.error) return sendError(res, behaviour.error, `simulated ${behaviour.error}`);
+    const inputTokens = simulatedTokens(requestText(body));
+    if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: inputTokens });
+    if (path !== '/v1/messages') return sendError(res, 404, `no route ${path}`);
+    const blocks = answerBlocks(behaviour);
+    const usage = { input_tokens: inputTokens, output_tokens: outputTokens(blocks), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const message = { id: id('msg'), type: 'message', role: 'assistant', model: body.model, stop_sequence: null };
+    if (body.stream !== true) {
+      return sendJson(res, 200, { ...message, content: blocks.map((b) => b.final), stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', ...(behaviour.noUsage ? {} : { usage }) });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': id('req') });
+    let closed = false;
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        closed = true;
+        abortedStreams++;
+      }
+    });
+    const write = async (event: Record<string, unknown> & { type: string }) => {
+      if (closed) return;
+      const text = frame(event);
+      if (behaviour.split) {
+        const cut = Math.floor(text.length / 2);
+        res.write(text.slice(0, cut));
+        await sleep(2);
+        if (!closed) res.write(text.slice(cut));
+      } else res.write(text);
+    };
+    const startUsage = behaviour.noUsage ? undefined : { ...usage, output_tokens: 1 };
+    await write({ type: 'message_start', message: { ...message, content: [], stop_reason: null, ...(startUsage ? { usage: startUsage } : {}) } });
+    let sent = 0;
+    for (const [index, block] of blocks.entries()) {
+      await write({ type: 'content_block_start', index, content_block: block.start });
+      if (index === 0) await write({ type: 'ping' });
+      for (const delta of block.deltas) {
+        await sleep(behaviour.gapMs);
+        if (closed) return;
+        await write({ type: 'content_block_delta', index, delta });
+        sent++;
+        if (behaviour.cutAfter !== undefined && sent >= behaviour.cutAfter) return res.destroy();
+        if (behaviour.errorEventAfter !== undefined && sent >= behaviour.errorEventAfter) {
+          await write({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+          return res.end();
+        }
+      }
+      await write({ type: 'content_block_stop', index });
+    }
+    await write({ type: 'message_delta', delta: { stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, ...(behaviour.noUsage ? {} : { usage: { output_tokens: usage.output_tokens, input_tokens: inputTokens } }) });
+    await write({ type: 'message_stop' });
+    res.end();
+  }
+
+  function sendJson(res: http.ServerResponse, status: number, payload: unknown) {
+    const text = JSON.stringify(payload);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': id('req') });
+    res.end(text);
+  }
+
+  function sendError(res: http.ServerResponse, status: number, message: string) {
+    const requestId = id('req');
+    const headers: Record<string, string> = status === 429 || status === 529 ? { 'retry-after': '1' } : {};
+    const text = JSON.stringify({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message }, request_id: requestId });
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, ...headers });
+    res.end(text);
+  }
+
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    get abortedStreams() {
+      return abortedStreams;
+    },
+    next: (...behaviours) => void queued.push(...behaviours),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
