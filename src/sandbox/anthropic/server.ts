@@ -65,6 +65,7 @@ export async function startAnthropicSimulator(options: { port?: number } = {}): 
       return sendJson(res, 200, { ...message, content: blocks.map((b) => b.final), stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', ...(behaviour.noUsage ? {} : { usage }) });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': id('req') });
+    res.flushHeaders();
     let closed = false;
     res.on('close', () => {
       if (!res.writableFinished) {
@@ -72,15 +73,16 @@ export async function startAnthropicSimulator(options: { port?: number } = {}): 
         abortedStreams++;
       }
     });
+    // Each write resolves once its bytes are handed to the socket, so a cut happens after them.
+    const send = (text: string) => new Promise<void>((resolve) => (closed ? resolve() : res.write(text, () => resolve())));
     const write = async (event: Record<string, unknown> & { type: string }) => {
-      if (closed) return;
       const text = frame(event);
       if (behaviour.split) {
         const cut = Math.floor(text.length / 2);
-        res.write(text.slice(0, cut));
+        await send(text.slice(0, cut));
         await sleep(2);
-        if (!closed) res.write(text.slice(cut));
-      } else res.write(text);
+        await send(text.slice(cut));
+      } else await send(text);
     };
     const startUsage = behaviour.noUsage ? undefined : { ...usage, output_tokens: 1 };
     await write({ type: 'message_start', message: { ...message, content: [], stop_reason: null, ...(startUsage ? { usage: startUsage } : {}) } });
