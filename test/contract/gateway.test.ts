@@ -121,7 +121,7 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await a('GET', `/admin/v1/customers/${customer.body.id}/ledger?limit=1`)).status).to.equal(200);
     expect((await a('GET', '/admin/v1/customers/cus_nobody/ledger')).status).to.equal(404);
     expect((await a('GET', '/admin/v1/ledger/reconciliation')).status).to.equal(200);
-    await gateway.services.requestLogs.flush();
+    await gateway.requestLogs('');
     const logs = await a('GET', '/admin/v1/request-logs?limit=5');
     expect(logs.status).to.equal(200);
     expect(logs.body.data.length).to.be.greaterThan(0);

@@ -53,7 +53,7 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(journal.data[0].reference).to.equal('top_up:inv-9');
     expect(JSON.parse((await admin(['ledger', 'reconcile'])).stdout).ok).to.equal(true);
     await fetch(`${gateway.url}/v1/models`);
-    await gateway.services.requestLogs.flush();
+    await gateway.requestLogs('endpoint=models_list');
     const logs = JSON.parse((await admin(['logs', 'list', '--endpoint', 'models_list', '--limit', '5'])).stdout);
     expect(logs.data[0].endpoint).to.equal('models_list');
   });

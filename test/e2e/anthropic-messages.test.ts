@@ -27,10 +27,7 @@ describe('official @anthropic-ai/sdk against the gateway and the simulated upstr
     new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, ...options });
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
   const micros = (decimal: string) => BigInt(decimal.replace('.', ''));
-  const logs = async () => {
-    await gateway.services.requestLogs.flush();
-    return (await gateway.admin('GET', `/admin/v1/request-logs?customer_id=${customerId}`)).body.data;
-  };
+  const logs = (atLeast: number) => gateway.requestLogs(`customer_id=${customerId}`, atLeast);
 
   it('messages.create: answers with the public model id and moves the wallet by exactly the priced usage', async () => {
     const message = await client().messages.create({ model: HAIKU, max_tokens: 200, messages: [{ role: 'user', content: 'Hello there' }] });
@@ -40,7 +37,7 @@ describe('official @anthropic-ai/sdk against the gateway and the simulated upstr
     const after = await wallet();
     expect(micros(after.debits)).to.equal(cost(message.usage));
     expect(after.reserved).to.equal('0.000000');
-    const [log] = await logs();
+    const [log] = await logs(1);
     expect(log).to.include({ endpoint: 'messages_create', status: 200, provider: 'sandbox-anthropic', input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens, stream: false, usage_estimated: false });
     expect(micros(log.cost)).to.equal(cost(message.usage));
     expect(log.upstream_request_id).to.match(/^req_/);
@@ -65,7 +62,7 @@ describe('official @anthropic-ai/sdk against the gateway and the simulated upstr
     expect(tool.content[0]!.type).to.equal('thinking');
     const after = await wallet();
     expect(micros(after.debits)).to.equal(cost(final.usage) + cost(tool.usage));
-    expect((await logs()).every((l: { stream: boolean; usage_estimated: boolean }) => l.stream && !l.usage_estimated)).to.equal(true);
+    expect((await logs(2)).every((l: { stream: boolean; usage_estimated: boolean }) => l.stream && !l.usage_estimated)).to.equal(true);
   });
 
   it('beta.messages.create (?beta=true), both auth styles, headers as the upstream saw them', async () => {

@@ -15,6 +15,11 @@ export interface TestGateway extends Gateway {
   rawLogs(): string;
   dataDir: string;
   admin(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  /**
+   * Request log rows matching an admin query string, newest first, once at least `atLeast` exist:
+   * a row is written when its request has settled, a moment after the client saw the response.
+   */
+  requestLogs(query: string, atLeast?: number): Promise<any[]>;
   /** A customer with one key, created through the admin API. */
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
@@ -54,6 +59,15 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     },
     rawLogs: () => raw,
     admin,
+    async requestLogs(query, atLeast = 1) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        await gateway.services.requestLogs.flush();
+        const rows = (await admin('GET', `/admin/v1/request-logs?limit=500&${query}`)).body.data as any[];
+        if (rows.length >= atLeast || Date.now() > deadline) return rows;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     async customerWithKey({ allowedModels } = {}) {
       const customer = await admin('POST', '/admin/v1/customers', { name: 'Test customer' });
       if (customer.status !== 201) throw new Error(`customer create failed: ${JSON.stringify(customer.body)}`);

@@ -24,7 +24,11 @@ export interface RelayOptions {
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
-export async function relayJson(options: RelayOptions): Promise<RelayResult | 'invalid'> {
+/**
+ * Reads the whole JSON answer and returns it, model rewritten, for the caller to send once the
+ * request is settled (so the wallet already shows the charge when the client reads the answer).
+ */
+export async function readJson(options: RelayOptions): Promise<{ text: string } | 'invalid'> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of options.upstream.body as AsyncIterable<Buffer>) {
@@ -41,13 +45,21 @@ export async function relayJson(options: RelayOptions): Promise<RelayResult | 'i
   options.usage.observe(message.usage, true);
   options.usage.deliveredContent(message.content);
   message.model = options.publicModel; // the client named the public id; the upstream name stays ours
-  const text = JSON.stringify(message);
-  if (options.res.destroyed) return { ending: 'client_gone', firstByteAt: undefined };
-  options.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': options.requestId });
-  options.res.end(text);
-  return { ending: 'complete', firstByteAt: Date.now() };
+  return { text: JSON.stringify(message) };
 }
 
+export function sendJson(res: ServerResponse, requestId: string, text: string): number {
+  if (!res.destroyed) {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': requestId });
+    res.end(text);
+  }
+  return Date.now();
+}
+
+/**
+ * Relays the stream until the upstream ends, fails, idles out or the client leaves. It leaves the
+ * client response open: the caller settles first, then ends it.
+ */
 export function relayStream(options: RelayOptions): Promise<RelayResult> {
   const { res, upstream, usage } = options;
   const framer = new SseFramer();
@@ -70,7 +82,6 @@ export function relayStream(options: RelayOptions): Promise<RelayResult> {
       clearTimeout(idle);
       upstream.body.removeAllListeners('data');
       if (how === 'client_gone' || how === 'idle_timeout') options.abort();
-      if (!res.writableEnded && !res.destroyed) res.end();
       resolve({ ending: how, firstByteAt });
     };
     const armIdle = () => {

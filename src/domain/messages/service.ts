@@ -16,7 +16,7 @@ import { tokenLines, type CostLine } from '../../pricing/cost.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { estimateInputTokens } from './estimate.ts';
 import { messageProblems, upstreamProblem } from './errors.ts';
-import { relayJson, relayStream } from './relay.ts';
+import { readJson, relayStream, sendJson, type RelayResult } from './relay.ts';
 import { UsageTracker } from './usage.ts';
 
 export interface MessagesRequest {
@@ -146,14 +146,24 @@ export function createMessagesService(deps: { discovery: DiscoveryService; ledge
     const usage = new UsageTracker();
     const streamed = String(response.headers['content-type'] ?? '').includes('text/event-stream');
     const options = { res, upstream: response, usage, publicModel, requestId: request.requestId, idleMs: route.provider.timeouts.idle_ms, abort: () => attempt.abort() };
-    const relayed = streamed ? await relayStream(options) : await relayJson(options);
-    if (relayed === 'invalid') {
-      await ledger.release({ ref: request.requestId, purpose: { reason: 'invalid upstream response' } });
-      return { status: 502, type: 'api_error', message: 'The provider returned an invalid response.' };
+    let relayed: RelayResult;
+    let json: { text: string } | undefined;
+    if (streamed) relayed = await relayStream(options);
+    else {
+      const read = await readJson(options);
+      if (read === 'invalid') {
+        await ledger.release({ ref: request.requestId, purpose: { reason: 'invalid upstream response' } });
+        return { status: 502, type: 'api_error', message: 'The provider returned an invalid response.' };
+      }
+      json = read;
+      relayed = { ending: 'complete', firstByteAt: undefined };
     }
+    // Settle before the client sees the end, so the wallet already shows the charge by then.
     const { usage: used, estimated } = usage.result(inputEstimate);
     const settled = await ledger.settle({ ref: request.requestId, charge: { lines: tokenLines(price, used) }, purpose: { ending: relayed.ending, estimated } });
     if (isLedgerError(settled)) deps.logger.error({ request_id: request.requestId, error: settled }, 'settle failed');
+    if (json) relayed.firstByteAt = sendJson(res, request.requestId, json.text);
+    else if (!res.writableEnded && !res.destroyed) res.end();
     Object.assign(request.outcome, {
       provider: route.provider.id,
       upstream_request_id: response.upstreamRequestId ?? null,

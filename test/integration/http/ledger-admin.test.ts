@@ -85,7 +85,7 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     await fetch(`${gateway.url}/v1/models`, { headers: { authorization: 'Bearer sk-gw-bad' } });
     await fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'secret prompt text' }] }) });
     await fetch(`${gateway.url}/healthz`);
-    await gateway.services.requestLogs.flush();
+    await gateway.requestLogs('', 4);
 
     const all = await gateway.admin('GET', '/admin/v1/request-logs');
     expect(all.status).to.equal(200);

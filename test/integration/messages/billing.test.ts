@@ -38,6 +38,7 @@ describe('messages: billing, streaming and routing edges', function () {
   let customerId: string;
 
   beforeEach(async () => {
+    logged = 0;
     gateway = await startTestGateway({ cataloguePath: catalogueWithShortTimeouts() });
     primary = gateway.simulators.get('sandbox-anthropic') as AnthropicSimulator;
     backup = gateway.simulators.get('sandbox-anthropic-backup') as AnthropicSimulator;
@@ -51,10 +52,9 @@ describe('messages: billing, streaming and routing edges', function () {
   const ask = (model: string, content: string, stream = false) => send({ model, stream, messages: [{ role: 'user', content }] });
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
   const journal = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data;
-  const lastLog = async () => {
-    await gateway.services.requestLogs.flush();
-    return (await gateway.admin('GET', `/admin/v1/request-logs?customer_id=${customerId}&limit=1`)).body.data[0];
-  };
+  let logged = 0;
+  /** The newest request log row of this customer, once the latest request's row is written. */
+  const lastLog = async () => (await gateway.requestLogs(`customer_id=${customerId}`, ++logged))[0];
   const settledOnce = async () => {
     const rows = await journal();
     const resolutions = rows.filter((e: any) => e.kind === 'settle' || e.kind === 'release');
@@ -103,8 +103,7 @@ describe('messages: billing, streaming and routing edges', function () {
     const deadline = Date.now() + 5000;
     while (primary.abortedStreams === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(primary.abortedStreams).to.equal(1);
-    let log;
-    while (!(log = await lastLog()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const log = await lastLog();
     expect(log).to.include({ usage_estimated: true, stream: true });
     expect(log.output_tokens).to.be.lessThan(200);
     const [settle] = await settledOnce();
@@ -179,8 +178,7 @@ describe('messages: billing, streaming and routing edges', function () {
   it('settles 100 concurrent streams from one wallet exactly, and reconciliation passes', async () => {
     const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => ask(HAIKU, `stream ${i}`, true).then((r) => r.text())));
     expect(responses.every((text) => text.includes('event: message_stop'))).to.equal(true);
-    await gateway.services.requestLogs.flush();
-    const logs = (await gateway.admin('GET', `/admin/v1/request-logs?customer_id=${customerId}&limit=500`)).body.data;
+    const logs = await gateway.requestLogs(`customer_id=${customerId}`, 100);
     expect(logs).to.have.length(100);
     const charged = logs.reduce((sum: bigint, l: any) => sum + BigInt(l.cost.replace('.', '')), 0n);
     const after = await wallet();
