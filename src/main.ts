@@ -130,6 +130,9 @@ function printWelcome(gateway: Gateway, config: Config): void {
       `Demo customer ${gateway.demo.customer_id}, API key: ${gateway.demo.api_key}`,
       'Try it:',
       `  curl -s ${gateway.url}/v1/models -H "Authorization: Bearer ${gateway.demo.api_key}"`,
+      `  curl -s ${gateway.url}/v1/messages -H "x-api-key: ${gateway.demo.api_key}" -H "content-type: application/json" \\`,
+      `    -d '{"model":"sandbox/claude-sonnet","max_tokens":256,"messages":[{"role":"user","content":"Hello"}]}'`,
+      `  ANTHROPIC_BASE_URL=${gateway.url} ANTHROPIC_API_KEY=${gateway.demo.api_key}  # for the Anthropic SDK or Claude Code`,
     );
   } else {
     lines.push('Create a customer and a key:', '  npm run admin -- customers create --name "Acme"');

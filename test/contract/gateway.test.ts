@@ -67,6 +67,13 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     const message = { model: 'sandbox/claude-sonnet', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] };
     expect((await p('POST', '/v1/messages', { body: message })).status).to.equal(401);
     expect((await p('POST', '/v1/messages', { body: { model: 'x' }, headers: { 'x-api-key': key } })).status).to.equal(400);
+    // sandbox/claude-sonnet has a free quota; claude-haiku needs credit this customer does not have.
+    expect((await p('POST', '/v1/messages', { body: message, headers: { 'x-api-key': key } })).status).to.equal(200);
+    expect((await p('POST', '/v1/messages', { body: { ...message, model: 'sandbox/claude-haiku' }, headers: auth })).status).to.equal(402);
+    expect((await p('POST', '/v1/messages', { body: { ...message, model: 'nobody/nothing' }, headers: auth })).status).to.equal(404);
+    expect((await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=529]]' }] }, headers: auth })).status).to.equal(529);
+    expect((await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=429]]' }] }, headers: auth })).status).to.equal(429);
+    expect((await p('POST', '/v1/messages/count_tokens', { body: { model: 'sandbox/claude-sonnet', messages: message.messages }, headers: auth })).status).to.equal(200);
   });
 
   it('operations of later issues: 501 in the declared shape (checked directly: Prism re-mocks a 501)', async () => {
