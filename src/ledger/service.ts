@@ -179,15 +179,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
           await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged });
         }
         const uncovered = cost.amount - charged;
-        if (reservation.free_model_id) {
-          await resolveFreeHold(trx, {
-            customerId: reservation.customer_id,
-            modelId: reservation.free_model_id,
-            periodStart: formatDate(reservation.free_period_start),
-            held: reservation.free_units_held,
-            used: cost.freeUnitsUsed,
-          });
-        }
+        await settleFreeHold(trx, reservation, cost.freeUnitsUsed);
         await trx('reservations').where({ ref }).update({ status: 'settled', resolved_at: trx.fn.now() });
         await insertEntry(trx, {
           customer_id: reservation.customer_id,
@@ -213,15 +205,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
         if (reservation.status === 'settled') throw new Abort(LedgerError.AlreadySettled);
         if (reservation.status === 'released') return { ref, released: reservation.amount, replayed: true };
         await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount });
-        if (reservation.free_model_id) {
-          await resolveFreeHold(trx, {
-            customerId: reservation.customer_id,
-            modelId: reservation.free_model_id,
-            periodStart: formatDate(reservation.free_period_start),
-            held: reservation.free_units_held,
-            used: 0n,
-          });
-        }
+        await settleFreeHold(trx, reservation, 0n);
         await trx('reservations').where({ ref }).update({ status: 'released', resolved_at: trx.fn.now() });
         await insertEntry(trx, {
           customer_id: reservation.customer_id,
@@ -310,8 +294,16 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
   }
 }
 
-function formatDate(value: string | null): string {
-  return String(value); // DATE columns are parsed as 'YYYY-MM-DD' strings (src/db/knex.ts)
+/** Spends `used` of the reservation's held free units and returns the rest to the allowance. */
+async function settleFreeHold(trx: Knex.Transaction, reservation: ReservationRow, used: bigint): Promise<void> {
+  if (!reservation.free_model_id) return;
+  await resolveFreeHold(trx, {
+    customerId: reservation.customer_id,
+    modelId: reservation.free_model_id,
+    periodStart: String(reservation.free_period_start), // DATE columns come back as 'YYYY-MM-DD' (src/db/knex.ts)
+    held: reservation.free_units_held,
+    used,
+  });
 }
 
 /** Every wallet column must equal the sum of its journal deltas, and pending the open reservations. */
