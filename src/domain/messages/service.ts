@@ -107,7 +107,16 @@ export function createMessagesService(deps: { discovery: DiscoveryService; ledge
           request.outcome.upstream_request_id = answer.error.upstreamRequestId ?? null;
           return upstreamProblem(answer.error, answer.route.upstreamModel, model.id);
         }
-        return await relayAndSettle(request, res, answer.response, answer.route, model.id, price, inputEstimate, attempt, startedAt);
+        try {
+          return await relayAndSettle(request, res, answer.response, answer.route, model.id, price, inputEstimate, attempt, startedAt);
+        } catch (error) {
+          // A failure while reading the answer must not leave the reservation held forever.
+          deps.logger.error({ request_id: request.requestId, err: error }, 'relay failed; releasing the reservation');
+          await ledger.release({ ref: request.requestId, purpose: { reason: 'relay failed' } }).catch(() => undefined);
+          if (!res.headersSent) return { status: 502, type: 'api_error', message: 'The provider connection failed.' };
+          res.destroy();
+          return undefined;
+        }
       } finally {
         request.signal.removeEventListener('abort', onClientGone);
       }

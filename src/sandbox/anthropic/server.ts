@@ -62,7 +62,11 @@ export async function startAnthropicSimulator(options: { port?: number } = {}): 
     const usage = { input_tokens: inputTokens, output_tokens: outputTokens(blocks), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const message = { id: id('msg'), type: 'message', role: 'assistant', model: body.model, stop_sequence: null };
     if (body.stream !== true) {
-      return sendJson(res, 200, { ...message, content: blocks.map((b) => b.final), stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', ...(behaviour.noUsage ? {} : { usage }) });
+      const payload = { ...message, content: blocks.map((b) => b.final), stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', ...(behaviour.noUsage ? {} : { usage }) };
+      if (behaviour.cutAfter === undefined) return sendJson(res, 200, payload);
+      const text = JSON.stringify(payload); // cut: half the body, then the connection drops
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      return res.write(text.slice(0, text.length >> 1), () => res.destroy());
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': id('req') });
     res.flushHeaders();

@@ -147,6 +147,15 @@ describe('messages: billing, streaming and routing edges', function () {
     expect((await lastLog()).usage_estimated).to.equal(true);
   });
 
+  it('answers 502 and releases when a JSON answer breaks off mid-body', async () => {
+    const response = await ask(HAIKU, 'hi [[sim cut=1]]');
+    expect(response.status).to.equal(502);
+    expect(((await response.json()) as any).error.type).to.equal('api_error');
+    const [release] = await settledOnce();
+    expect(release.kind).to.equal('release');
+    expect((await wallet()).debits).to.equal('0.000000');
+  });
+
   it('relays a provider 400 without failover and charges nothing', async () => {
     primary.next({ error: 400 });
     const response = await ask(SONNET, 'hi');
