@@ -527,7 +527,9 @@ export interface components {
                 price_version: number;
             } | null;
             /** @description Once completed, the provider's result fields with every provider id replaced by the task id. */
-            result: Record<string, never> | null;
+            result: {
+                [key: string]: unknown;
+            } | null;
         };
         HealthStatus: {
             /** @constant */

@@ -22,6 +22,10 @@ export interface Config {
   apiKeyPrefix: string;
   /** Validate every response against the spec (on in tests; 502 on mismatch). */
   validateResponses: boolean;
+  /** Run the video poller's cron tick in this process (tests drive it by hand). */
+  videoPoller: boolean;
+  /** How often a live video task is polled, and the cron tick. */
+  videoPollIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -59,5 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     apiKeyPrefix: prefix,
     validateResponses: flag(env, 'VALIDATE_RESPONSES', false),
+    videoPoller: flag(env, 'VIDEO_POLLER', true),
+    videoPollIntervalMs: integer(env, 'VIDEO_POLL_INTERVAL_MS', 5000, 100, 3_600_000),
   };
 }

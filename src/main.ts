@@ -12,6 +12,9 @@ import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createLedger } from './ledger/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
+import { createVideoService } from './domain/videos/service.ts';
+import { createVideoWorker } from './domain/videos/worker.ts';
+import { scheduleVideoPoller } from './jobs/cron.ts';
 import type { Simulator } from './sandbox/index.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
 import { createApp } from './http/app.ts';
@@ -71,8 +74,11 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     health: createHealthService({ db, catalogue }),
     ledger,
     messages: createMessagesService({ discovery, ledger, logger }),
+    videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
+    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     requestLogs: createRequestLogs({ db, logger }),
   };
+  const poller = config.videoPoller ? scheduleVideoPoller(services.videoWorker, logger, 100) : undefined;
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, services.ledger, config.dataDir) : undefined;
 
@@ -111,6 +117,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      poller?.stop();
       catalogue.close();
       await services.requestLogs.close();
       await sandbox?.close();

@@ -4,6 +4,8 @@ import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
 import type { Ledger } from './ledger/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
+import type { VideoService } from './domain/videos/service.ts';
+import type { VideoWorker } from './domain/videos/worker.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
 
 /** Everything handlers may call. Built once in src/main.ts (or a test's app factory). */
@@ -14,5 +16,7 @@ export interface Services {
   health: HealthService;
   ledger: Ledger;
   messages: MessagesService;
+  videos: VideoService;
+  videoWorker: VideoWorker;
   requestLogs: RequestLogs;
 }

@@ -2,7 +2,7 @@
 import type { components as PublicComponents, operations as PublicOperations } from '../generated/openapi.ts';
 import type { components as AdminComponents, operations as AdminOperations } from '../generated/admin.ts';
 
-export type { PublicOperations, AdminOperations, AdminComponents };
+export type { PublicOperations, AdminOperations, AdminComponents, PublicComponents };
 
 type PublicSchemas = PublicComponents['schemas'];
 type AdminSchemas = AdminComponents['schemas'];

@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
 import { randomBase62 } from '../customers/ids.ts';
+import { multipartBody } from './multipart.ts';
 import { adminTokenMatches, authPolicy, authenticateCustomer, type AuthPolicy } from './auth.ts';
 import { HANDLED, type Handler, type JsonReply } from './handler.ts';
 import { problems, renderProblem, type Problem } from './problem.ts';
@@ -106,6 +107,7 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   app.use(express.json({ limit: options.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(multipartBody(options.bodyLimitBytes));
 
   const policies = new WeakMap<Operation, AuthPolicy>();
   const dispatch = (surface: Surface) => async (req: Request, res: Response) => {

@@ -56,6 +56,11 @@ export interface Balance {
 /** Expected failures come back as a LedgerError value; bugs and database failures throw. */
 export interface Ledger {
   reserve(input: ReserveInput): Promise<Reserved | LedgerError>;
+  /**
+   * The same reserve inside the caller's transaction (a video task row and its reservation commit
+   * together). A failure throws LedgerAbort, which rolls the caller's transaction back.
+   */
+  reserveWithin(trx: Knex.Transaction, input: ReserveInput): Promise<Reserved>;
   settle(input: { ref: string; charge: Charge; purpose?: Purpose }): Promise<Settled | LedgerError>;
   release(input: { ref: string; purpose?: Purpose }): Promise<{ ref: string; released: bigint; replayed: boolean } | LedgerError>;
   topUp(input: { ref: string; customerId: string; amount: bigint; purpose?: Purpose }): Promise<Posted | LedgerError>;
@@ -83,11 +88,12 @@ export interface ReconciliationMismatch {
 /** Upper bound on any single amount: 10^15 micro-units (a billion currency units). */
 export const MAX_AMOUNT = 1_000_000_000_000_000n;
 
-class Abort extends Error {
+export class LedgerAbort extends Error {
   constructor(readonly code: LedgerError) {
     super(code);
   }
 }
+const Abort = LedgerAbort;
 
 const chargeAmount = (charge: Charge, freeUnits: bigint, unit: string | null) => {
   if ('amount' in charge) return { amount: charge.amount, freeUnitsUsed: 0n, freeAmount: 0n };
@@ -109,7 +115,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     try {
       return await db.transaction(work);
     } catch (error) {
-      if (error instanceof Abort) return error.code;
+      if (error instanceof LedgerAbort) return error.code;
       throw error;
     }
   }
@@ -119,45 +125,10 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
   return {
     async reserve(input) {
       if ('amount' in input.bound && !validAmount(input.bound.amount)) return LedgerError.InvalidAmount;
-      return run(async (trx) => {
-        const existing = await trx('reservations').where({ ref: input.ref }).first<ReservationRow | undefined>();
-        if (existing) {
-          if (existing.customer_id !== input.customerId) throw new Abort(LedgerError.ReferenceConflict);
-          return { ref: existing.ref, amount: existing.amount, freeUnitsHeld: existing.free_units_held, replayed: true };
-        }
-        if (!(await customerExists(trx, input.customerId))) throw new Abort(LedgerError.CustomerNotFound);
-        const hold = input.free
-          ? await holdFreeUnits(trx, { customerId: input.customerId, modelId: input.free.modelId, quota: input.free.quota, wanted: unitsWanted(input.bound, input.free.quota), now: now() })
-          : undefined;
-        const { amount } = chargeAmount(input.bound, hold?.units ?? 0n, hold?.unit ?? null);
-        if (!validAmount(amount)) throw new Abort(LedgerError.InvalidAmount);
-        await ensureWallet(trx, input.customerId);
-        if (!(await moveWallet(trx, input.customerId, { pending: amount }))) throw new Abort(LedgerError.InsufficientFunds);
-        await trx('reservations').insert({
-          ref: input.ref,
-          customer_id: input.customerId,
-          amount: amount.toString(),
-          free_model_id: hold?.modelId ?? null,
-          free_unit: hold?.unit ?? null,
-          free_period_start: hold?.periodStart ?? null,
-          free_units_held: (hold?.units ?? 0n).toString(),
-          price_version_id: input.priceVersionId?.toString() ?? null,
-          purpose: JSON.stringify(input.purpose),
-        });
-        await insertEntry(trx, {
-          customer_id: input.customerId,
-          kind: 'reserve',
-          reference: `reserve:${input.ref}`,
-          reservation_ref: input.ref,
-          amount,
-          pending_delta: amount,
-          free_units: hold?.units ?? 0n,
-          price_version_id: input.priceVersionId ?? null,
-          purpose: input.purpose,
-        });
-        return { ref: input.ref, amount, freeUnitsHeld: hold?.units ?? 0n, replayed: false };
-      });
+      return run((trx) => reserveWithin(trx, input));
     },
+
+    reserveWithin: (trx, input) => reserveWithin(trx, input),
 
     async settle({ ref, charge, purpose }) {
       if ('amount' in charge && !validAmount(charge.amount)) return LedgerError.InvalidAmount;
@@ -261,6 +232,47 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
       return rows.map((r) => ({ customer_id: r.customer_id, column: r.column, wallet: BigInt(r.wallet), expected: BigInt(r.expected) }));
     },
   };
+
+
+  async function reserveWithin(trx: Knex.Transaction, input: ReserveInput): Promise<Reserved> {
+    if ('amount' in input.bound && !validAmount(input.bound.amount)) throw new Abort(LedgerError.InvalidAmount);
+    const existing = await trx('reservations').where({ ref: input.ref }).first<ReservationRow | undefined>();
+    if (existing) {
+      if (existing.customer_id !== input.customerId) throw new Abort(LedgerError.ReferenceConflict);
+      return { ref: existing.ref, amount: existing.amount, freeUnitsHeld: existing.free_units_held, replayed: true };
+    }
+    if (!(await customerExists(trx, input.customerId))) throw new Abort(LedgerError.CustomerNotFound);
+    const hold = input.free
+      ? await holdFreeUnits(trx, { customerId: input.customerId, modelId: input.free.modelId, quota: input.free.quota, wanted: unitsWanted(input.bound, input.free.quota), now: now() })
+      : undefined;
+    const { amount } = chargeAmount(input.bound, hold?.units ?? 0n, hold?.unit ?? null);
+    if (!validAmount(amount)) throw new Abort(LedgerError.InvalidAmount);
+    await ensureWallet(trx, input.customerId);
+    if (!(await moveWallet(trx, input.customerId, { pending: amount }))) throw new Abort(LedgerError.InsufficientFunds);
+    await trx('reservations').insert({
+      ref: input.ref,
+      customer_id: input.customerId,
+      amount: amount.toString(),
+      free_model_id: hold?.modelId ?? null,
+      free_unit: hold?.unit ?? null,
+      free_period_start: hold?.periodStart ?? null,
+      free_units_held: (hold?.units ?? 0n).toString(),
+      price_version_id: input.priceVersionId?.toString() ?? null,
+      purpose: JSON.stringify(input.purpose),
+    });
+    await insertEntry(trx, {
+      customer_id: input.customerId,
+      kind: 'reserve',
+      reference: `reserve:${input.ref}`,
+      reservation_ref: input.ref,
+      amount,
+      pending_delta: amount,
+      free_units: hold?.units ?? 0n,
+      price_version_id: input.priceVersionId ?? null,
+      purpose: input.purpose,
+    });
+    return { ref: input.ref, amount, freeUnitsHeld: hold?.units ?? 0n, replayed: false };
+  }
 
   /** A posted top-up or adjustment: once per reference; a reused reference must match exactly. */
   async function postOnce(

@@ -1,5 +1,6 @@
 import type { ProviderProtocol } from '../catalogue/types.ts';
 import { startAnthropicSimulator } from './anthropic/server.ts';
+import { startArkSimulator } from './ark/server.ts';
 
 /** A simulated upstream listening on loopback, speaking one provider protocol. */
 export interface Simulator {
@@ -13,6 +14,7 @@ export interface Simulator {
  */
 export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
   anthropic: () => startAnthropicSimulator(),
+  'ark-video': () => startArkSimulator(),
 };
 
 /** Starts one simulator per sandbox provider and returns their base URLs by provider id. */

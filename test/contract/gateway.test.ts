@@ -76,24 +76,21 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await p('POST', '/v1/messages/count_tokens', { body: { model: 'sandbox/claude-sonnet', messages: message.messages }, headers: auth })).status).to.equal(200);
   });
 
-  it('operations of later issues: 501 in the declared shape (checked directly: Prism re-mocks a 501)', async () => {
-    const spec = await loadSpecApi(path.join(ROOT_DIR, 'generated/openapi.json'));
-    const { key } = await gateway.customerWithKey();
-    const cases: Array<[string, string, unknown]> = [
-      ['POST', '/v1/videos', { model: 'sandbox/seedance', prompt: 'a cat' }],
-      ['GET', '/v1/videos/vt_abc', undefined],
-      ['DELETE', '/v1/videos/vt_abc', undefined],
-    ];
-    for (const [method, url, body] of cases) {
-      const response = await fetch(gateway.url + url, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      expect(response.status, url).to.equal(501);
-      const operation = spec.match({ method: method.toLowerCase(), path: url, headers: {}, query: {} })!;
-      expect(spec.validateResponse(await response.json(), operation, 501), url).to.equal(null);
-    }
+  it('video operations, successes and errors', async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
+    const auth = { authorization: `Bearer ${key}` };
+    const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
+    const body = { model: 'sandbox/seedance', prompt: 'a cat [[sim queued_ms=60000]]', seconds: 5, resolution: '720p' };
+    const created = await p('POST', '/v1/videos', { body, headers: { ...auth, 'idempotency-key': 'k1' } });
+    expect(created.status).to.equal(202);
+    expect((await p('POST', '/v1/videos', { body: { ...body, seconds: 10 }, headers: { ...auth, 'idempotency-key': 'k1' } })).status).to.equal(422);
+    expect((await p('POST', '/v1/videos', { body: { ...body, seconds: 7 }, headers: auth })).status).to.equal(400);
+    expect((await p('POST', '/v1/videos', { body: { ...body, model: 'nobody/x' }, headers: auth })).status).to.equal(404);
+    expect((await p('GET', `/v1/videos/${created.body.task_id}`, { headers: auth })).status).to.equal(200);
+    expect((await p('GET', '/v1/videos/vt_nobody', { headers: auth })).status).to.equal(404);
+    expect((await p('DELETE', `/v1/videos/${created.body.task_id}`, { headers: auth })).status).to.equal(200);
+    expect((await p('DELETE', `/v1/videos/${created.body.task_id}`, { headers: auth })).status).to.equal(409);
   });
 
   it('admin operations, successes and errors', async () => {

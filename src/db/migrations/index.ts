@@ -3,6 +3,7 @@ import * as createCustomersAndKeys from './20261122120000_create_customers_and_a
 import * as createPriceVersions from './20261122120100_create_price_versions.ts';
 import * as createLedger from './20261122130000_create_ledger.ts';
 import * as createRequestLogs from './20261122130100_create_request_logs.ts';
+import * as createVideoTasks from './20261122140000_create_video_tasks.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261122120100_create_price_versions', createPriceVersions],
   ['20261122130000_create_ledger', createLedger],
   ['20261122130100_create_request_logs', createRequestLogs],
+  ['20261122140000_create_video_tasks', createVideoTasks],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

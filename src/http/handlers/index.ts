@@ -17,11 +17,11 @@ import { models_list } from './models_list.ts';
 import { models_pricing } from './models_pricing.ts';
 import { models_retrieve } from './models_retrieve.ts';
 import { readiness_get } from './readiness_get.ts';
+import { videos_cancel } from './videos_cancel.ts';
+import { videos_create } from './videos_create.ts';
+import { videos_get } from './videos_get.ts';
 
-/**
- * Handlers by operationId. An operation of the contract without an entry here answers 501 in its
- * endpoint's error shape (videos_* until the video issue lands).
- */
+/** Handlers by operationId. An operation of the contract without one answers 501 in its endpoint's error shape. */
 export const publicHandlers: Record<string, Handler> = {
   health_get,
   readiness_get,
@@ -30,6 +30,9 @@ export const publicHandlers: Record<string, Handler> = {
   models_pricing,
   messages_create,
   messages_count_tokens,
+  videos_create,
+  videos_get,
+  videos_cancel,
 } as Record<string, Handler>;
 
 export const adminHandlers: Record<string, Handler> = {

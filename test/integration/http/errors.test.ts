@@ -33,12 +33,6 @@ describe('HTTP edges: error shapes, limits, unknown query parameters', () => {
     expect(body.error.message).to.include('max_tokens');
   });
 
-  it('answers operations of later issues with 501 in the endpoint shape', async () => {
-    const video = await fetch(`${gateway.url}/v1/videos/vt_123`, { headers: { authorization: `Bearer ${key}` } });
-    expect(video.status).to.equal(501);
-    expect(((await video.json()) as any).error.type).to.equal('api_error');
-  });
-
   it('answers an oversized body with 413 and malformed JSON with 400', async () => {
     const big = JSON.stringify({ model: 'x', max_tokens: 1, messages: [{ role: 'user', content: 'a'.repeat(5000) }] });
     const tooLarge = await post('/v1/messages', big, { 'x-api-key': key });

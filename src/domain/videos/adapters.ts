@@ -1,0 +1,8 @@
+import type { ProviderProtocol } from '../../catalogue/types.ts';
+import { arkAdapter } from '../../providers/ark/adapter.ts';
+import type { VideoAdapter } from '../../providers/video.ts';
+
+/** Video adapters by upstream protocol. */
+export const videoAdapters: Partial<Record<ProviderProtocol, VideoAdapter>> = {
+  'ark-video': arkAdapter,
+};

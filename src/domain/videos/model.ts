@@ -1,0 +1,71 @@
+/** The life of a video task. Every change is an UPDATE guarded by the status it leaves. */
+export enum VideoStatus {
+  /** Entered on acceptance, in the transaction that reserves; left once the upstream id is stored (queued), on a refusal (failed), or by recovery. */
+  Submitting = 'submitting',
+  /** Entered when the upstream accepted the task or reports it waiting; left for in_progress, completed, failed, cancelled or review. */
+  Queued = 'queued',
+  /** Entered when the upstream reports work under way; left for completed, failed, cancelled or review. */
+  InProgress = 'in_progress',
+  /** Terminal. Entered when the delivered output is confirmed and the task is settled by it. */
+  Completed = 'completed',
+  /** Terminal. Entered when the upstream refuses, fails or expires the task; the reservation is released. */
+  Failed = 'failed',
+  /** Terminal. Entered once the upstream confirms a cancel; the reservation is released. */
+  Cancelled = 'cancelled',
+  /** Entered when usage or cost cannot be confirmed, the status is unknown or the deadline passed; left only by an operator (settle or release). */
+  Review = 'review',
+}
+
+export const LIVE_STATUSES: readonly VideoStatus[] = [VideoStatus.Submitting, VideoStatus.Queued, VideoStatus.InProgress];
+
+export interface VideoTaskRow {
+  id: string;
+  customer_id: string;
+  key_id: string;
+  model_id: string;
+  provider_id: string;
+  upstream_model: string;
+  upstream_task_id: string | null;
+  status: VideoStatus;
+  upstream_status: string | null;
+  progress: number | null;
+  request: NormalisedVideoRequest;
+  price: { per_second: Record<string, string>; currency: string };
+  price_version_id: bigint;
+  reserved: bigint;
+  idempotency_key: string | null;
+  request_hash: string;
+  error: { code: string; message: string } | null;
+  result: Record<string, unknown> | null;
+  billed_seconds: number | null;
+  billed_tier: string | null;
+  billed_amount: bigint | null;
+  attempts: number;
+  next_poll_at: Date | null;
+  lease_until: Date | null;
+  deadline_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface VideoContentItem {
+  type: 'text' | 'image_url' | 'video_url' | 'audio_url';
+  text?: string;
+  image_url?: { url: string };
+  video_url?: { url: string };
+  audio_url?: { url: string };
+  role?: string;
+}
+
+/** The request as validated against the catalogue: what adapters translate for their upstream. */
+export interface NormalisedVideoRequest {
+  model: string;
+  content: VideoContentItem[];
+  seconds: number;
+  resolution: string;
+  ratio: string | null;
+  reference_images: Array<{ url: string }>;
+  generate_audio: boolean | null;
+  watermark: boolean | null;
+}

@@ -1,0 +1,82 @@
+// Applies what an upstream said about a task: progress, settlement by delivered output, release,
+// or review. Ledger operations are idempotent by task id and the status change is guarded, so a
+// poll applied twice (two pollers, a cancel racing a poll) takes effect once.
+import type { Knex } from 'knex';
+import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
+import type { Ledger } from '../../ledger/service.ts';
+import type { Logger } from '../../logger.ts';
+import { billedSeconds, videoLines } from '../../pricing/cost.ts';
+import type { VideoPoll } from '../../providers/video.ts';
+import { LIVE_STATUSES, VideoStatus, type VideoTaskRow } from './model.ts';
+import { transition } from './repo.ts';
+
+export interface OutcomeDeps {
+  db: Knex;
+  ledger: Ledger;
+  logger: Logger;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+export async function toReview(deps: OutcomeDeps, task: VideoTaskRow, code: string, message: string, extra: Record<string, unknown> = {}): Promise<void> {
+  deps.logger.warn({ video_task_id: task.id, code }, 'video task needs review');
+  await transition(deps.db, task.id, LIVE_STATUSES, { status: VideoStatus.Review, error: json({ code, message }), next_poll_at: null, lease_until: null, ...extra });
+}
+
+export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll: VideoPoll, pollMs: number): Promise<void> {
+  const { db, ledger } = deps;
+  const seen = { upstream_status: poll.upstreamStatus, result: json(poll.raw) };
+  switch (poll.status) {
+    case 'queued':
+    case 'in_progress':
+      await transition(db, task.id, LIVE_STATUSES, {
+        ...seen,
+        status: poll.status === 'queued' ? VideoStatus.Queued : VideoStatus.InProgress,
+        progress: poll.progress,
+        next_poll_at: new Date(Date.now() + pollMs),
+        lease_until: null,
+      });
+      return;
+    case 'failed':
+    case 'cancelled':
+      // Already settled means another path confirmed delivery first; that one owns the status.
+      if ((await ledger.release({ ref: task.id, purpose: { reason: `upstream ${poll.upstreamStatus}` } })) === LedgerError.AlreadySettled) return;
+      await transition(db, task.id, LIVE_STATUSES, {
+        ...seen,
+        status: poll.status === 'failed' ? VideoStatus.Failed : VideoStatus.Cancelled,
+        error: json(poll.error ?? { code: poll.upstreamStatus, message: `The provider reports the task ${poll.upstreamStatus}.` }),
+        next_poll_at: null,
+        lease_until: null,
+        completed_at: db.fn.now(),
+      });
+      return;
+    case 'unknown':
+      return toReview(deps, task, 'unknown_status', `The provider reports a status the gateway does not know: ${poll.upstreamStatus}.`, seen);
+    case 'completed': {
+      // Charge only for confirmed output: an asset, a duration and a priced tier.
+      const seconds = billedSeconds(poll.deliveredSeconds);
+      const tier = poll.deliveredResolution;
+      const perSecond = tier ? task.price.per_second[tier] : undefined;
+      if (!poll.assetUrl) return toReview(deps, task, 'no_asset', 'The provider reports success but delivered no video URL.', seen);
+      if (seconds === undefined) return toReview(deps, task, 'no_duration', 'The provider did not report the delivered duration.', seen);
+      if (!perSecond) return toReview(deps, task, 'unpriced_tier', `The delivered resolution ${tier ?? '(none)'} has no price.`, seen);
+      const settled = await ledger.settle({ ref: task.id, charge: { lines: videoLines(perSecond, seconds) }, purpose: { billed_seconds: seconds, tier } });
+      if (isLedgerError(settled)) {
+        deps.logger.error({ video_task_id: task.id, error: settled }, 'video settle refused');
+        return toReview(deps, task, 'settle_refused', `The charge could not be posted (${settled}).`, seen);
+      }
+      await transition(db, task.id, LIVE_STATUSES, {
+        ...seen,
+        status: VideoStatus.Completed,
+        progress: 100,
+        billed_seconds: seconds,
+        billed_tier: tier,
+        billed_amount: settled.charged.toString(),
+        next_poll_at: null,
+        lease_until: null,
+        completed_at: db.fn.now(),
+      });
+      return;
+    }
+  }
+}

@@ -1,0 +1,64 @@
+// Volcengine Ark (Seedance) content-generation tasks: POST/GET/DELETE /contents/generations/tasks.
+import type { NormalisedVideoRequest } from '../../domain/videos/model.ts';
+import { asRecord, asString, callJson } from '../json-http.ts';
+import { UpstreamError } from '../types.ts';
+import type { VideoAdapter, VideoPoll } from '../video.ts';
+
+const STATUS: Record<string, VideoPoll['status']> = {
+  queued: 'queued',
+  pending: 'queued',
+  running: 'in_progress',
+  processing: 'in_progress',
+  succeeded: 'completed',
+  failed: 'failed',
+  expired: 'failed',
+  cancelled: 'cancelled',
+};
+
+export function arkBody(upstreamModel: string, request: NormalisedVideoRequest): Record<string, unknown> {
+  return {
+    model: upstreamModel,
+    content: request.content,
+    resolution: request.resolution,
+    ...(request.ratio ? { ratio: request.ratio } : {}),
+    duration: request.seconds,
+    ...(request.watermark === null ? {} : { watermark: request.watermark }),
+    ...(request.generate_audio === null ? {} : { generate_audio: request.generate_audio }),
+  };
+}
+
+export function parseArkTask(body: Record<string, unknown>): VideoPoll {
+  const upstreamStatus = String(body.status ?? '');
+  const error = asRecord(body.error);
+  return {
+    status: STATUS[upstreamStatus] ?? 'unknown',
+    upstreamStatus,
+    progress: upstreamStatus === 'succeeded' ? 100 : null,
+    deliveredSeconds: typeof body.duration === 'number' || typeof body.duration === 'string' ? body.duration : undefined,
+    deliveredResolution: asString(body.resolution),
+    assetUrl: asString(asRecord(body.content).video_url),
+    error: asString(error.code) ? { code: String(error.code), message: String(error.message ?? '') } : undefined,
+    raw: body,
+  };
+}
+
+export const arkAdapter: VideoAdapter = {
+  async submit(provider, upstreamModel, request) {
+    const answer = await callJson(provider, 'POST', '/contents/generations/tasks', arkBody(upstreamModel, request));
+    if (answer instanceof UpstreamError) return answer;
+    const id = asString(answer.body.id);
+    return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
+  },
+  async poll(provider, upstreamId) {
+    const answer = await callJson(provider, 'GET', `/contents/generations/tasks/${encodeURIComponent(upstreamId)}`);
+    return answer instanceof UpstreamError ? answer : parseArkTask(answer.body);
+  },
+  async cancel(provider, upstreamId) {
+    // Ark deletes the record of a finished task on DELETE: the caller polls first and only
+    // cancels a task the upstream still reports queued. A running task is refused upstream.
+    const answer = await callJson(provider, 'DELETE', `/contents/generations/tasks/${encodeURIComponent(upstreamId)}`);
+    if (answer instanceof UpstreamError) return answer.status && answer.status < 500 && answer.status !== 429 ? 'refused' : answer;
+    const after = await this.poll(provider, upstreamId);
+    return !(after instanceof UpstreamError) && after.status === 'cancelled' ? 'cancelled' : 'refused';
+  },
+};

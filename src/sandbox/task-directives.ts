@@ -1,0 +1,38 @@
+// Switches for the simulated video upstreams, written in the prompt: "[[sim fail]]",
+// "[[sim duration=7 resolution=1080p]]", "[[sim status=paused]]", "[[sim queued_ms=0 running_ms=0]]".
+export interface TaskBehaviour {
+  fail?: boolean;
+  noDuration?: boolean;
+  noUrl?: boolean;
+  /** A final status the platform does not know. */
+  status?: string;
+  duration?: number;
+  resolution?: string;
+  queuedMs?: number;
+  runningMs?: number;
+}
+
+export function parseTaskDirectives(text: string): TaskBehaviour {
+  const behaviour: TaskBehaviour = {};
+  for (const match of text.matchAll(/\[\[sim ([^\]]*)\]\]/g)) {
+    for (const token of (match[1] ?? '').trim().split(/\s+/)) {
+      const [name, value] = token.split('=');
+      if (name === 'fail') behaviour.fail = true;
+      else if (name === 'no_duration') behaviour.noDuration = true;
+      else if (name === 'no_url') behaviour.noUrl = true;
+      else if (name === 'status' && value) behaviour.status = value;
+      else if (name === 'duration' && value) behaviour.duration = Number(value);
+      else if (name === 'resolution' && value) behaviour.resolution = value;
+      else if (name === 'queued_ms' && value) behaviour.queuedMs = Number(value);
+      else if (name === 'running_ms' && value) behaviour.runningMs = Number(value);
+    }
+  }
+  return behaviour;
+}
+
+export function textOf(node: unknown): string {
+  if (typeof node === 'string') return node;
+  if (Array.isArray(node)) return node.map(textOf).join(' ');
+  if (node && typeof node === 'object') return Object.values(node).map(textOf).join(' ');
+  return '';
+}
