@@ -1,25 +1,38 @@
 import { createRequire } from 'node:module';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { parseDocument } from 'yaml';
+import addFormats from 'ajv-formats';
+import { parseDocument, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { VIDEO_PROTOCOLS, isVideoPrice, type Catalogue } from './types.ts';
 
 const schema = createRequire(import.meta.url)('./catalogue.schema.json') as object;
-const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile<Catalogue>(schema);
+const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validate = ajv.compile<Catalogue>(schema);
 
 export type ParseResult = { ok: true; catalogue: Catalogue } | { ok: false; errors: string[] };
 
 /** YAML syntax, then the JSON Schema, then the cross-references a schema cannot express. */
 export function parseCatalogue(text: string, source: string): ParseResult {
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    return { ok: false, errors: document.errors.map((e) => `${source}: YAML ${e.message.split('\n')[0]}`) };
-  }
+  if (document.errors.length > 0) return { ok: false, errors: document.errors.map((e) => yamlError(e, source)) };
   const data: unknown = document.toJS();
   if (!validate(data)) return { ok: false, errors: schemaErrors(validate.errors ?? [], source) };
   const errors = semanticErrors(data).map((e) => `${source}: ${e}`);
   return errors.length ? { ok: false, errors } : { ok: true, catalogue: data };
 }
+
+/** `file:line:column: YAML syntax: ...`, the form editors and terminals make clickable. */
+function yamlError(error: YAMLError, source: string): string {
+  const position = error.linePos?.[0];
+  const where = position ? `${source}:${position.line}:${position.col}` : source;
+  // prettyErrors (needed for linePos) appends " at line L, column C:" and a code frame.
+  const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  return position ? `${where}: YAML syntax error at line ${position.line}: ${message}` : `${where}: YAML syntax error: ${message}`;
+}
+
+// An unquoted `3.00` arrives as the number 3: say how to fix it rather than just "must be string".
+const PRICE_PATH = /\/price\/(?:[a-z_]+_per_mtok|per_second\/[^/]+)$/;
 
 function schemaErrors(errors: ErrorObject[], source: string): string[] {
   // if/then/else wrappers repeat what the inner error already says.
@@ -32,6 +45,8 @@ function schemaErrors(errors: ErrorObject[], source: string): string[] {
         ? 'is not allowed here (sandbox providers get their URL and credential from the simulator)'
         : e.keyword === 'enum'
         ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+        : e.keyword === 'type' && PRICE_PATH.test(e.instancePath)
+        ? 'must be a quoted decimal string such as "3.00" (YAML reads unquoted numbers as floating point)'
         : e.message ?? 'is invalid';
     return `${source}: ${where} ${detail}`;
   }))];

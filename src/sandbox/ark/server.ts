@@ -11,6 +11,8 @@ interface ArkTask {
   behaviour: TaskBehaviour;
   createdAt: number;
   cancelled: boolean;
+  /** The supplier's asset path, unrelated to the task id like real signed URLs. */
+  asset: string;
 }
 
 export interface ArkSimulator extends Simulator {
@@ -43,7 +45,7 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
       id: task.id,
       model: task.body.model,
       status,
-      ...(status === 'succeeded' && !b.noUrl ? { content: { video_url: `https://ark-sim.example/${task.id}.mp4` } } : {}),
+      ...(status === 'succeeded' && !b.noUrl ? { content: { video_url: `https://ark-sim.example/videos/${task.asset}.mp4` } } : {}),
       ...(status === 'succeeded' ? { usage: { completion_tokens: 108900, total_tokens: 108900 } } : {}),
       error: status === 'failed' ? { code: 'OutputVideoSensitiveContentDetected', message: 'The generated video may contain sensitive content.' } : null,
       created_at: Math.floor(task.createdAt / 1000),
@@ -64,7 +66,8 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
     if (req.method === 'POST' && !id) {
       if (!Array.isArray(req.body.content) || !req.body.model) return arkError(400, 'MissingParameter', 'content and model are required');
       submissions.push(req.body);
-      const task = { id: `cgt-${randomBytes(8).toString('hex')}`, body: req.body, behaviour: parseTaskDirectives(textOf(req.body.content)), createdAt: Date.now(), cancelled: false };
+      if (/\[\[sim reject\]\]/.test(textOf(req.body.content))) return arkError(400, 'InputTextSensitiveContentDetected', 'The request failed because the input text may contain sensitive information. Request id: 0217');
+      const task = { id: `cgt-${randomBytes(8).toString('hex')}`, body: req.body, behaviour: parseTaskDirectives(textOf(req.body.content)), createdAt: Date.now(), cancelled: false, asset: randomBytes(12).toString('hex') };
       tasks.set(task.id, task);
       return { status: 200, body: { id: task.id } };
     }
