@@ -22,13 +22,11 @@ export function parseCatalogue(text: string, source: string): ParseResult {
   return errors.length ? { ok: false, errors } : { ok: true, catalogue: data };
 }
 
-/** `file:line:column: YAML syntax: ...`, the form editors and terminals make clickable. */
 function yamlError(error: YAMLError, source: string): string {
   const position = error.linePos?.[0];
-  const where = position ? `${source}:${position.line}:${position.col}` : source;
   // prettyErrors (needed for linePos) appends " at line L, column C:" and a code frame.
   const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-  return position ? `${where}: YAML syntax error at line ${position.line}: ${message}` : `${where}: YAML syntax error: ${message}`;
+  return `${source}:${position ? ` line ${position.line}, column ${position.col}:` : ''} YAML syntax error: ${message}`;
 }
 
 // An unquoted `3.00` arrives as the number 3: say how to fix it rather than just "must be string".

@@ -38,6 +38,7 @@ export async function syncPriceVersions(db: Knex, catalogue: Catalogue): Promise
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [PRICE_VERSION_LOCK]);
     const latest = await trx('price_versions')
+      .whereIn('model_id', catalogue.models.map((m) => m.id))
       .distinctOn('model_id')
       .orderBy([{ column: 'model_id' }, { column: 'version', order: 'desc' }])
       .select<Array<{ id: bigint; model_id: string; version: number; price_hash: string }>>('id', 'model_id', 'version', 'price_hash');

@@ -28,11 +28,15 @@ export interface LoadedCatalogue {
   contentHash: string;
   providers: ReadonlyMap<string, ResolvedProvider>;
   models: ReadonlyMap<string, ResolvedModel>;
+  /** The model by public id, whether or not any of its providers is enabled. */
+  model(id: string): ResolvedModel | undefined;
 }
 
-export type ReloadResult =
-  | { ok: true; status: 'reloaded' | 'unchanged'; loadedAt: Date; models: number; priceVersionsCreated: Array<{ model: string; price_version: number }> }
-  | { ok: false; errors: string[] };
+export type ReloadSuccess = { ok: true; status: 'reloaded' | 'unchanged'; loadedAt: Date; models: number; priceVersionsCreated: Array<{ model: string; price_version: number }> };
+export type ReloadResult = ReloadSuccess | { ok: false; errors: string[] };
+
+/** Told after each reload whose file content changed (not after the first load). */
+export type ReloadListener = (catalogue: LoadedCatalogue, result: ReloadSuccess) => void;
 
 export interface CatalogueStore {
   current(): LoadedCatalogue;
@@ -40,6 +44,8 @@ export interface CatalogueStore {
   /** Reload whenever the file changes (polling, which survives editors that replace the file). */
   watch(intervalMs?: number): void;
   close(): void;
+  /** Returns a function that removes the listener. */
+  onReload(listener: ReloadListener): () => void;
 }
 
 export interface CatalogueStoreDeps {
@@ -49,6 +55,7 @@ export interface CatalogueStoreDeps {
   env: NodeJS.ProcessEnv;
   sandbox: boolean;
   sandboxUrls: ReadonlyMap<string, string>;
+  onReload?: ReloadListener;
 }
 
 export class CatalogueLoadError extends Error {
@@ -77,13 +84,14 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
       .sort((a, b) => a.priority - b.priority);
     models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes });
   }
-  return { serviceName: catalogue.service_name, currency: catalogue.currency, loadedAt: new Date(), contentHash, providers, models };
+  return { serviceName: catalogue.service_name, currency: catalogue.currency, loadedAt: new Date(), contentHash, providers, models, model: (id) => models.get(id) };
 }
 
 /** Loads the catalogue (failing hard when the first load is bad) and keeps it fresh. */
 export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<CatalogueStore> {
   let loaded: LoadedCatalogue | undefined;
   let queue: Promise<unknown> = Promise.resolve();
+  const listeners = new Set<ReloadListener>(deps.onReload ? [deps.onReload] : []);
 
   async function load(): Promise<ReloadResult> {
     const text = await fs.promises.readFile(deps.path, 'utf8').catch((e: Error) => e);
@@ -94,8 +102,23 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
     const unchanged = loaded?.contentHash === contentHash;
     const { versions, created } = await syncPriceVersions(deps.db, parsed.catalogue);
     // Rebuilt even when the file is unchanged: credentials in the environment may have changed.
-    loaded = resolve(parsed.catalogue, versions, contentHash, deps);
-    return { ok: true, status: unchanged ? 'unchanged' : 'reloaded', loadedAt: loaded.loadedAt, models: loaded.models.size, priceVersionsCreated: created };
+    const next = resolve(parsed.catalogue, versions, contentHash, deps);
+    const isFirst = loaded === undefined;
+    loaded = next;
+    const result: ReloadSuccess = { ok: true, status: unchanged ? 'unchanged' : 'reloaded', loadedAt: next.loadedAt, models: next.models.size, priceVersionsCreated: created };
+    if (!isFirst && !unchanged) notify(next, result);
+    return result;
+  }
+
+  function notify(catalogue: LoadedCatalogue, result: ReloadSuccess): void {
+    for (const listener of listeners) {
+      // A listener's bug must not turn a good reload into a failed one.
+      try {
+        listener(catalogue, result);
+      } catch (error) {
+        deps.logger.error({ err: error }, 'catalogue reload listener failed');
+      }
+    }
   }
 
   // Reloads run one at a time, in order.
@@ -107,7 +130,9 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
 
   const first = await reload();
   if (!first.ok) throw new CatalogueLoadError(first.errors);
-  deps.logger.info({ path: deps.path, models: first.models, price_versions_created: first.priceVersionsCreated }, 'catalogue loaded');
+  // Provider ids only, so an operator sees which credentials were picked up without seeing them.
+  const enabledProviders = [...loaded!.providers.keys()];
+  deps.logger.info({ path: deps.path, models: first.models, providers_enabled: enabledProviders, price_versions_created: first.priceVersionsCreated }, 'catalogue loaded');
 
   async function reloadAndLog(): Promise<void> {
     try {
@@ -120,6 +145,7 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
   }
 
   let watcher: fs.FSWatcher | undefined;
+  let debounce: NodeJS.Timeout | undefined;
   return {
     current: () => loaded!,
     reload,
@@ -127,10 +153,9 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
       if (watcher) return;
       // inotify on the directory catches same-size edits within one mtime tick and editors that
       // replace the file; polling covers filesystems without it. The content hash filters repeats.
-      let timer: NodeJS.Timeout | undefined;
       const onChange = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => void reloadAndLog(), 50);
+        clearTimeout(debounce);
+        debounce = setTimeout(() => void reloadAndLog(), 50);
       };
       const name = path.basename(deps.path);
       try {
@@ -140,7 +165,13 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
       }
       fs.watchFile(deps.path, { interval: intervalMs }, onChange);
     },
+    onReload(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     close() {
+      // A pending debounced reload would otherwise run after the caller closed the database.
+      clearTimeout(debounce);
       if (!watcher) return;
       watcher.close();
       fs.unwatchFile(deps.path);

@@ -95,6 +95,28 @@ describe('catalogue store', () => {
     expect(manual.ok).to.equal(false);
   });
 
+  it('tells reload listeners about changed content only, and looks models up by id', async () => {
+    await open();
+    const seen: Array<{ version: number; status: string }> = [];
+    const stop = store!.onReload((catalogue, result) => seen.push({ version: catalogue.model('sandbox/claude-sonnet')!.priceVersion.version, status: result.status }));
+    expect(await store!.reload()).to.include({ status: 'unchanged' });
+    fs.writeFileSync(file, withSonnetInput('6.00'));
+    await store!.reload();
+    expect(seen).to.deep.equal([{ version: 2, status: 'reloaded' }]);
+    expect(store!.current().model('nobody/none')).to.equal(undefined);
+    stop();
+    fs.writeFileSync(file, sample);
+    await store!.reload();
+    expect(seen).to.have.length(1);
+  });
+
+  it('lists sandbox models before their simulators run, with no base URL to call', async () => {
+    await open();
+    const [route] = store!.current().model('sandbox/h3')!.routes;
+    expect(route).to.deep.include({ upstreamModel: 'MiniMax-H3', priority: 1 });
+    expect(route!.provider).to.include({ id: 'sandbox-minimax', sandbox: true, baseUrl: undefined });
+  });
+
   it('enables a real provider only when its credential variable is set', async () => {
     await open();
     expect(store!.current().models.get('anthropic/claude-sonnet-4-5')!.routes).to.have.length(0);

@@ -24,11 +24,12 @@ const base = (): Catalogue => ({
   ],
 });
 
-const errorsOf = (catalogue: unknown) => {
-  const result = parseCatalogue(stringify(catalogue), 'c.yaml');
+const errorsOfText = (text: string) => {
+  const result = parseCatalogue(text, 'c.yaml');
   if (result.ok) throw new Error('expected errors');
   return result.errors.join('\n');
 };
+const errorsOf = (catalogue: unknown) => errorsOfText(stringify(catalogue));
 
 describe('catalogue parsing', () => {
   it('accepts a valid catalogue', () => {
@@ -38,7 +39,25 @@ describe('catalogue parsing', () => {
   it('reports YAML syntax errors with their line', () => {
     const result = parseCatalogue('service_name: gateway\nproviders: [\n  {id: a\n', 'c.yaml');
     expect(result.ok).to.equal(false);
-    if (!result.ok) expect(result.errors[0]).to.match(/c\.yaml: YAML .*line \d+/);
+    if (!result.ok) expect(result.errors[0]).to.match(/^c\.yaml: line 4, column 1: YAML syntax error: /);
+    const duplicateKey = parseCatalogue('service_name: a\ncurrency: USD\nservice_name: b\n', 'c.yaml');
+    expect(duplicateKey).to.deep.equal({ ok: false, errors: ['c.yaml: line 3, column 1: YAML syntax error: Map keys must be unique'] });
+  });
+
+  it('tells the author to quote prices that YAML read as numbers', () => {
+    const text = stringify(base()).replace("input_per_mtok: \"3\"", 'input_per_mtok: 3.00');
+    expect(errorsOfText(text)).to.include('models.0.price.input_per_mtok must be a quoted decimal string such as "3.00"');
+  });
+
+  it('refuses empty seconds, empty price tiers and a base_url that is not a URL', () => {
+    const c = base() as any;
+    c.models[1].video.seconds = [];
+    c.models[1].price.per_second = {};
+    c.providers[0].base_url = 'api.example.com';
+    const errors = errorsOf(c);
+    expect(errors).to.include('models.1.video.seconds must NOT have fewer than 1 items');
+    expect(errors).to.include('models.1.price.per_second must NOT have fewer than 1 properties');
+    expect(errors).to.include('providers.0.base_url must match format "uri"');
   });
 
   it('names the path of schema errors', () => {
@@ -78,6 +97,21 @@ describe('catalogue parsing', () => {
     expect(errors).to.include('free_quota: unit "seconds" does not fit a messages model');
   });
 
+  it('keeps messages models on anthropic providers and reference images with image_url', () => {
+    const c = base() as any;
+    c.models[0].routes = [{ provider: 'v' }];
+    c.models[1].video.reference_images = { max: 9 };
+    c.models[1].free_quota = { amount: 5, unit: 'tokens', period: 'month' };
+    const errors = errorsOf(c);
+    expect(errors).to.include('c.yaml: models.0 (a/m).routes.0: a messages model needs an anthropic provider');
+    expect(errors).to.include('c.yaml: models.1 (v/m).video: reference_images needs image_url among content_types');
+    expect(errors).to.include('c.yaml: models.1 (v/m).free_quota: unit "tokens" does not fit a video model');
+    c.models[1].video.content_types.push('image_url');
+    c.models[1].free_quota.unit = 'requests';
+    c.models[0].routes = [{ provider: 'a' }];
+    expect(parseCatalogue(stringify(c), 'c.yaml').ok).to.equal(true);
+  });
+
   it('requires video settings and per-second prices on video models, and token prices elsewhere', () => {
     const c = base() as any;
     delete c.models[1].video;
@@ -97,5 +131,9 @@ describe('catalogue parsing', () => {
     expect([...groups].sort()).to.deep.equal(['chat', 'messages', 'video']);
     expect([...protocols].sort()).to.deep.equal(['anthropic', ...VIDEO_PROTOCOLS].sort());
     for (const provider of result.catalogue.providers.filter((p) => !p.sandbox)) expect(provider.credential_env).to.match(/_API_KEY$/);
+    expect(sandboxModels.map((m) => m.id)).to.include.members(['sandbox/claude-sonnet', 'sandbox/claude-haiku', 'sandbox/chat-model', 'sandbox/sora-2', 'sandbox/seedance', 'sandbox/h3']);
+    const h3 = result.catalogue.models.find((m) => m.id === 'minimax/h3')!;
+    expect(h3.video).to.deep.include({ seconds: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], reference_images: { max: 9 } });
+    expect(Object.keys(h3.price)).to.deep.equal(['per_second']);
   });
 });
