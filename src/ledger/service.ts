@@ -88,6 +88,8 @@ export interface ReconciliationMismatch {
 /** Upper bound on any single amount: 10^15 micro-units (a billion currency units). */
 export const MAX_AMOUNT = 1_000_000_000_000_000n;
 
+const UNIQUE_VIOLATION = '23505';
+
 export class LedgerAbort extends Error {
   constructor(readonly code: LedgerError) {
     super(code);
@@ -111,11 +113,14 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
-  async function run<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T | LedgerError> {
+  async function run<T>(work: (trx: Knex.Transaction) => Promise<T>, retried = false): Promise<T | LedgerError> {
     try {
       return await db.transaction(work);
     } catch (error) {
       if (error instanceof LedgerAbort) return error.code;
+      // A concurrent twin with the same reference committed first: run again, and the work finds
+      // its row and replays (or reports a conflict) instead of failing.
+      if (!retried && (error as { code?: unknown }).code === UNIQUE_VIOLATION) return run(work, true);
       throw error;
     }
   }
@@ -143,6 +148,9 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
         }
         const cost = chargeAmount(charge, reservation.free_units_held, reservation.free_unit);
         if (!validAmount(cost.amount)) throw new Abort(LedgerError.InvalidAmount);
+        // Lock order everywhere: reservation, free-quota row, wallet (reserve takes the last two in
+        // the same order); the reverse order deadlocks parallel requests of one customer.
+        await settleFreeHold(trx, reservation, cost.freeUnitsUsed);
         // The extra beyond the reservation is posted only if the balance covers it.
         let charged = cost.amount;
         if (!(await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged }))) {
@@ -150,7 +158,6 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
           await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged });
         }
         const uncovered = cost.amount - charged;
-        await settleFreeHold(trx, reservation, cost.freeUnitsUsed);
         await trx('reservations').where({ ref }).update({ status: 'settled', resolved_at: trx.fn.now() });
         await insertEntry(trx, {
           customer_id: reservation.customer_id,
@@ -175,8 +182,8 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
         if (!reservation) throw new Abort(LedgerError.ReservationNotFound);
         if (reservation.status === 'settled') throw new Abort(LedgerError.AlreadySettled);
         if (reservation.status === 'released') return { ref, released: reservation.amount, replayed: true };
+        await settleFreeHold(trx, reservation, 0n); // before the wallet: see the lock order in settle
         await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount });
-        await settleFreeHold(trx, reservation, 0n);
         await trx('reservations').where({ ref }).update({ status: 'released', resolved_at: trx.fn.now() });
         await insertEntry(trx, {
           customer_id: reservation.customer_id,
@@ -238,7 +245,10 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     if ('amount' in input.bound && !validAmount(input.bound.amount)) throw new Abort(LedgerError.InvalidAmount);
     const existing = await trx('reservations').where({ ref: input.ref }).first<ReservationRow | undefined>();
     if (existing) {
-      if (existing.customer_id !== input.customerId) throw new Abort(LedgerError.ReferenceConflict);
+      // The first reserve's amount follows from its bound and the free units it held, so a replay
+      // with another bound (or customer) is a different request under a reused reference.
+      const replayedAmount = chargeAmount(input.bound, existing.free_units_held, existing.free_unit).amount;
+      if (existing.customer_id !== input.customerId || replayedAmount !== existing.amount) throw new Abort(LedgerError.ReferenceConflict);
       return { ref: existing.ref, amount: existing.amount, freeUnitsHeld: existing.free_units_held, replayed: true };
     }
     if (!(await customerExists(trx, input.customerId))) throw new Abort(LedgerError.CustomerNotFound);

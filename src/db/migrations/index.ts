@@ -4,6 +4,7 @@ import * as createPriceVersions from './20261122120100_create_price_versions.ts'
 import * as createLedger from './20261122130000_create_ledger.ts';
 import * as createRequestLogs from './20261122130100_create_request_logs.ts';
 import * as createVideoTasks from './20261122140000_create_video_tasks.ts';
+import * as ledgerOneResolution from './20261122130200_ledger_one_resolution.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261122130000_create_ledger', createLedger],
   ['20261122130100_create_request_logs', createRequestLogs],
   ['20261122140000_create_video_tasks', createVideoTasks],
+  ['20261122130200_ledger_one_resolution', ledgerOneResolution],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

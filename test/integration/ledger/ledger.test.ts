@@ -42,6 +42,7 @@ describe('ledger', () => {
     expect(reserved).to.deep.include({ amount: 600_000n, replayed: false });
     expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 0n, reserved: 600_000n, available: 400_000n });
     expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_000n }, purpose: {} })).to.deep.include({ replayed: true });
+    expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_001n }, purpose: {} })).to.equal(LedgerError.ReferenceConflict);
 
     const settled = await ledger.settle({ ref: 'req_1', charge: { amount: 250_000n } });
     expect(settled).to.deep.include({ charged: 250_000n, uncovered: 0n, replayed: false });
@@ -165,6 +166,17 @@ describe('ledger', () => {
     if (typeof second === 'string') throw new Error(second);
     expect(second.entries.map((e) => e.reference)).to.deep.equal(['top_up:t1', 'top_up:t0']);
     expect(second.hasMore).to.equal(false);
+  });
+
+  it('refuses a second settle or release row for one reservation at the database too', async () => {
+    await ledger.topUp({ ref: 't', customerId: customer, amount: 10n });
+    await ledger.reserve({ ref: 'r', customerId: customer, bound: { amount: 5n }, purpose: {} });
+    await ledger.settle({ ref: 'r', charge: { amount: 5n } });
+    let error: unknown;
+    await db('ledger_entries')
+      .insert({ customer_id: customer, kind: 'release', reference: 'forged', reservation_ref: 'r', amount: 5, purpose: '{}' })
+      .catch((e) => (error = e));
+    expect(String(error)).to.include('ledger_entries_one_resolution');
   });
 
   it('refuses to let the database hold a negative balance even if code tried', async () => {

@@ -57,7 +57,7 @@ describe(`ledger races on one customer (${usingPostgres() ? 'PostgreSQL' : 'PGli
     const [usage] = await db('free_quota_usage').where({ customer_id: customer });
     const open = await db('reservations').where({ customer_id: customer, status: 'pending' }).sum({ held: 'free_units_held' });
     expect(usage.used).to.equal(60n * 150n);
-    expect(usage.held).to.equal(BigInt(open[0].held ?? 0));
+    expect(usage.held).to.equal(BigInt(open[0]?.held ?? 0));
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
 });
