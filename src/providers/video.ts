@@ -12,6 +12,8 @@ export interface VideoPoll {
   deliveredSeconds: number | string | undefined;
   deliveredResolution: string | undefined;
   assetUrl: string | undefined;
+  /** The upstream confirmed the delivered file some other way (Sora's content endpoint answered). */
+  deliveryConfirmed?: boolean;
   error: { code: string; message: string } | undefined;
   /** The upstream's result object, as received. */
   raw: Record<string, unknown>;

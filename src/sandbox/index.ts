@@ -1,6 +1,8 @@
 import type { ProviderProtocol } from '../catalogue/types.ts';
 import { startAnthropicSimulator } from './anthropic/server.ts';
 import { startArkSimulator } from './ark/server.ts';
+import { startMiniMaxSimulator } from './minimax/server.ts';
+import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
 
 /** A simulated upstream listening on loopback, speaking one provider protocol. */
 export interface Simulator {
@@ -15,6 +17,8 @@ export interface Simulator {
 export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
   anthropic: () => startAnthropicSimulator(),
   'ark-video': () => startArkSimulator(),
+  'openai-videos': () => startOpenAIVideosSimulator(),
+  'minimax-video-v2': () => startMiniMaxSimulator(),
 };
 
 /** Starts one simulator per sandbox provider and returns their base URLs by provider id. */

@@ -57,7 +57,7 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
       const seconds = billedSeconds(poll.deliveredSeconds);
       const tier = poll.deliveredResolution;
       const perSecond = tier ? task.price.per_second[tier] : undefined;
-      if (!poll.assetUrl) return toReview(deps, task, 'no_asset', 'The provider reports success but delivered no video URL.', seen);
+      if (!poll.assetUrl && !poll.deliveryConfirmed) return toReview(deps, task, 'no_asset', 'The provider reports success but delivered no video URL.', seen);
       if (seconds === undefined) return toReview(deps, task, 'no_duration', 'The provider did not report the delivered duration.', seen);
       if (!perSecond) return toReview(deps, task, 'unpriced_tier', `The delivered resolution ${tier ?? '(none)'} has no price.`, seen);
       const settled = await ledger.settle({ ref: task.id, charge: { lines: videoLines(perSecond, seconds) }, purpose: { billed_seconds: seconds, tier } });

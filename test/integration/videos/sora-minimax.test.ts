@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import type { MiniMaxSimulator } from '../../../src/sandbox/minimax/server.ts';
+import type { OpenAIVideosSimulator } from '../../../src/sandbox/openai-videos/server.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+
+const QUICK = '[[sim queued_ms=0 running_ms=0]]';
+
+describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated upstreams)', function () {
+  this.timeout(60_000);
+  let gateway: TestGateway;
+  let key: string;
+  let customerId: string;
+
+  beforeEach(async () => {
+    gateway = await startTestGateway();
+    ({ key, customerId } = await gateway.customerWithKey());
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '20.00', reference: 'fund' });
+  });
+  afterEach(async () => gateway.close());
+
+  const create = async (body: Record<string, unknown>) => {
+    const response = await fetch(`${gateway.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const finish = async (id: string) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      await gateway.services.videoWorker.processBatch();
+      const task = (await (await fetch(`${gateway.url}/v1/videos/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+      if (!['queued', 'in_progress'].includes(task.status) || Date.now() > deadline) return task;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
+
+  it('Sora: size from tier and ratio, settles by the delivered seconds once the content endpoint confirms', async () => {
+    const sora = gateway.simulators.get('sandbox-openai-videos') as OpenAIVideosSimulator;
+    const created = await create({ model: 'sandbox/sora-2', prompt: `a wave ${QUICK} [[sim duration=12 resolution=1080p]]`, seconds: 8, resolution: '720p', ratio: '9:16' });
+    expect(created.status).to.equal(202);
+    expect(sora.submissions[0]).to.deep.include({ model: 'sora-2', seconds: '8', size: '720x1280' });
+    const task = await finish(created.body.task_id);
+    expect(task.status).to.equal('completed');
+    expect(task.billing).to.deep.include({ amount: '3.600000', seconds: 12, resolution: '1080p' }); // 12 s x 0.30
+    expect(task.result.id).to.equal(created.body.task_id);
+    expect(JSON.stringify(task)).to.not.match(/video_[0-9a-f]{16}/);
+
+    const unconfirmed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim no_url]]`, seconds: 4 });
+    expect((await finish(unconfirmed.body.task_id)).status).to.equal('review');
+    const failed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
+    expect((await finish(failed.body.task_id)).status).to.equal('failed');
+    const cancel = await fetch(`${gateway.url}/v1/videos/${unconfirmed.body.task_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    expect(cancel.status).to.equal(409);
+    expect(await wallet()).to.include({ debits: '3.600000', reserved: '0.400000' }); // the review holds 4 s x 0.10
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  });
+
+  it('H3: reference_images become reference_image content items, settled by output seconds at the tier', async () => {
+    const minimax = gateway.simulators.get('sandbox-minimax') as MiniMaxSimulator;
+    const references = Array.from({ length: 9 }, (_, i) => ({ url: `https://example.com/ref${i}.png` }));
+    const created = await create({ model: 'sandbox/h3', prompt: `a dancer ${QUICK}`, seconds: 6, resolution: '2K', ratio: '16:9', reference_images: references });
+    expect(created.status).to.equal(202);
+    const sent = minimax.submissions[0]!;
+    expect(sent).to.deep.include({ model: 'MiniMax-H3', resolution: '2K', duration: 6, ratio: '16:9' });
+    const items = sent.content as Array<Record<string, unknown>>;
+    expect(items[0]).to.deep.equal({ type: 'text', text: `a dancer ${QUICK}` });
+    expect(items.slice(1)).to.deep.equal(references.map((r) => ({ type: 'image_url', image_url: { url: r.url }, role: 'reference_image' })));
+    const task = await finish(created.body.task_id);
+    expect(task.billing).to.deep.include({ amount: '1.200000', seconds: 6, resolution: '2K' }); // 6 s x 0.20
+    expect(task.result.content.url).to.match(/^https:\/\/minimax-sim\.example\//);
+
+    const tooMany = await create({ model: 'sandbox/h3', prompt: 'x', seconds: 6, reference_images: [...references, { url: 'https://example.com/10.png' }] });
+    expect(tooMany.status).to.equal(400);
+    expect(tooMany.body.error.param).to.equal('reference_images');
+    const noDuration = await create({ model: 'sandbox/h3', prompt: `x ${QUICK} [[sim no_duration]]`, seconds: 4 });
+    expect((await finish(noDuration.body.task_id)).status).to.equal('review');
+    const failed = await create({ model: 'sandbox/h3', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
+    expect((await finish(failed.body.task_id)).status).to.equal('failed');
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  });
+});
