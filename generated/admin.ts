@@ -145,6 +145,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/video-tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List video tasks, newest first */
+        get: operations["admin_video_tasks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/video-tasks/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a video task with its provider id and raw result */
+        get: operations["admin_video_tasks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/video-tasks/{task_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Settle or release a task held in review */
+        post: operations["admin_video_tasks_resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/api-keys/{key_id}": {
         parameters: {
             query?: never;
@@ -364,6 +415,58 @@ export interface components {
             has_more: boolean;
             next_before: string | null;
         };
+        /** @description A video task as operators see it, with the provider's id and raw result. */
+        AdminVideoTask: {
+            id: string;
+            /** @constant */
+            object: "admin.video_task";
+            customer_id: string;
+            model: string;
+            provider: string;
+            upstream_model: string;
+            upstream_task_id: string | null;
+            /** @enum {string} */
+            status: "submitting" | "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
+            upstream_status: string | null;
+            reserved: components["schemas"]["Decimal"];
+            billed_amount: components["schemas"]["Decimal"] | null;
+            billed_seconds: number | null;
+            billed_tier: string | null;
+            price_version: number;
+            request: {
+                [key: string]: unknown;
+            };
+            error: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The provider's last answer, unedited. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        AdminVideoTaskList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AdminVideoTask"][];
+            has_more: boolean;
+        };
+        /** @description How an operator ends a task held in review: `settle` charges `amount` (at most the reservation plus what the balance covers), `release` returns the reservation. Both are written to the journal with `actor` and `reason`. */
+        VideoTaskResolution: {
+            /** @enum {string} */
+            action: "settle" | "release";
+            /** @description Required for `settle`. */
+            amount?: string;
+            /** @description Who resolves it. */
+            actor: string;
+            reason: string;
+        };
         CatalogueReloadResult: {
             /** @enum {string} */
             status: "reloaded" | "unchanged";
@@ -517,6 +620,46 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No video task with this id for this customer. */
+        TaskNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "No video task with this id.",
+                 *         "type": "not_found_error",
+                 *         "code": "task_not_found",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Only a task in review can be resolved by an operator. */
+        TaskNotInReview: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "The task is completed, not in review.",
+                 *         "type": "invalid_request_error",
+                 *         "code": "task_not_in_review",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description No API key with this id. */
         ApiKeyNotFound: {
             headers: {
@@ -574,6 +717,11 @@ export interface components {
          * @example 1042
          */
         PageBefore: string;
+        /**
+         * @description The platform video task id returned by `POST /v1/videos`.
+         * @example vt_4fR8kP2mQ9xL7nB3vC6d
+         */
+        TaskId: string;
         /**
          * @description The API key id (`key_...`), never the key itself.
          * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
@@ -1133,6 +1281,225 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_video_tasks_list: {
+        parameters: {
+            query?: {
+                /** @example review */
+                status?: "submitting" | "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
+                /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
+                customer_id?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tasks. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "has_more": false,
+                     *       "data": [
+                     *         {
+                     *           "id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *           "object": "admin.video_task",
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "model": "sandbox/seedance",
+                     *           "provider": "sandbox-ark",
+                     *           "upstream_model": "doubao-seedance-1-5-pro-251215",
+                     *           "upstream_task_id": "cgt-20250331175019-68d9t",
+                     *           "status": "review",
+                     *           "upstream_status": "succeeded",
+                     *           "reserved": "0.500000",
+                     *           "billed_amount": null,
+                     *           "billed_seconds": null,
+                     *           "billed_tier": null,
+                     *           "price_version": 1,
+                     *           "request": {
+                     *             "model": "sandbox/seedance",
+                     *             "seconds": 5,
+                     *             "resolution": "720p"
+                     *           },
+                     *           "error": {
+                     *             "code": "no_duration",
+                     *             "message": "The provider did not report the delivered duration."
+                     *           },
+                     *           "result": {
+                     *             "id": "cgt-20250331175019-68d9t",
+                     *             "status": "succeeded"
+                     *           },
+                     *           "attempts": 3,
+                     *           "created_at": "2026-11-22T12:00:00.000Z",
+                     *           "updated_at": "2026-11-22T12:01:00.000Z",
+                     *           "completed_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminVideoTaskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_video_tasks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @example vt_4fR8kP2mQ9xL7nB3vC6d
+                 */
+                task_id: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *       "object": "admin.video_task",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "model": "sandbox/seedance",
+                     *       "provider": "sandbox-ark",
+                     *       "upstream_model": "doubao-seedance-1-5-pro-251215",
+                     *       "upstream_task_id": "cgt-20250331175019-68d9t",
+                     *       "status": "review",
+                     *       "upstream_status": "succeeded",
+                     *       "reserved": "0.500000",
+                     *       "billed_amount": null,
+                     *       "billed_seconds": null,
+                     *       "billed_tier": null,
+                     *       "price_version": 1,
+                     *       "request": {
+                     *         "model": "sandbox/seedance",
+                     *         "seconds": 5,
+                     *         "resolution": "720p"
+                     *       },
+                     *       "error": {
+                     *         "code": "no_duration",
+                     *         "message": "The provider did not report the delivered duration."
+                     *       },
+                     *       "result": {
+                     *         "id": "cgt-20250331175019-68d9t",
+                     *         "status": "succeeded"
+                     *       },
+                     *       "attempts": 3,
+                     *       "created_at": "2026-11-22T12:00:00.000Z",
+                     *       "updated_at": "2026-11-22T12:01:00.000Z",
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminVideoTask"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["TaskNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_video_tasks_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @example vt_4fR8kP2mQ9xL7nB3vC6d
+                 */
+                task_id: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "settle",
+                 *       "amount": "0.50",
+                 *       "actor": "ops@example.com",
+                 *       "reason": "Checked the delivered file by hand; 5 s at 720p."
+                 *     }
+                 */
+                "application/json": components["schemas"]["VideoTaskResolution"];
+            };
+        };
+        responses: {
+            /** @description The task after resolution (completed when settled, failed when released). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *       "object": "admin.video_task",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "model": "sandbox/seedance",
+                     *       "provider": "sandbox-ark",
+                     *       "upstream_model": "doubao-seedance-1-5-pro-251215",
+                     *       "upstream_task_id": "cgt-20250331175019-68d9t",
+                     *       "status": "completed",
+                     *       "upstream_status": "succeeded",
+                     *       "reserved": "0.500000",
+                     *       "billed_amount": "0.500000",
+                     *       "billed_seconds": null,
+                     *       "billed_tier": null,
+                     *       "price_version": 1,
+                     *       "request": {
+                     *         "model": "sandbox/seedance",
+                     *         "seconds": 5,
+                     *         "resolution": "720p"
+                     *       },
+                     *       "error": {
+                     *         "code": "no_duration",
+                     *         "message": "The provider did not report the delivered duration."
+                     *       },
+                     *       "result": {
+                     *         "id": "cgt-20250331175019-68d9t",
+                     *         "status": "succeeded"
+                     *       },
+                     *       "attempts": 3,
+                     *       "created_at": "2026-11-22T12:00:00.000Z",
+                     *       "updated_at": "2026-11-22T12:01:00.000Z",
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminVideoTask"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["TaskNotFound"];
+            409: components["responses"]["TaskNotInReview"];
             500: components["responses"]["InternalError"];
         };
     };

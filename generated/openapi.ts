@@ -643,8 +643,9 @@ export interface components {
             billing: {
                 amount: components["schemas"]["Decimal"];
                 currency: string;
-                seconds: number;
-                resolution: string;
+                /** @description Whole billed seconds of the delivered output; null when an operator settled the task by amount. */
+                seconds: number | null;
+                resolution: string | null;
                 price_version: number;
             } | null;
             /** @description Once completed, the provider's result fields with every provider id replaced by the task id. */

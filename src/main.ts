@@ -14,6 +14,7 @@ import { createLedger } from './ledger/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
 import { createVideoService } from './domain/videos/service.ts';
 import { createVideoWorker } from './domain/videos/worker.ts';
+import { createVideoReview } from './domain/videos/review.ts';
 import { scheduleVideoPoller } from './jobs/cron.ts';
 import type { Simulator } from './sandbox/index.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
@@ -76,6 +77,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     messages: createMessagesService({ discovery, ledger, logger }),
     videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
+    videoReview: createVideoReview({ db, ledger }),
     requestLogs: createRequestLogs({ db, logger }),
   };
   const poller = config.videoPoller ? scheduleVideoPoller(services.videoWorker, logger, 100) : undefined;

@@ -6,6 +6,7 @@ import type { Ledger } from './ledger/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
 import type { VideoService } from './domain/videos/service.ts';
 import type { VideoWorker } from './domain/videos/worker.ts';
+import type { VideoReview } from './domain/videos/review.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
 
 /** Everything handlers may call. Built once in src/main.ts (or a test's app factory). */
@@ -18,5 +19,6 @@ export interface Services {
   messages: MessagesService;
   videos: VideoService;
   videoWorker: VideoWorker;
+  videoReview: VideoReview;
   requestLogs: RequestLogs;
 }

@@ -45,6 +45,24 @@ const COMMANDS: Record<string, Command> = {
     path: ([id], o = {}) => `/admin/v1/customers/${enc(id)}/ledger${query({ limit: o.limit, before: o.before })}`,
   },
   'ledger reconcile': { usage: 'ledger reconcile', method: 'GET', path: () => '/admin/v1/ledger/reconciliation' },
+  'videos list': {
+    usage: 'videos list [--status review] [--customer ID] [--limit N]',
+    method: 'GET',
+    path: (_, o = {}) => `/admin/v1/video-tasks${query({ status: o.status, customer_id: o.customer, limit: o.limit })}`,
+  },
+  'videos get': { usage: 'videos get TASK_ID', method: 'GET', path: ([id]) => `/admin/v1/video-tasks/${enc(id)}` },
+  'videos settle': {
+    usage: 'videos settle TASK_ID --amount 0.50 --actor WHO --reason WHY',
+    method: 'POST',
+    path: ([id]) => `/admin/v1/video-tasks/${enc(id)}/resolve`,
+    body: (o) => ({ action: 'settle', amount: o.amount, actor: o.actor, reason: o.reason }),
+  },
+  'videos release': {
+    usage: 'videos release TASK_ID --actor WHO --reason WHY',
+    method: 'POST',
+    path: ([id]) => `/admin/v1/video-tasks/${enc(id)}/resolve`,
+    body: (o) => ({ action: 'release', actor: o.actor, reason: o.reason }),
+  },
   'logs list': {
     usage: 'logs list [--customer ID] [--model M] [--endpoint OP] [--from ISO] [--to ISO] [--limit N] [--before ID]',
     method: 'GET',
@@ -87,6 +105,9 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       endpoint: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      status: { type: 'string' },
+      actor: { type: 'string' },
+      reason: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -8,6 +8,9 @@ import { admin_ledger_list } from './admin_ledger_list.ts';
 import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_wallets_get } from './admin_wallets_get.ts';
+import { admin_video_tasks_get } from './admin_video_tasks_get.ts';
+import { admin_video_tasks_list } from './admin_video_tasks_list.ts';
+import { admin_video_tasks_resolve } from './admin_video_tasks_resolve.ts';
 import { admin_customers_create } from './admin_customers_create.ts';
 import { admin_customers_get } from './admin_customers_get.ts';
 import { health_get } from './health_get.ts';
@@ -47,4 +50,7 @@ export const adminHandlers: Record<string, Handler> = {
   admin_ledger_list,
   admin_request_logs_list,
   admin_reconciliation_get,
+  admin_video_tasks_list,
+  admin_video_tasks_get,
+  admin_video_tasks_resolve,
 } as unknown as Record<string, Handler>;

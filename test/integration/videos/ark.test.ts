@@ -109,6 +109,36 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     await reconciled();
   });
 
+  it('lets an operator list, inspect and resolve tasks held in review; the journal says who and why', async () => {
+    const first = await create({ prompt: `x ${QUICK} [[sim no_duration]]` });
+    const second = await create({ prompt: `x ${QUICK} [[sim status=paused]]` });
+    await pollUntilDone(first.body.task_id);
+    await pollUntilDone(second.body.task_id);
+    const listed = await gateway.admin('GET', '/admin/v1/video-tasks?status=review');
+    expect(listed.body.data.map((t: any) => t.id).sort()).to.deep.equal([first.body.task_id, second.body.task_id].sort());
+    const detail = await gateway.admin('GET', `/admin/v1/video-tasks/${first.body.task_id}`);
+    expect(detail.body.upstream_task_id).to.match(/^cgt-/);
+    expect(detail.body.result.id).to.equal(detail.body.upstream_task_id); // operators see the raw answer
+    expect(detail.body.reserved).to.equal('0.500000');
+
+    const noAmount = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, { action: 'settle', actor: 'ops@x', reason: 'checked' });
+    expect(noAmount.status).to.equal(400);
+    expect(noAmount.body.error.param).to.equal('amount');
+    const settled = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, { action: 'settle', amount: '0.40', actor: 'ops@x', reason: 'file checked by hand: 4 s' });
+    expect(settled.body).to.include({ status: 'completed', billed_amount: '0.400000' });
+    expect((await get(first.body.task_id)).body.billing).to.deep.include({ amount: '0.400000', seconds: null });
+    const again = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, { action: 'release', actor: 'ops@x', reason: 'oops' });
+    expect(again.status).to.equal(409);
+    const released = await gateway.admin('POST', `/admin/v1/video-tasks/${second.body.task_id}/resolve`, { action: 'release', actor: 'ops@y', reason: 'provider lost it' });
+    expect(released.body.status).to.equal('failed');
+    expect(await wallet()).to.include({ debits: '0.400000', reserved: '0.000000' });
+    const journal = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger`)).body.data;
+    expect(journal.find((e: any) => e.kind === 'settle').purpose).to.include({ resolved_by: 'ops@x', reason: 'file checked by hand: 4 s' });
+    expect(journal.find((e: any) => e.kind === 'release').purpose).to.include({ resolved_by: 'ops@y', reason: 'provider lost it' });
+    expect((await gateway.admin('GET', '/admin/v1/video-tasks/vt_nobody')).status).to.equal(404);
+    await reconciled();
+  });
+
   it('charges the price in force at acceptance even when the catalogue changed in flight', async () => {
     const created = await create({ prompt: `x [[sim queued_ms=0 running_ms=300]]` });
     fs.writeFileSync(cataloguePath, fs.readFileSync(cataloguePath, 'utf8').replace('per_second: {480p: "0.05", 720p: "0.10", 1080p: "0.25"}}\n  - id: sandbox/h3', 'per_second: {480p: "0.05", 720p: "0.90", 1080p: "0.25"}}\n  - id: sandbox/h3'));

@@ -1,0 +1,66 @@
+// Operators' view of video tasks, and the only way out of review: settle by an amount or release.
+import type { Knex } from 'knex';
+import { parseMicros } from '../../catalogue/decimal.ts';
+import type { Problem } from '../../http/problem.ts';
+import { isLedgerError } from '../../ledger/errors.ts';
+import type { Ledger } from '../../ledger/service.ts';
+import { videoProblems } from './errors.ts';
+import { VideoStatus, type VideoTaskRow } from './model.ts';
+import { findTask, transition } from './repo.ts';
+
+export interface Resolution {
+  action: 'settle' | 'release';
+  amount?: string;
+  actor: string;
+  reason: string;
+}
+
+export interface VideoReview {
+  list(filter: { status?: string; customerId?: string; limit: number }): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean }>;
+  get(taskId: string): Promise<VideoTaskRow | Problem>;
+  resolve(taskId: string, resolution: Resolution): Promise<VideoTaskRow | Problem>;
+}
+
+export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoReview {
+  const { db, ledger } = deps;
+  return {
+    async list({ status, customerId, limit }) {
+      const rows: VideoTaskRow[] = await db('video_tasks')
+        .modify((q) => {
+          if (status) q.where({ status });
+          if (customerId) q.where({ customer_id: customerId });
+        })
+        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .limit(limit + 1);
+      return { tasks: rows.slice(0, limit), hasMore: rows.length > limit };
+    },
+
+    async get(taskId) {
+      return (await findTask(db, taskId)) ?? videoProblems.taskNotFound();
+    },
+
+    async resolve(taskId, resolution) {
+      const task = await findTask(db, taskId);
+      if (!task) return videoProblems.taskNotFound();
+      if (task.status !== VideoStatus.Review) {
+        return { status: 409, type: 'invalid_request_error', code: 'task_not_in_review', message: `The task is ${task.status}, not in review.` };
+      }
+      const purpose = { resolved_by: resolution.actor, reason: resolution.reason };
+      if (resolution.action === 'settle') {
+        if (resolution.amount === undefined) return videoProblems.invalid('amount', 'Settling needs an amount.');
+        const settled = await ledger.settle({ ref: taskId, charge: { amount: parseMicros(resolution.amount) }, purpose });
+        if (isLedgerError(settled)) return { status: 409, type: 'invalid_request_error', code: settled, message: `The reservation cannot be settled: ${settled}.` };
+        await transition(db, taskId, VideoStatus.Review, { status: VideoStatus.Completed, billed_amount: settled.charged.toString(), completed_at: db.fn.now(), error: null });
+      } else {
+        const released = await ledger.release({ ref: taskId, purpose });
+        if (isLedgerError(released)) return { status: 409, type: 'invalid_request_error', code: released, message: `The reservation cannot be released: ${released}.` };
+        await transition(db, taskId, VideoStatus.Review, {
+          status: VideoStatus.Failed,
+          completed_at: db.fn.now(),
+          error: JSON.stringify({ code: 'released_after_review', message: resolution.reason }),
+        });
+      }
+      return (await findTask(db, taskId))!;
+    },
+  };
+}

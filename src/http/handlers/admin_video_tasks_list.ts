@@ -1,0 +1,15 @@
+import type { AdminOperations } from '../../types.ts';
+import type { Reply, RequestContext } from '../handler.ts';
+import { adminVideoTaskToWire } from '../serialize/admin-videos.ts';
+
+type Query = NonNullable<AdminOperations['admin_video_tasks_list']['parameters']['query']>;
+
+export async function admin_video_tasks_list(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_video_tasks_list'>> {
+  const q = ctx.query as Query;
+  const { tasks, hasMore } = await ctx.services.videoReview.list({
+    limit: Number(q.limit ?? 50),
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.customer_id ? { customerId: q.customer_id } : {}),
+  });
+  return { status: 200, body: { object: 'list', data: tasks.map(adminVideoTaskToWire), has_more: hasMore } };
+}
