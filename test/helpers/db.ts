@@ -8,6 +8,12 @@ import { knexConfig, openDatabase } from '../../src/db/knex.ts';
  */
 let shared: Promise<Knex> | undefined;
 let dropAfter: { adminUrl: string; name: string } | undefined;
+let inUse: string | undefined;
+
+/** The PostgreSQL URL of this process's test database (for child processes), once opened. */
+export function testDatabaseUrlInUse(): string | undefined {
+  return inUse;
+}
 
 export function usingPostgres(): boolean {
   return Boolean(process.env.DATABASE_URL);
@@ -26,7 +32,8 @@ async function createPostgresDatabase(url: string): Promise<string> {
   dropAfter = { adminUrl: url, name };
   const testUrl = new URL(url);
   testUrl.pathname = `/${name}`;
-  return testUrl.toString();
+  inUse = testUrl.toString();
+  return inUse;
 }
 
 export function testDatabaseUrl(): Promise<string | undefined> {

@@ -1,0 +1,16 @@
+// A gateway poller in a process of its own, for the multi-replica test: it polls until killed.
+import { createCatalogueStore } from '../../src/catalogue/store.ts';
+import { openDatabase } from '../../src/db/knex.ts';
+import { createVideoWorker } from '../../src/domain/videos/worker.ts';
+import { createLedger } from '../../src/ledger/service.ts';
+import { createLogger } from '../../src/logger.ts';
+
+const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, poolMax: 5 });
+const logger = createLogger('silent');
+const catalogue = await createCatalogueStore({ path: process.env.CATALOGUE_PATH!, db, logger, env: process.env, sandbox: false, sandboxUrls: new Map() });
+const worker = createVideoWorker({ db, ledger: createLedger({ db }), logger, catalogue, pollIntervalMs: 50, leaseMs: 1500, batchSize: 20, concurrency: 8 });
+process.stdout.write('ready\n');
+for (;;) {
+  const handled = await worker.processBatch();
+  if (handled === 0) await new Promise((r) => setTimeout(r, 20));
+}
