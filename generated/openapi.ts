@@ -1177,7 +1177,7 @@ export interface components {
          */
         ModelId: string;
         /**
-         * @description Makes a create safe to retry. The same key with the same body returns the same task id and reserves nothing twice; the same key with another body is refused (422); a retry while the first request is still in flight gets 409. Keys are scoped to the customer and kept for 24 hours.
+         * @description Makes a create safe to retry. The same key with the same body returns the same task id and reserves nothing twice; the same key with another body is refused (422); a retry while the first request is still in flight gets 409. Keys are scoped to the customer and kept as long as the task they created.
          * @example 3f1e7a52-3c0b-4d1e-9c7a-0b8f6f2e9a11
          */
         IdempotencyKey: string;
@@ -1526,7 +1526,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a create safe to retry. The same key with the same body returns the same task id and reserves nothing twice; the same key with another body is refused (422); a retry while the first request is still in flight gets 409. Keys are scoped to the customer and kept for 24 hours.
+                 * @description Makes a create safe to retry. The same key with the same body returns the same task id and reserves nothing twice; the same key with another body is refused (422); a retry while the first request is still in flight gets 409. Keys are scoped to the customer and kept as long as the task they created.
                  * @example 3f1e7a52-3c0b-4d1e-9c7a-0b8f6f2e9a11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
