@@ -1,42 +1,24 @@
 // A stateful simulated Volcengine Ark content-generation API: tasks move queued -> running ->
 // succeeded over time; DELETE follows Ark's matrix (cancel only while queued).
-import { randomBytes } from 'node:crypto';
 import type { Simulator } from '../index.ts';
 import { serveJson } from '../json-server.ts';
-import { parseTaskDirectives, textOf, type TaskBehaviour } from '../task-directives.ts';
-
-interface ArkTask {
-  id: string;
-  body: Record<string, unknown>;
-  behaviour: TaskBehaviour;
-  createdAt: number;
-  cancelled: boolean;
-  /** The supplier's asset path, unrelated to the task id like real signed URLs. */
-  asset: string;
-}
+import { createTaskBook, type SimTask } from '../task-book.ts';
+import { textOf } from '../task-directives.ts';
 
 export interface ArkSimulator extends Simulator {
-  tasks: Map<string, ArkTask>;
+  tasks: Map<string, SimTask>;
   submissions: Array<Record<string, unknown>>;
 }
 
 const arkError = (status: number, code: string, message: string) => ({ status, body: { error: { code, message, param: '', type: status === 404 ? 'NotFound' : 'BadRequest' } } });
 
 export async function startArkSimulator(options: { queuedMs?: number; runningMs?: number } = {}): Promise<ArkSimulator> {
-  const tasks = new Map<string, ArkTask>();
+  const book = createTaskBook({ ...options, idPrefix: 'cgt-' });
+  const { tasks } = book;
   const submissions: Array<Record<string, unknown>> = [];
+  const stateOf = book.phase;
 
-  const stateOf = (task: ArkTask): string => {
-    if (task.cancelled) return 'cancelled';
-    const elapsed = Date.now() - task.createdAt;
-    const queued = task.behaviour.queuedMs ?? options.queuedMs ?? 1500;
-    const running = task.behaviour.runningMs ?? options.runningMs ?? 3000;
-    if (elapsed < queued) return 'queued';
-    if (elapsed < queued + running) return 'running';
-    return task.behaviour.status ?? (task.behaviour.fail ? 'failed' : 'succeeded');
-  };
-
-  const view = (task: ArkTask) => {
+  const view = (task: SimTask) => {
     const status = stateOf(task);
     const b = task.behaviour;
     const seconds = b.duration ?? Number(task.body.duration ?? 5);
@@ -67,8 +49,7 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
       if (!Array.isArray(req.body.content) || !req.body.model) return arkError(400, 'MissingParameter', 'content and model are required');
       submissions.push(req.body);
       if (/\[\[sim reject\]\]/.test(textOf(req.body.content))) return arkError(400, 'InputTextSensitiveContentDetected', 'The request failed because the input text may contain sensitive information. Request id: 0217');
-      const task = { id: `cgt-${randomBytes(8).toString('hex')}`, body: req.body, behaviour: parseTaskDirectives(textOf(req.body.content)), createdAt: Date.now(), cancelled: false, asset: randomBytes(12).toString('hex') };
-      tasks.set(task.id, task);
+      const task = book.add(req.body, req.body.content);
       return { status: 200, body: { id: task.id } };
     }
     const task = id ? tasks.get(id) : undefined;
