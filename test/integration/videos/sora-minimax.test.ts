@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import type { MiniMaxSimulator } from '../../../src/sandbox/minimax/server.ts';
 import type { OpenAIVideosSimulator } from '../../../src/sandbox/openai-videos/server.ts';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
 
@@ -10,9 +13,12 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   let gateway: TestGateway;
   let key: string;
   let customerId: string;
+  let cataloguePath: string;
 
   beforeEach(async () => {
-    gateway = await startTestGateway();
+    cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
+    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath);
+    gateway = await startTestGateway({ cataloguePath });
     ({ key, customerId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '20.00', reference: 'fund' });
   });
@@ -53,6 +59,30 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     expect(await wallet()).to.include({ debits: '3.600000', reserved: '0.400000' }); // the review holds 4 s x 0.10
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
   });
+
+  const cases = [
+    { model: 'sandbox/sora-2', resolution: '720p', oldPrice: 'per_second: {720p: "0.10", 1080p: "0.30"}', newPrice: 'per_second: {720p: "0.90", 1080p: "0.30"}', bill: '0.400000' },
+    { model: 'sandbox/h3', resolution: '768P', oldPrice: 'per_second: {768P: "0.08", 2K: "0.20"}}\n', newPrice: 'per_second: {768P: "0.80", 2K: "0.20"}}\n', bill: '0.320000' },
+  ];
+  for (const c of cases) {
+    it(`${c.model}: an unknown status goes to review; a price changed in flight does not change the bill`, async () => {
+      const unknown = await create({ model: c.model, prompt: `x ${QUICK} [[sim status=paused]]`, seconds: 4, resolution: c.resolution });
+      const held = await finish(unknown.body.task_id);
+      expect(held.status).to.equal('review');
+      expect(held.error.code).to.equal('unknown_status');
+
+      const inFlight = await create({ model: c.model, prompt: 'x [[sim queued_ms=0 running_ms=300]]', seconds: 4, resolution: c.resolution });
+      const text = fs.readFileSync(cataloguePath, 'utf8');
+      const at = text.lastIndexOf(c.oldPrice); // the sandbox model's price, the last of its kind in the file
+      expect(at).to.be.greaterThan(0);
+      fs.writeFileSync(cataloguePath, text.slice(0, at) + c.newPrice + text.slice(at + c.oldPrice.length));
+      const reload = await gateway.admin('POST', '/admin/v1/catalogue/reload');
+      expect(reload.body.price_versions_created).to.deep.equal([{ model: c.model, price_version: 2 }]);
+      const task = await finish(inFlight.body.task_id);
+      expect(task.status).to.equal('completed');
+      expect(task.billing).to.deep.include({ amount: c.bill, seconds: 4, resolution: c.resolution, price_version: 1 });
+    });
+  }
 
   it('H3: reference_images become reference_image content items, settled by output seconds at the tier', async () => {
     const minimax = gateway.simulators.get('sandbox-minimax') as MiniMaxSimulator;
