@@ -20,13 +20,8 @@ export async function transition(db: Knex, id: string, from: VideoStatus | reado
   return updated === 1;
 }
 
-/**
- * Claims up to `limit` due live tasks for `leaseMs`: a short transaction with SKIP LOCKED, so any
- * number of gateway processes share the work and a crashed one's claims expire with the lease.
- */
-export async function claimDue(db: Knex, limit: number, leaseMs: number): Promise<VideoTaskRow[]> {
-  const { rows } = await db.raw<{ rows: VideoTaskRow[] }>(
-    `update video_tasks set lease_until = now() + (? * interval '1 millisecond'), attempts = attempts + 1
+/** The claim statement (parameters: lease in ms, batch size); the benchmark explains it too. */
+export const CLAIM_DUE_SQL = `update video_tasks set lease_until = now() + (? * interval '1 millisecond'), attempts = attempts + 1
      where id in (
        select id from video_tasks
        where status in ('submitting', 'queued', 'in_progress') and next_poll_at <= now()
@@ -34,8 +29,13 @@ export async function claimDue(db: Knex, limit: number, leaseMs: number): Promis
        order by next_poll_at
        limit ?
        for update skip locked)
-     returning *`,
-    [leaseMs, limit],
-  );
+     returning *`;
+
+/**
+ * Claims up to `limit` due live tasks for `leaseMs`: a short transaction with SKIP LOCKED, so any
+ * number of gateway processes share the work and a crashed one's claims expire with the lease.
+ */
+export async function claimDue(db: Knex, limit: number, leaseMs: number): Promise<VideoTaskRow[]> {
+  const { rows } = await db.raw<{ rows: VideoTaskRow[] }>(CLAIM_DUE_SQL, [leaseMs, limit]);
   return rows;
 }

@@ -29,7 +29,8 @@ function frame(event: Record<string, unknown> & { type: string }): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-export async function startAnthropicSimulator(options: { port?: number } = {}): Promise<AnthropicSimulator> {
+/** `record: false` keeps no request history (benchmarks send hundreds of thousands). */
+export async function startAnthropicSimulator(options: { port?: number; record?: boolean } = {}): Promise<AnthropicSimulator> {
   const requests: RecordedRequest[] = [];
   const queued: SimBehaviour[] = [];
   let abortedStreams = 0;
@@ -45,7 +46,7 @@ export async function startAnthropicSimulator(options: { port?: number } = {}): 
         return sendError(res, 400, 'invalid JSON');
       }
       const path = (req.url ?? '').split('?')[0] ?? '';
-      requests.push({ path, headers: req.headers, body });
+      if (options.record !== false) requests.push({ path, headers: req.headers, body });
       const behaviour = { ...parseDirectives(requestText(body)), ...queued.shift() };
       void answer(req, res, path, body, behaviour).catch(() => res.destroy());
     });

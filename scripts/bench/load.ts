@@ -1,0 +1,117 @@
+// The load generator: one undici Pool per target with as many keep-alive connections as workers,
+// closed-loop workers, and per-request timings taken on this process's monotonic clock. The same
+// code drives the direct upstream, the gateway and the peer.
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+
+export interface Target {
+  name: string;
+  /** Origin, e.g. http://127.0.0.1:8080 */
+  origin: string;
+  headers: Record<string, string>;
+  model: string;
+}
+
+export interface RequestSample {
+  ok: boolean;
+  status: number;
+  ms: number;
+}
+
+export interface StreamSample {
+  ok: boolean;
+  status: number;
+  /** Request start to the first byte of the body. */
+  ttfbMs: number;
+  /** Arrival gaps between consecutive content_block_delta events. */
+  gapsMs: number[];
+  deltas: number;
+  sawStop: boolean;
+  /** Body of a failed answer (first 300 bytes), for the report. */
+  error?: string;
+}
+
+export function messageBody(model: string, prompt: string, stream = false): string {
+  return JSON.stringify({ model, max_tokens: 1024, stream, messages: [{ role: 'user', content: prompt }] });
+}
+
+export function makePool(target: Target, connections: number): Pool {
+  return new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+}
+
+export async function sendOnce(pool: Pool, target: Target, body: string): Promise<RequestSample> {
+  const started = performance.now();
+  try {
+    const res = await pool.request({ path: '/v1/messages', method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body });
+    await res.body.arrayBuffer();
+    return { ok: res.statusCode === 200, status: res.statusCode, ms: performance.now() - started };
+  } catch {
+    return { ok: false, status: 0, ms: performance.now() - started };
+  }
+}
+
+/** `count` requests one after another (concurrency 1). */
+export async function sequential(pool: Pool, target: Target, body: string, count: number): Promise<RequestSample[]> {
+  const samples: RequestSample[] = [];
+  for (let i = 0; i < count; i++) samples.push(await sendOnce(pool, target, body));
+  return samples;
+}
+
+/** `concurrency` closed-loop workers for `durationMs`; returns every completed request. */
+export async function closedLoop(pool: Pool, target: Target, body: string, concurrency: number, durationMs: number): Promise<{ samples: RequestSample[]; elapsedMs: number }> {
+  const samples: RequestSample[] = [];
+  const started = performance.now();
+  const until = started + durationMs;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) samples.push(await sendOnce(pool, target, body));
+    }),
+  );
+  return { samples, elapsedMs: performance.now() - started };
+}
+
+/** One streamed request, timing the first body byte and every content delta's arrival. */
+export async function streamOnce(pool: Pool, target: Target, body: string): Promise<StreamSample> {
+  const started = performance.now();
+  const sample: StreamSample = { ok: false, status: 0, ttfbMs: Number.NaN, gapsMs: [], deltas: 0, sawStop: false };
+  try {
+    const res = await pool.request({ path: '/v1/messages', method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body });
+    sample.status = res.statusCode;
+    let pending = '';
+    let lastDelta: number | undefined;
+    for await (const chunk of res.body) {
+      const now = performance.now();
+      if (Number.isNaN(sample.ttfbMs)) sample.ttfbMs = now - started;
+      pending += (chunk as Buffer).toString('utf8');
+      if (res.statusCode !== 200) continue;
+      let end = pending.indexOf('\n\n');
+      while (end >= 0) {
+        const frame = pending.slice(0, end);
+        pending = pending.slice(end + 2);
+        if (frame.startsWith('event: content_block_delta')) {
+          sample.deltas++;
+          if (lastDelta !== undefined) sample.gapsMs.push(now - lastDelta);
+          lastDelta = now;
+        } else if (frame.startsWith('event: message_stop')) sample.sawStop = true;
+        end = pending.indexOf('\n\n');
+      }
+    }
+    if (res.statusCode !== 200) sample.error = pending.slice(0, 300);
+  } catch (error) {
+    sample.error = (error as Error).message;
+  }
+  sample.ok = sample.status === 200 && sample.sawStop;
+  return sample;
+}
+
+/** `count` streams opened at once, each on its own connection. */
+export function concurrentStreams(pool: Pool, target: Target, body: string, count: number): Promise<StreamSample[]> {
+  return Promise.all(Array.from({ length: count }, () => streamOnce(pool, target, body)));
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
