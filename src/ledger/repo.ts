@@ -1,5 +1,6 @@
 // Row-level operations of the ledger; every function runs inside the caller's transaction.
 import type { Knex } from 'knex';
+import type { Rows, Statement } from './wallet-queue.ts';
 
 export type EntryKind = 'top_up' | 'reserve' | 'settle' | 'release' | 'adjustment';
 
@@ -94,3 +95,71 @@ export async function ensureWallet(trx: Knex.Transaction, customerId: string): P
 export async function customerExists(db: Knex | Knex.Transaction, customerId: string): Promise<boolean> {
   return Boolean(await db('customers').where({ id: customerId }).first('id'));
 }
+
+// One-statement forms of the two operations every request makes. Each is a single data-modifying
+// statement: alone it commits in one round trip, and it holds the wallet's row lock only for
+// itself. Both cover the common case only and answer `undefined` for anything else (a replayed
+// reference, insufficient funds, free units, a charge above the hold); the caller then runs the
+// general transaction, which sorts out the exact outcome. They run through the wallet queue.
+
+/**
+ * Reserves `amount` (no free units) for a new reference. A reference that exists fails the
+ * statement's unique index, so the whole statement rolls back (and the caller takes the long way).
+ */
+export function reserveStatement(input: { ref: string; customerId: string; amount: bigint; priceVersionId: bigint | null; purpose: Record<string, unknown> }): Statement {
+  const amount = s(input.amount);
+  const purpose = JSON.stringify(input.purpose);
+  const version = input.priceVersionId === null ? null : s(input.priceVersionId);
+  return {
+    sql: `with moved as (
+         update wallets set debits_pending = debits_pending + ?::bigint, updated_at = now()
+         where customer_id = ? and credits_posted - debits_posted - (debits_pending + ?::bigint) >= 0
+         returning customer_id),
+       held as (
+         insert into reservations (ref, customer_id, amount, price_version_id, purpose)
+         select ?, customer_id, ?::bigint, ?::bigint, ?::jsonb from moved
+         returning ref, customer_id),
+       entry as (
+         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, pending_delta, price_version_id, purpose)
+         select customer_id, 'reserve', 'reserve:' || ref, ref, ?::bigint, ?::bigint, ?::bigint, ?::jsonb from held
+         returning id)
+       select count(*)::int as reserved from entry`,
+    bindings: [amount, input.customerId, amount, input.ref, amount, version, purpose, amount, amount, version, purpose],
+  };
+}
+
+export const reservedBy = (rows: Rows): boolean => Number(rows[0]?.reserved) === 1;
+
+/**
+ * Settles a pending reservation without free units whose charge fits inside it (the usual case:
+ * the hold is an upper bound), releasing the rest. Its row holds the amount posted, or null.
+ */
+export function settleStatement(input: { ref: string; charge: bigint; purpose: Record<string, unknown> }): Statement {
+  const charge = s(input.charge);
+  return {
+    sql: `with resolved as (
+       update reservations set status = 'settled', resolved_at = now()
+       where ref = ? and status = 'pending' and free_model_id is null and amount >= ?::bigint
+       returning ref, customer_id, amount, price_version_id, purpose),
+     moved as (
+       update wallets w set debits_pending = w.debits_pending - resolved.amount, debits_posted = w.debits_posted + ?::bigint, updated_at = now()
+       from resolved where w.customer_id = resolved.customer_id
+       returning w.customer_id),
+     entry as (
+       insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose)
+       select resolved.customer_id, 'settle', 'settle:' || resolved.ref, resolved.ref, ?::bigint, ?::bigint, -resolved.amount, resolved.price_version_id,
+              resolved.purpose || ?::jsonb || jsonb_build_object('reserved', resolved.amount::text)
+       from resolved join moved on moved.customer_id = resolved.customer_id
+       returning amount)
+     -- A reservation resolved without its wallet moved must not commit: dividing by the zero
+     -- entries aborts the statement (a constant 1/0 would be folded at planning and always fail).
+     select case when (select count(*) from resolved) = (select count(*) from entry) then (select amount from entry)
+                 else 1 / (select count(*) from entry) end as charged`,
+    bindings: [input.ref, charge, charge, charge, charge, JSON.stringify(input.purpose)],
+  };
+}
+
+export const settledBy = (rows: Rows): bigint | undefined => {
+  const charged = rows[0]?.charged;
+  return charged === null || charged === undefined ? undefined : BigInt(charged as string | bigint);
+};

@@ -5,7 +5,8 @@ import type { FreeQuota } from '../catalogue/types.ts';
 import { applyFree, costOf, type CostLine } from '../pricing/cost.ts';
 import { LedgerError } from './errors.ts';
 import { holdFreeUnits, resolveFreeHold } from './free-quota.ts';
-import { customerExists, ensureWallet, findEntry, insertEntry, moveWallet, type EntryRow, type ReservationRow } from './repo.ts';
+import { createWalletQueue } from './wallet-queue.ts';
+import { customerExists, ensureWallet, findEntry, insertEntry, moveWallet, reservedBy, reserveStatement, settledBy, settleStatement, type EntryRow, type ReservationRow } from './repo.ts';
 
 export type Purpose = Record<string, unknown>;
 
@@ -61,7 +62,8 @@ export interface Ledger {
    * together). A failure throws LedgerAbort, which rolls the caller's transaction back.
    */
   reserveWithin(trx: Knex.Transaction, input: ReserveInput): Promise<Reserved>;
-  settle(input: { ref: string; charge: Charge; purpose?: Purpose }): Promise<Settled | LedgerError>;
+  /** `customerId`, when the caller knows it, lets the settle share a commit with that wallet's other operations. */
+  settle(input: { ref: string; charge: Charge; purpose?: Purpose; customerId?: string }): Promise<Settled | LedgerError>;
   release(input: { ref: string; purpose?: Purpose }): Promise<{ ref: string; released: bigint; replayed: boolean } | LedgerError>;
   topUp(input: { ref: string; customerId: string; amount: bigint; purpose?: Purpose }): Promise<Posted | LedgerError>;
   /** Positive credits the wallet, negative debits it (never below zero available). */
@@ -112,6 +114,7 @@ const unitsWanted = (charge: Charge, quota: FreeQuota): bigint =>
 export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
+  const wallets = createWalletQueue(db);
 
   async function run<T>(work: (trx: Knex.Transaction) => Promise<T>, retried = false): Promise<T | LedgerError> {
     try {
@@ -130,13 +133,32 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
   return {
     async reserve(input) {
       if ('amount' in input.bound && !validAmount(input.bound.amount)) return LedgerError.InvalidAmount;
+      if (!input.free) {
+        // The common case in one statement; anything else (replay, shortfall) takes the long way.
+        const { amount } = chargeAmount(input.bound, 0n, null);
+        if (amount > 0n && validAmount(amount)) {
+          const fast = { ref: input.ref, customerId: input.customerId, amount, priceVersionId: input.priceVersionId ?? null, purpose: input.purpose };
+          const reserved = await wallets.run(input.customerId, reserveStatement(fast)).then(reservedBy, (error: unknown) => {
+            if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false; // a replay: the long way answers it
+            throw error;
+          });
+          if (reserved) return { ref: input.ref, amount, freeUnitsHeld: 0n, replayed: false };
+        }
+      }
       return run((trx) => reserveWithin(trx, input));
     },
 
     reserveWithin: (trx, input) => reserveWithin(trx, input),
 
-    async settle({ ref, charge, purpose }) {
+    async settle({ ref, charge, purpose, customerId }) {
       if ('amount' in charge && !validAmount(charge.amount)) return LedgerError.InvalidAmount;
+      // Without free units the charge does not depend on the reservation: try the one-statement form.
+      const plain = chargeAmount(charge, 0n, null).amount;
+      if (validAmount(plain)) {
+        const statement = settleStatement({ ref, charge: plain, purpose: purpose ?? {} });
+        const charged = settledBy(await (customerId ? wallets.run(customerId, statement) : wallets.alone(statement)));
+        if (charged !== undefined) return { ref, charged, uncovered: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
+      }
       return run(async (trx) => {
         const reservation = await trx('reservations').where({ ref }).forUpdate().first<ReservationRow | undefined>();
         if (!reservation) throw new Abort(LedgerError.ReservationNotFound);

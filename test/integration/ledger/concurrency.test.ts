@@ -65,4 +65,39 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: charged, reserved: 0n, available: 50_000n - charged });
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
+
+  it('batches one wallet\'s concurrent operations into shared commits, each with its own outcome, replays and shortfalls included', async () => {
+    const commits: number[] = [];
+    const count = (query: { sql: string }) => void (query.sql.trim().toUpperCase() === 'COMMIT;' || query.sql.trim().toUpperCase() === 'COMMIT' ? commits.push(1) : undefined);
+    db.on('query', count);
+    let results: Array<unknown>;
+    try {
+      // 60 calls, 59 references ('r0' twice): the first 50 references fit, in arrival order.
+      const reserves = await Promise.all(
+        ['r0', ...Array.from({ length: 59 }, (_, i) => `r${i}`)].map((ref) => ledger.reserve({ ref, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: ref } })),
+      );
+      results = reserves;
+      const settles = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => ledger.settle({ ref: `r${i}`, charge: { amount: 500n }, customerId: customer, purpose: { ending: 'complete' } })),
+      );
+      for (const settled of settles) expect(settled).to.deep.include({ charged: 500n, replayed: false });
+      // A settle sent twice at once, and one for a reference that was never reserved.
+      const [first, second, unknown] = await Promise.all([
+        ledger.settle({ ref: 'r20', charge: { amount: 700n }, customerId: customer }),
+        ledger.settle({ ref: 'r20', charge: { amount: 700n }, customerId: customer }),
+        ledger.settle({ ref: 'nope', charge: { amount: 1n }, customerId: customer }),
+      ]);
+      expect([first, second].map((r) => (r as { replayed: boolean }).replayed).sort()).to.deep.equal([false, true]);
+      expect(unknown).to.equal(LedgerError.ReservationNotFound);
+    } finally {
+      db.off('query', count);
+    }
+    const granted = results.filter((r) => typeof r === 'object') as Array<{ ref: string; replayed: boolean }>;
+    expect(granted.filter((r) => r.ref === 'r0').map((r) => r.replayed).sort()).to.deep.equal([false, true]);
+    expect(results.filter((r) => r === LedgerError.InsufficientFunds)).to.have.length(9);
+    expect(await db('reservations')).to.have.length(50);
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 10_700n, reserved: 29_000n, available: 50_000n - 10_700n - 29_000n });
+    expect(await ledger.reconcile()).to.deep.equal([]);
+    if (usingPostgres()) expect(commits.length, 'operations shared commits').to.be.greaterThan(0);
+  });
 });

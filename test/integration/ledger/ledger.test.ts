@@ -61,6 +61,32 @@ describe('ledger', () => {
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
 
+  it('reserves and settles a plain request in one statement each; a replay still answers as before', async () => {
+    await ledger.topUp({ ref: 't', customerId: customer, amount: 1_000_000n });
+    const statements: string[] = [];
+    const record = (query: { sql: string }) => void statements.push(query.sql);
+    db.on('query', record);
+    try {
+      expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_000n }, purpose: { request_id: 'req_1' } })).to.deep.include({ amount: 600_000n, replayed: false });
+      expect(statements, 'reserve').to.have.length(1);
+      statements.length = 0;
+      expect(await ledger.settle({ ref: 'req_1', charge: { amount: 250_000n }, purpose: { ending: 'complete' } })).to.deep.include({ charged: 250_000n, replayed: false });
+      expect(statements, 'settle').to.have.length(1);
+    } finally {
+      db.off('query', record);
+    }
+    expect(await ledger.settle({ ref: 'req_1', charge: { amount: 250_000n } })).to.deep.include({ charged: 250_000n, replayed: true });
+    const reservation = await db('reservations').where({ ref: 'req_1' }).first();
+    expect(reservation).to.include({ status: 'settled', amount: 600_000n, customer_id: customer });
+    expect(reservation.resolved_at).to.be.instanceOf(Date);
+    const [, reserve, settle] = await entries();
+    expect(reserve).to.include({ kind: 'reserve', reference: 'reserve:req_1', reservation_ref: 'req_1', amount: 600_000n, pending_delta: 600_000n, debits_delta: 0n });
+    expect(settle).to.include({ kind: 'settle', reference: 'settle:req_1', reservation_ref: 'req_1', amount: 250_000n, pending_delta: -600_000n, debits_delta: 250_000n });
+    expect(settle.purpose).to.deep.equal({ request_id: 'req_1', ending: 'complete', reserved: '600000' });
+    expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n });
+    expect(await ledger.reconcile()).to.deep.equal([]);
+  });
+
   it('releases once; a settle after a release is refused', async () => {
     await ledger.topUp({ ref: 't', customerId: customer, amount: 1_000n });
     await ledger.reserve({ ref: 'r', customerId: customer, bound: { amount: 700n }, purpose: {} });
