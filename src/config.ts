@@ -26,6 +26,8 @@ export interface Config {
   videoPoller: boolean;
   /** How often a live video task is polled, and the cron tick. */
   videoPollIntervalMs: number;
+  /** How long a live API key is remembered after a lookup (0: no cache); see src/customers. */
+  keyCacheMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -65,5 +67,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: flag(env, 'VALIDATE_RESPONSES', false),
     videoPoller: flag(env, 'VIDEO_POLLER', true),
     videoPollIntervalMs: integer(env, 'VIDEO_POLL_INTERVAL_MS', 5000, 100, 3_600_000),
+    keyCacheMs: integer(env, 'KEY_CACHE_MS', 5000, 0, 60_000),
   };
 }

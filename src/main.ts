@@ -65,6 +65,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     db,
     apiKeyPrefix: config.apiKeyPrefix,
     modelExists: (id) => catalogue.current().models.has(id),
+    keyCacheMs: config.keyCacheMs,
   });
   const discovery = createDiscoveryService({ catalogue });
   const ledger = createLedger({ db });

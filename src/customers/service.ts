@@ -48,7 +48,16 @@ export interface CustomerServiceDeps {
   /** Whether a public model id exists, for validating allow-lists. */
   modelExists(modelId: string): boolean;
   now?: () => Date;
+  /**
+   * How long a live key is remembered after a lookup (0: every request asks the database). A key
+   * revoked through this process stops at once; through another process (a replica, the admin
+   * CLI) within this time.
+   */
+  keyCacheMs?: number;
 }
+
+/** At most this many keys are remembered; the oldest go first. */
+const KEY_CACHE_MAX = 10_000;
 
 interface CustomerRow {
   id: string;
@@ -89,6 +98,10 @@ const UNIQUE_VIOLATION = '23505';
 export function createCustomerService(deps: CustomerServiceDeps): CustomerService {
   const { db, apiKeyPrefix } = deps;
   const now = deps.now ?? (() => new Date());
+  const keyCacheMs = deps.keyCacheMs ?? 0;
+  // Live keys only, by hash: an unknown or revoked key always reaches the database, so guessing
+  // cannot fill the cache and a revoked key is never kept alive by it.
+  const keyCache = new Map<string, { caller: Caller; until: number }>();
 
   async function findCustomer(id: string): Promise<CustomerRow | undefined> {
     return db<CustomerRow>('customers').where({ id }).first();
@@ -144,16 +157,30 @@ export function createCustomerService(deps: CustomerServiceDeps): CustomerServic
         .where({ id: keyId })
         .update({ revoked_at: db.raw('coalesce(revoked_at, ?)', [now()]) as unknown as Date })
         .returning(['id', 'customer_id', 'name', 'redacted', 'allowed_models', 'created_at', 'revoked_at']);
+      for (const [hash, entry] of keyCache) if (entry.caller.keyId === keyId) keyCache.delete(hash);
       return row ? toApiKey(row as ApiKeyRow) : CustomerError.ApiKeyNotFound;
     },
 
     async authenticate(presented) {
       if (!looksLikeApiKey(presented, apiKeyPrefix)) return null;
+      const hash = hashApiKey(presented);
+      const cached = keyCache.get(hash);
+      if (cached && cached.until > now().getTime()) return cached.caller;
       const row: Pick<ApiKeyRow, 'id' | 'customer_id' | 'allowed_models'> | undefined = await db('api_keys')
-        .where('key_hash', hashApiKey(presented))
+        .where('key_hash', hash)
         .whereNull('revoked_at')
         .first('id', 'customer_id', 'allowed_models');
-      return row ? { customerId: row.customer_id, keyId: row.id, allowedModels: row.allowed_models } : null;
+      if (!row) {
+        keyCache.delete(hash);
+        return null;
+      }
+      const caller = { customerId: row.customer_id, keyId: row.id, allowedModels: row.allowed_models };
+      if (keyCacheMs > 0) {
+        keyCache.delete(hash); // re-inserted at the end: the Map's order is the eviction order
+        keyCache.set(hash, { caller, until: now().getTime() + keyCacheMs });
+        if (keyCache.size > KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value!);
+      }
+      return caller;
     },
 
     async countCustomers() {

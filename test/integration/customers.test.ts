@@ -33,6 +33,46 @@ describe('customer service', () => {
     expect(again.revokedAt?.getTime()).to.equal(revoked.revokedAt?.getTime());
   });
 
+  it('remembers a live key briefly: one lookup per key and period, revocation here at once, elsewhere within the period', async () => {
+    const db = await getTestDatabase();
+    await resetDatabase(db);
+    let clock = new Date('2026-11-22T12:00:00Z');
+    const make = () => createCustomerService({ db, apiKeyPrefix: 'sk-gw-', modelExists: (id) => models.has(id), keyCacheMs: 5000, now: () => clock });
+    const customers = make();
+    const replica = make(); // another process sharing the database
+    const customer = await customers.createCustomer({ name: 'Acme' });
+    if (typeof customer === 'string') throw new Error(customer);
+    const [one, two] = await Promise.all([customers.createApiKey(customer.id, {}), customers.createApiKey(customer.id, {})]);
+    if (typeof one === 'string' || typeof two === 'string') throw new Error('key create failed');
+
+    const lookups: string[] = [];
+    const record = (query: { sql: string }) => void (query.sql.includes('api_keys') && lookups.push(query.sql));
+    db.on('query', record);
+    try {
+      for (let i = 0; i < 5; i++) expect(await replica.authenticate(one.secret)).to.include({ keyId: one.apiKey.id });
+      expect(lookups).to.have.length(1);
+      const unknown = `sk-gw-${'x'.repeat(40)}`;
+      expect(await replica.authenticate(unknown)).to.equal(null);
+      expect(await replica.authenticate(unknown)).to.equal(null);
+      expect(lookups, 'unknown keys are never cached').to.have.length(3);
+    } finally {
+      db.off('query', record);
+    }
+
+    // Revoked here: refused here at once.
+    expect(await customers.authenticate(two.secret)).to.include({ keyId: two.apiKey.id });
+    await customers.revokeApiKey(two.apiKey.id);
+    expect(await customers.authenticate(two.secret)).to.equal(null);
+
+    // Revoked elsewhere: the replica keeps it for at most the period, then asks again.
+    await customers.revokeApiKey(one.apiKey.id);
+    clock = new Date(clock.getTime() + 4999);
+    expect(await replica.authenticate(one.secret)).to.include({ keyId: one.apiKey.id });
+    clock = new Date(clock.getTime() + 1);
+    expect(await replica.authenticate(one.secret)).to.equal(null);
+    expect(await replica.authenticate(one.secret)).to.equal(null);
+  });
+
   it('keeps allow-lists and refuses models the catalogue does not have', async () => {
     const { customers } = await service();
     const customer = await customers.createCustomer({ name: 'Acme' });
