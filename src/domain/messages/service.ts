@@ -169,7 +169,7 @@ export function createMessagesService(deps: { discovery: DiscoveryService; ledge
     }
     // Settle before the client sees the end, so the wallet already shows the charge by then.
     const { usage: used, estimated } = usage.result(inputEstimate);
-    const settled = await ledger.settle({ ref: request.requestId, charge: { lines: tokenLines(price, used) }, purpose: { ending: relayed.ending, estimated } });
+    const settled = await ledger.settle({ ref: request.requestId, charge: { lines: tokenLines(price, used) }, purpose: { ending: relayed.ending, estimated }, customerId: request.caller.customerId });
     if (isLedgerError(settled)) deps.logger.error({ request_id: request.requestId, error: settled }, 'settle failed');
     if (json) relayed.firstByteAt = sendJson(res, request.requestId, json.text);
     else if (!res.writableEnded && !res.destroyed) res.end();
