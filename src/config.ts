@@ -1,8 +1,16 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Repository root, for the sample catalogue and the generated bundles. */
-export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * Repository root, for the sample catalogue and the generated bundles: the nearest folder above
+ * this module with a package.json (src/ under tsx, dist/src/ when built).
+ */
+export const ROOT_DIR = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+})();
 
 export interface Config {
   host: string;
