@@ -20,6 +20,11 @@ export interface TestGateway extends Gateway {
    * a row is written when its request has settled, a moment after the client saw the response.
    */
   requestLogs(query: string, atLeast?: number): Promise<any[]>;
+  /**
+   * Resolves once no messages reservation is pending: a request's settle follows its last byte by
+   * a moment, so a test reads the wallet after this.
+   */
+  settled(): Promise<void>;
   /** A customer with one key, created through the admin API. */
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
@@ -66,6 +71,15 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
         const rows = (await admin('GET', `/admin/v1/request-logs?limit=500&${query}`)).body.data as any[];
         if (rows.length >= atLeast || Date.now() > deadline) return rows;
         await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async settled() {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const [row] = await db('reservations').where({ status: 'pending' }).whereNotExists(db('video_tasks').whereRaw('video_tasks.id = reservations.ref')).count<{ n: string | number | bigint }[]>('* as n');
+        if (Number(row?.n ?? 0) === 0) return;
+        if (Date.now() > deadline) throw new Error('reservations still pending after 5 s');
+        await new Promise((r) => setTimeout(r, 10));
       }
     },
     async customerWithKey({ allowedModels } = {}) {

@@ -167,12 +167,13 @@ export function createMessagesService(deps: { discovery: DiscoveryService; ledge
       json = read;
       relayed = { ending: 'complete', firstByteAt: undefined };
     }
-    // Settle before the client sees the end, so the wallet already shows the charge by then.
+    // The client gets its answer first; the settle follows at once (the request log row waits for
+    // it). Holding the last bytes for a commit would add its round trip to every request.
+    if (json) relayed.firstByteAt = sendJson(res, request.requestId, json.text);
+    else if (!res.writableEnded && !res.destroyed) res.end();
     const { usage: used, estimated } = usage.result(inputEstimate);
     const settled = await ledger.settle({ ref: request.requestId, charge: { lines: tokenLines(price, used) }, purpose: { ending: relayed.ending, estimated }, customerId: request.caller.customerId });
     if (isLedgerError(settled)) deps.logger.error({ request_id: request.requestId, error: settled }, 'settle failed');
-    if (json) relayed.firstByteAt = sendJson(res, request.requestId, json.text);
-    else if (!res.writableEnded && !res.destroyed) res.end();
     Object.assign(request.outcome, {
       provider: route.provider.id,
       upstream_request_id: response.upstreamRequestId ?? null,

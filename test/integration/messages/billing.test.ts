@@ -50,8 +50,14 @@ describe('messages: billing, streaming and routing edges', function () {
   const send = (body: Record<string, unknown>, init: RequestInit = {}) =>
     fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ max_tokens: 100, ...body }), ...init });
   const ask = (model: string, content: string, stream = false) => send({ model, stream, messages: [{ role: 'user', content }] });
-  const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
-  const journal = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data;
+  const wallet = async () => {
+    await gateway.settled();
+    return (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
+  };
+  const journal = async () => {
+    await gateway.settled();
+    return (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data;
+  };
   let logged = 0;
   /** The newest request log row of this customer, once the latest request's row is written. */
   const lastLog = async () => (await gateway.requestLogs(`customer_id=${customerId}`, ++logged))[0];
