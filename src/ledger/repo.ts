@@ -1,6 +1,6 @@
 // Row-level operations of the ledger; every function runs inside the caller's transaction.
 import type { Knex } from 'knex';
-import type { Rows, Statement } from './wallet-queue.ts';
+import type { BatchForm, Rows, Statement } from './wallet-queue.ts';
 
 export type EntryKind = 'top_up' | 'reserve' | 'settle' | 'release' | 'adjustment';
 
@@ -162,4 +162,93 @@ export function settleStatement(input: { ref: string; charge: bigint; purpose: R
 export const settledBy = (rows: Rows): bigint | undefined => {
   const charged = rows[0]?.charged;
   return charged === null || charged === undefined ? undefined : BigInt(charged as string | bigint);
+};
+
+/** A plain reserve as a row of a batch (amounts as strings: JSON numbers lose bigint precision). */
+export interface ReserveItem {
+  ref: string;
+  customerId: string;
+  amount: string;
+  version: string | null;
+  purpose: Record<string, unknown>;
+}
+
+export const reserveItem = (input: { ref: string; customerId: string; amount: bigint; priceVersionId: bigint | null; purpose: Record<string, unknown> }): ReserveItem => ({
+  ref: input.ref,
+  customerId: input.customerId,
+  amount: s(input.amount),
+  version: input.priceVersionId === null ? null : s(input.priceVersionId),
+  purpose: input.purpose,
+});
+
+/**
+ * Many reserves of one wallet in one statement, all or none: the wallet moves by their sum only if
+ * it covers the sum. None (or an error) sends each back to run alone, where some may still fit.
+ */
+export const reserveBatch: BatchForm<ReserveItem> = {
+  statement: (items) => ({
+    sql: `with req as (
+         select * from jsonb_to_recordset(?::jsonb) as r(ref text, amount bigint, version bigint, purpose jsonb)),
+       total as (select sum(amount)::bigint as amount from req),
+       moved as (
+         update wallets w set debits_pending = w.debits_pending + total.amount, updated_at = now()
+         from total
+         where w.customer_id = ? and w.credits_posted - w.debits_posted - (w.debits_pending + total.amount) >= 0
+         returning w.customer_id),
+       held as (
+         insert into reservations (ref, customer_id, amount, price_version_id, purpose)
+         select req.ref, moved.customer_id, req.amount, req.version, req.purpose from req cross join moved
+         returning ref, customer_id, amount, price_version_id, purpose),
+       entry as (
+         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, pending_delta, price_version_id, purpose)
+         select customer_id, 'reserve', 'reserve:' || ref, ref, amount, amount, price_version_id, purpose from held
+         returning id)
+       select count(*)::int as reserved from entry`,
+    bindings: [JSON.stringify(items.map(({ ref, amount, version, purpose }) => ({ ref, amount, version, purpose }))), items[0]!.customerId],
+  }),
+  split: (rows, items) => (Number(rows[0]?.reserved) === items.length ? items.map(() => [{ reserved: 1 }]) : undefined),
+};
+
+export interface SettleItem {
+  ref: string;
+  charge: string;
+  purpose: Record<string, unknown>;
+}
+
+export const settleItem = (input: { ref: string; charge: bigint; purpose: Record<string, unknown> }): SettleItem => ({ ref: input.ref, charge: s(input.charge), purpose: input.purpose });
+
+/**
+ * Many settles in one statement, each on the terms of settleStatement: a reservation that is not
+ * pending, has free units or holds less than the charge comes back with `charged` null (the
+ * caller then takes the general transaction for it).
+ */
+export const settleBatch: BatchForm<SettleItem> = {
+  statement: (items) => ({
+    sql: `with req as (
+       select * from jsonb_to_recordset(?::jsonb) as r(ref text, charge bigint, purpose jsonb)),
+     resolved as (
+       update reservations res set status = 'settled', resolved_at = now()
+       from req
+       where res.ref = req.ref and res.status = 'pending' and res.free_model_id is null and res.amount >= req.charge
+       returning res.ref, res.customer_id, res.amount, res.price_version_id, res.purpose, req.charge, req.purpose as extra),
+     sums as (select customer_id, sum(amount)::bigint as released, sum(charge)::bigint as charged from resolved group by customer_id),
+     moved as (
+       update wallets w set debits_pending = w.debits_pending - sums.released, debits_posted = w.debits_posted + sums.charged, updated_at = now()
+       from sums where w.customer_id = sums.customer_id
+       returning w.customer_id),
+     entry as (
+       insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose)
+       select r.customer_id, 'settle', 'settle:' || r.ref, r.ref, r.charge, r.charge, -r.amount, r.price_version_id,
+              r.purpose || r.extra || jsonb_build_object('reserved', r.amount::text)
+       from resolved r join moved m on m.customer_id = r.customer_id
+       returning reservation_ref, amount)
+     -- As in settleStatement: a reservation resolved without its wallet moved aborts the statement.
+     select req.ref, entry.amount as charged, 1 / ((select count(*) from resolved) = (select count(*) from entry))::int as guard
+     from req left join entry on entry.reservation_ref = req.ref`,
+    bindings: [JSON.stringify(items)],
+  }),
+  split: (rows, items) => {
+    const charged = new Map(rows.map((row) => [row.ref as string, row.charged]));
+    return items.map((item) => [{ charged: charged.get(item.ref) ?? null }]);
+  },
 };

@@ -6,7 +6,7 @@ import { applyFree, costOf, type CostLine } from '../pricing/cost.ts';
 import { LedgerError } from './errors.ts';
 import { holdFreeUnits, resolveFreeHold } from './free-quota.ts';
 import { createWalletQueue } from './wallet-queue.ts';
-import { customerExists, ensureWallet, findEntry, insertEntry, moveWallet, reservedBy, reserveStatement, settledBy, settleStatement, type EntryRow, type ReservationRow } from './repo.ts';
+import { customerExists, ensureWallet, findEntry, insertEntry, moveWallet, reserveBatch, reservedBy, reserveItem, reserveStatement, settleBatch, settledBy, settleItem, settleStatement, type EntryRow, type ReservationRow } from './repo.ts';
 
 export type Purpose = Record<string, unknown>;
 
@@ -114,7 +114,7 @@ const unitsWanted = (charge: Charge, quota: FreeQuota): bigint =>
 export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
-  const wallets = createWalletQueue(db);
+  const wallets = createWalletQueue(db, { reserve: reserveBatch, settle: settleBatch } as never);
 
   async function run<T>(work: (trx: Knex.Transaction) => Promise<T>, retried = false): Promise<T | LedgerError> {
     try {
@@ -138,7 +138,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
         const { amount } = chargeAmount(input.bound, 0n, null);
         if (amount > 0n && validAmount(amount)) {
           const fast = { ref: input.ref, customerId: input.customerId, amount, priceVersionId: input.priceVersionId ?? null, purpose: input.purpose };
-          const reserved = await wallets.run(input.customerId, reserveStatement(fast)).then(reservedBy, (error: unknown) => {
+          const reserved = await wallets.run(input.customerId, { kind: 'reserve', ref: input.ref, single: reserveStatement(fast), item: reserveItem(fast) }).then(reservedBy, (error: unknown) => {
             if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false; // a replay: the long way answers it
             throw error;
           });
@@ -155,8 +155,9 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
       // Without free units the charge does not depend on the reservation: try the one-statement form.
       const plain = chargeAmount(charge, 0n, null).amount;
       if (validAmount(plain)) {
-        const statement = settleStatement({ ref, charge: plain, purpose: purpose ?? {} });
-        const charged = settledBy(await (customerId ? wallets.run(customerId, statement) : wallets.alone(statement)));
+        const fast = { ref, charge: plain, purpose: purpose ?? {} };
+        const single = settleStatement(fast);
+        const charged = settledBy(await (customerId ? wallets.run(customerId, { kind: 'settle', ref, single, item: settleItem(fast) }) : wallets.alone(single)));
         if (charged !== undefined) return { ref, charged, uncovered: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
       }
       return run(async (trx) => {

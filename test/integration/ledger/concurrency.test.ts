@@ -68,7 +68,12 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
 
   it('batches one wallet\'s concurrent operations into shared commits, each with its own outcome, replays and shortfalls included', async () => {
     const commits: number[] = [];
-    const count = (query: { sql: string }) => void (query.sql.trim().toUpperCase() === 'COMMIT;' || query.sql.trim().toUpperCase() === 'COMMIT' ? commits.push(1) : undefined);
+    const batched = { reserve: 0, settle: 0 };
+    const count = (query: { sql: string }) => {
+      const sql = query.sql.trim();
+      if (/^commit;?$/i.test(sql)) commits.push(1);
+      if (sql.includes('jsonb_to_recordset')) batched[sql.includes('insert into reservations') ? 'reserve' : 'settle']++;
+    };
     db.on('query', count);
     let results: Array<unknown>;
     try {
@@ -89,15 +94,22 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
       ]);
       expect([first, second].map((r) => (r as { replayed: boolean }).replayed).sort()).to.deep.equal([false, true]);
       expect(unknown).to.equal(LedgerError.ReservationNotFound);
+      // 20 more that all fit: one multi-row statement takes them together.
+      const before = batched.reserve;
+      const fitting = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.reserve({ ref: `f${i}`, customerId: customer, bound: { amount: 100n }, purpose: {} })));
+      expect(fitting.every((r) => typeof r === 'object' && r.amount === 100n && !r.replayed)).to.equal(true);
+      expect(batched.reserve).to.be.greaterThan(before);
     } finally {
       db.off('query', count);
     }
     const granted = results.filter((r) => typeof r === 'object') as Array<{ ref: string; replayed: boolean }>;
     expect(granted.filter((r) => r.ref === 'r0').map((r) => r.replayed).sort()).to.deep.equal([false, true]);
     expect(results.filter((r) => r === LedgerError.InsufficientFunds)).to.have.length(9);
-    expect(await db('reservations')).to.have.length(50);
-    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 10_700n, reserved: 29_000n, available: 50_000n - 10_700n - 29_000n });
+    expect(await db('reservations')).to.have.length(70);
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 10_700n, reserved: 31_000n, available: 50_000n - 10_700n - 31_000n });
     expect(await ledger.reconcile()).to.deep.equal([]);
-    if (usingPostgres()) expect(commits.length, 'operations shared commits').to.be.greaterThan(0);
+    expect(commits.length, 'operations shared commits').to.be.greaterThan(0);
+    expect(batched.reserve, 'multi-row reserve statements').to.be.greaterThan(0);
+    expect(batched.settle, 'multi-row settle statements').to.be.greaterThan(0);
   });
 });
