@@ -104,9 +104,18 @@ export async function streamOnce(pool: Pool, target: Target, body: string): Prom
   return sample;
 }
 
-/** `count` streams opened at once, each on its own connection. */
-export function concurrentStreams(pool: Pool, target: Target, body: string, count: number): Promise<StreamSample[]> {
-  return Promise.all(Array.from({ length: count }, () => streamOnce(pool, target, body)));
+/**
+ * `count` streams, each on its own connection, opened `staggerMs` apart (0: all at once). With the
+ * stagger a stream's length divided by `count`, `count` streams are open together once the ramp is
+ * up, without measuring a thundering herd of simultaneous first requests instead.
+ */
+export function concurrentStreams(pool: Pool, target: Target, body: string, count: number, staggerMs = 0): Promise<StreamSample[]> {
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      if (staggerMs > 0) await new Promise((r) => setTimeout(r, i * staggerMs));
+      return streamOnce(pool, target, body);
+    }),
+  );
 }
 
 export function percentile(values: number[], p: number): number {
