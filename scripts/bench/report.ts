@@ -2,7 +2,7 @@
 import type { IdleTick } from './video-tick.ts';
 
 interface LatencyRow { samples: number; errors: number; p50: number; p99: number; addedP50: number; addedP99: number }
-interface ThroughputRow { requests: number; cpuMsPerRequest: number; rps: number; p50: number; p99: number; errorRate: number }
+interface ThroughputRow { requests: number; cpuMsPerRequest: number; dbCpuMsPerRequest: number; rps: number; p50: number; p99: number; errorRate: number }
 interface StreamRow {
   streams: number;
   complete: number;
@@ -92,6 +92,7 @@ export function renderMarkdown(r: BenchResults): string {
     row('c=50: p50 / p99 (ms)', (n) => `${ms(r.throughput[n]!.p50)} / ${ms(r.throughput[n]!.p99)}`),
     row('c=50: error rate', (n) => `${(r.throughput[n]!.errorRate * 100).toFixed(2)} %`),
     row('c=50: CPU time per request (ms; direct: the upstream\'s)', (n) => ms(r.throughput[n]!.cpuMsPerRequest)),
+    row('c=50: PostgreSQL CPU time per request (ms)', (n) => ms(r.throughput[n]!.dbCpuMsPerRequest)),
     '',
     header('Streaming `/v1/messages`, 64 deltas paced at 20 ms'),
     ...streamRows('1 stream', r.stream1),

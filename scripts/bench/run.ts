@@ -215,6 +215,23 @@ function cpuMs(pid: number): number {
   return total;
 }
 
+/** CPU time of every PostgreSQL process on the machine (the gateway's database work). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1]!.split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
@@ -262,12 +279,14 @@ async function main(): Promise<void> {
   const wide = byName((t) => makePool(t, 50));
   const slow = (t: Target) => messageBody(t.model, 'Say hello. [[sim first_byte_ms=20]]');
   if (plan.throughputRounds) for (const t of targets) await closedLoop(wide[t.name]!, t, slow(t), 50, 1000);
-  const c50 = byName(() => ({ samples: [] as RequestSample[], elapsedMs: 0, cpuMs: 0 }));
+  const c50 = byName(() => ({ samples: [] as RequestSample[], elapsedMs: 0, cpuMs: 0, dbCpuMs: 0 }));
   for (let round = 0; round < plan.throughputRounds; round++) {
     for (const t of targets) {
       const cpuBefore = cpuMs(pids[t.name]!);
+      const dbBefore = postgresCpuMs();
       const run = await closedLoop(wide[t.name]!, t, slow(t), 50, plan.throughputMs);
       c50[t.name]!.cpuMs += cpuMs(pids[t.name]!) - cpuBefore;
+      c50[t.name]!.dbCpuMs += postgresCpuMs() - dbBefore;
       c50[t.name]!.samples.push(...run.samples);
       c50[t.name]!.elapsedMs += run.elapsedMs;
     }
@@ -277,6 +296,7 @@ async function main(): Promise<void> {
   log('streaming at 1 and 100 concurrent streams');
   const paced = (t: Target) => messageBody(t.model, 'Tell a story. [[sim deltas=64 gap_ms=20]]', true);
   const s1 = byName<StreamSample[]>(() => []);
+  if (plan.streamRounds) for (const t of targets) for (let i = 0; i < 5; i++) await streamOnce(single[t.name]!, t, messageBody(t.model, 'Warm up. [[sim deltas=2]]', true));
   for (let round = 0; round < plan.streamRounds; round++) {
     for (const t of targets) for (let i = 0; i < plan.streamsPerRound; i++) s1[t.name]!.push(await streamOnce(single[t.name]!, t, paced(t)));
   }
@@ -373,7 +393,7 @@ async function videoPhase(gateway: Gateway, databaseUrl: string, count: number):
 
 function summarise(input: {
   c1: Record<string, RequestSample[]>;
-  c50: Record<string, { samples: RequestSample[]; elapsedMs: number; cpuMs: number }>;
+  c50: Record<string, { samples: RequestSample[]; elapsedMs: number; cpuMs: number; dbCpuMs: number }>;
   s1: Record<string, StreamSample[]>;
   s100: Record<string, StreamSample[]>;
   longStreams: StreamSample[];
@@ -393,9 +413,9 @@ function summarise(input: {
   );
   const throughput = Object.fromEntries(
     names.map((name) => {
-      const { samples, elapsedMs, cpuMs: spent } = input.c50[name]!;
+      const { samples, elapsedMs, cpuMs: spent, dbCpuMs } = input.c50[name]!;
       const ok = latencies(samples);
-      return [name, { requests: samples.length, cpuMsPerRequest: round2(spent / Math.max(1, samples.length)), rps: round2((ok.length / elapsedMs) * 1000), p50: round2(percentile(ok, 50)), p99: round2(percentile(ok, 99)), errorRate: samples.length ? round2(((samples.length - ok.length) / samples.length) * 100) / 100 : 0 }];
+      return [name, { requests: samples.length, cpuMsPerRequest: round2(spent / Math.max(1, samples.length)), dbCpuMsPerRequest: round2(dbCpuMs / Math.max(1, samples.length)), rps: round2((ok.length / elapsedMs) * 1000), p50: round2(percentile(ok, 50)), p99: round2(percentile(ok, 99)), errorRate: samples.length ? round2(((samples.length - ok.length) / samples.length) * 100) / 100 : 0 }];
     }),
   );
   const streaming = (set: Record<string, StreamSample[]>) => {

@@ -160,7 +160,9 @@ export function createApp(options: AppOptions): express.Express {
     const params = surface.spec.parseParams(raw, operation);
     if (params.model_id) res.locals.model = params.model_id;
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort(); // the client left before the end
+    });
     const pending = handler(
       {
         operationId: operation.operationId,

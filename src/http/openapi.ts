@@ -51,15 +51,25 @@ export async function loadSpecApi(bundlePath: string): Promise<SpecApi> {
   Object.assign(api, { validateDefinition: () => undefined });
   await api.init();
   const declaredQueryCache = new Map<string, Set<string>>();
+  // Routes without path parameters match by method and path alone: remember them (the router
+  // tries every operation's pattern in turn). Paths with parameters are not kept: unbounded.
+  const staticMatches = new Map<string, Operation | undefined>();
+  const hasParams = (operation: Operation) => (operation.parameters ?? []).some((p) => 'in' in p && p.in === 'path');
 
   return {
-    match: (request) => api.router.matchOperation(request as never),
+    match(request) {
+      const key = `${request.method} ${request.path}`;
+      if (staticMatches.has(key)) return staticMatches.get(key);
+      const operation = api.router.matchOperation(request as never) as Operation | undefined;
+      if (operation && !hasParams(operation) && staticMatches.size < 1000) staticMatches.set(key, operation);
+      return operation;
+    },
     validateRequest(request, operation) {
       const result = api.validator.validateRequest(request as never, operation);
       if (result.valid) return null;
       return describeValidationError(result.errors?.[0]);
     },
-    parseParams: (request, operation) => api.router.parseRequest(request as never, operation).params as Record<string, string>,
+    parseParams: (request, operation) => (hasParams(operation) ? (api.router.parseRequest(request as never, operation).params as Record<string, string>) : {}),
     validateResponse(body, operation, status) {
       const result = api.validator.validateResponse(body, operation, status);
       if (result.valid) return null;
