@@ -5,7 +5,7 @@
 //
 // So this process has at most one batch per wallet in flight: operations that arrive meanwhile
 // wait, then go together, as one multi-row statement per kind (settles first: they only free
-// funds), in one transaction with one commit. Wallets of different customers proceed in parallel.
+// funds), each statement one round trip and one commit. Wallets of different customers proceed in parallel.
 // The outcome of every operation is what it would be alone: a batch that cannot apply as a whole
 // (reserves the balance covers only in part, a replayed reference hitting a unique index, a
 // deadlock) is undone and each operation runs again on its own, in arrival order.
@@ -69,29 +69,24 @@ export function createWalletQueue(db: Knex, forms: Record<OperationKind, BatchFo
       }
       if (group.length > 0) groups.push(group);
     }
-    const statementOf = (group: Pending[]) =>
-      group.length === 1 ? group[0]!.op.single : forms[group[0]!.op.kind].statement(group.map((p) => p.op.item as never));
 
-    let results: Rows[];
-    try {
-      results = await db.transaction(async (trx) => {
-        const out: Rows[] = [];
-        for (const group of groups) {
-          const { sql, bindings } = statementOf(group);
-          out.push((await trx.raw<{ rows: Rows }>(sql, bindings as Knex.RawBinding[])).rows);
-        }
-        return out;
-      });
-    } catch {
-      return settleAlone(batch); // nothing committed: every operation gets its own outcome
-    }
+    // Each kind's statement commits on its own (one round trip each, no BEGIN/COMMIT): the kinds
+    // do not depend on each other, and each statement is all or nothing by itself.
     const again: Pending[] = [];
-    groups.forEach((group, i) => {
-      const rows = results[i]!;
+    for (const group of groups) {
+      const statement = group.length === 1 ? group[0]!.op.single : forms[group[0]!.op.kind].statement(group.map((p) => p.op.item as never));
+      let rows: Rows;
+      try {
+        rows = await alone(statement);
+      } catch (error) {
+        if (group.length === 1) group[0]!.reject(error);
+        else again.push(...group); // nothing of it committed: each operation gets its own outcome
+        continue;
+      }
       const split = group.length === 1 ? [rows] : forms[group[0]!.op.kind].split(rows, group.map((p) => p.op.item as never));
       if (split) group.forEach((p, j) => p.resolve(split[j]!));
       else again.push(...group);
-    });
+    }
     await settleAlone([...again, ...later]);
   }
 
