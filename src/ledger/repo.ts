@@ -111,6 +111,7 @@ export function reserveStatement(input: { ref: string; customerId: string; amoun
   const purpose = JSON.stringify(input.purpose);
   const version = input.priceVersionId === null ? null : s(input.priceVersionId);
   return {
+    name: 'ledger_reserve',
     sql: `with moved as (
          update wallets set debits_pending = debits_pending + ?::bigint, updated_at = now()
          where customer_id = ? and credits_posted - debits_posted - (debits_pending + ?::bigint) >= 0
@@ -137,6 +138,7 @@ export const reservedBy = (rows: Rows): boolean => Number(rows[0]?.reserved) ===
 export function settleStatement(input: { ref: string; charge: bigint; purpose: Record<string, unknown> }): Statement {
   const charge = s(input.charge);
   return {
+    name: 'ledger_settle',
     sql: `with resolved as (
        update reservations set status = 'settled', resolved_at = now()
        where ref = ? and status = 'pending' and free_model_id is null and amount >= ?::bigint
@@ -187,6 +189,7 @@ export const reserveItem = (input: { ref: string; customerId: string; amount: bi
  */
 export const reserveBatch: BatchForm<ReserveItem> = {
   statement: (items) => ({
+    name: 'ledger_reserve_batch',
     sql: `with req as (
          select * from jsonb_to_recordset(?::jsonb) as r(ref text, amount bigint, version bigint, purpose jsonb)),
        total as (select sum(amount)::bigint as amount from req),
@@ -224,6 +227,7 @@ export const settleItem = (input: { ref: string; charge: bigint; purpose: Record
  */
 export const settleBatch: BatchForm<SettleItem> = {
   statement: (items) => ({
+    name: 'ledger_settle_batch',
     sql: `with req as (
        select * from jsonb_to_recordset(?::jsonb) as r(ref text, charge bigint, purpose jsonb)),
      resolved as (
