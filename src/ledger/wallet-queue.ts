@@ -5,11 +5,12 @@
 //
 // So this process has at most two batches per wallet in flight: operations that arrive meanwhile
 // wait, then go together, as one multi-row statement per kind (settles first: they only free
-// funds), each statement one round trip and one commit. Wallets of different customers proceed in parallel.
-// The outcome of every operation is what it would be alone: a batch that cannot apply as a whole
-// (reserves the balance covers only in part, a replayed reference hitting a unique index, a
-// deadlock) is undone and each operation runs again on its own, in arrival order.
+// funds), each statement one round trip and one commit. Wallets of different customers proceed in
+// parallel. The outcome of every operation is what it would be alone: a batch statement that
+// cannot apply as a whole (reserves the balance covers only in part, a replayed reference hitting
+// a unique index, a deadlock) changes nothing, and its operations run again one by one, in order.
 import type { Knex } from 'knex';
+import { isEmbedded } from '../db/knex.ts';
 
 /**
  * A statement with knex-style `?` placeholders. `name` (fixed SQL text per name) makes it a
@@ -69,7 +70,7 @@ export interface WalletQueue {
 export function createWalletQueue(db: Knex, forms: Record<OperationKind, BatchForm<never>>): WalletQueue {
   const wallets = new Map<string, WalletState>();
 
-  const prepared = db.client.config.client === 'pg'; // PGlite: one in-process connection, no gain
+  const prepared = !isEmbedded(db); // PGlite: one in-process connection, nothing to gain
   const numbered = new Map<string, string>();
   const dollars = (sql: string) => {
     let text = numbered.get(sql);
