@@ -199,20 +199,23 @@ async function startPeer(workDir: string): Promise<{ origin: string; version: st
   return { origin: `http://127.0.0.1:${port}`, version: PEER_PACKAGE, pid: child.pid! };
 }
 
-/** CPU time (user + system) of a process and its descendants (npx runs the peer as a child). */
+/** User + system CPU time of one process from its /proc stat line (USER_HZ is 100 on Linux). */
+function ownCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+}
+
+/** CPU time of a process and its descendants (npx runs the peer as a child). */
 function cpuMs(pid: number): number {
-  const ticks = 100; // USER_HZ on Linux
-  let total = 0;
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    total += ((Number(fields[11]) + Number(fields[12])) / ticks) * 1000;
+    let total = ownCpuMs(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
     for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
       for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += cpuMs(Number(child));
     }
+    return total;
   } catch {
-    /* gone */
+    return 0; // gone
   }
-  return total;
 }
 
 /** CPU time of every PostgreSQL process on the machine (the gateway's database work). */
@@ -222,9 +225,7 @@ function postgresCpuMs(): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1]!.split(' ');
-      total += ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+      if (stat.includes('(postgres)')) total += ownCpuMs(stat);
     } catch {
       /* gone */
     }
