@@ -109,4 +109,27 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     expect(batched.reserve, 'multi-row reserve statements').to.be.greaterThan(0);
     expect(batched.settle, 'multi-row settle statements').to.be.greaterThan(0);
   });
+
+  it('a batch statement that fails (a reference already reserved) changes nothing, and each operation then gets its own outcome', async () => {
+    await ledger.reserve({ ref: 'x', customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: 'x' } });
+    const statements: string[] = [];
+    const record = (query: { sql: string }) => void statements.push(query.sql);
+    db.on('query', record);
+    let results: unknown[];
+    try {
+      // 'a' and 'b' run alone (two batches in flight per wallet); 'x', 'y' and 'z' queue behind them
+      // and go as one statement, which hits 'x' and is undone; then each runs alone.
+      results = await Promise.all(['a', 'b', 'x', 'y', 'z'].map((ref) => ledger.reserve({ ref, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: ref } })));
+    } finally {
+      db.off('query', record);
+    }
+    expect(results.map((r) => (r as { replayed: boolean }).replayed)).to.deep.equal([false, false, true, false, false]);
+    const batch = statements.findIndex((sql) => sql.includes('jsonb_to_recordset'));
+    const singlesAfter = statements.slice(batch + 1).filter((sql) => sql.trim().startsWith('with moved as'));
+    expect(batch, 'a batch statement was sent').to.be.greaterThan(-1);
+    expect(singlesAfter, "the batch's three operations ran again alone").to.have.length(3);
+    expect((await db('reservations').orderBy('ref')).map((r) => r.ref)).to.deep.equal(['a', 'b', 'x', 'y', 'z']);
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 0n, reserved: 5_000n, available: 45_000n });
+    expect(await ledger.reconcile()).to.deep.equal([]);
+  });
 });
