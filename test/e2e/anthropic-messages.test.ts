@@ -25,10 +25,7 @@ describe('official @anthropic-ai/sdk against the gateway and the simulated upstr
 
   const client = (options: Partial<ConstructorParameters<typeof Anthropic>[0]> = {}) =>
     new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, ...options });
-  const wallet = async () => {
-    await gateway.settled();
-    return (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
-  };
+  const wallet = () => gateway.wallet(customerId);
   const micros = (decimal: string) => BigInt(decimal.replace('.', ''));
   const logs = (atLeast: number) => gateway.requestLogs(`customer_id=${customerId}`, atLeast);
 

@@ -25,6 +25,8 @@ export interface TestGateway extends Gateway {
    * a moment, so a test reads the wallet after this.
    */
   settled(): Promise<void>;
+  /** A customer's wallet as the admin API shows it, once pending messages settlements are done. */
+  wallet(customerId: string): Promise<any>;
   /** A customer with one key, created through the admin API. */
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
@@ -45,6 +47,16 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     },
   });
   const gateway = await startGateway(config, { db, logger: createLogger('debug', sink) });
+
+  async function settled(): Promise<void> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const [row] = await db('reservations').where({ status: 'pending' }).whereNotExists(db('video_tasks').whereRaw('video_tasks.id = reservations.ref')).count<{ n: string | number | bigint }[]>('* as n');
+      if (Number(row?.n ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error('reservations still pending after 5 s');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
 
   const admin: TestGateway['admin'] = async (method, pathname, body) => {
     const response = await fetch(gateway.url + pathname, {
@@ -73,14 +85,10 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    async settled() {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const [row] = await db('reservations').where({ status: 'pending' }).whereNotExists(db('video_tasks').whereRaw('video_tasks.id = reservations.ref')).count<{ n: string | number | bigint }[]>('* as n');
-        if (Number(row?.n ?? 0) === 0) return;
-        if (Date.now() > deadline) throw new Error('reservations still pending after 5 s');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+    settled,
+    async wallet(customerId) {
+      await settled();
+      return (await admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
     },
     async customerWithKey({ allowedModels } = {}) {
       const customer = await admin('POST', '/admin/v1/customers', { name: 'Test customer' });

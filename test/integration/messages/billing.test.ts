@@ -50,10 +50,7 @@ describe('messages: billing, streaming and routing edges', function () {
   const send = (body: Record<string, unknown>, init: RequestInit = {}) =>
     fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ max_tokens: 100, ...body }), ...init });
   const ask = (model: string, content: string, stream = false) => send({ model, stream, messages: [{ role: 'user', content }] });
-  const wallet = async () => {
-    await gateway.settled();
-    return (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
-  };
+  const wallet = () => gateway.wallet(customerId);
   const journal = async () => {
     await gateway.settled();
     return (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data;
