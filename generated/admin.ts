@@ -399,10 +399,14 @@ export interface components {
             output_tokens: number | null;
             cache_read_tokens: number | null;
             cache_write_tokens: number | null;
-            video_seconds: number | null;
-            video_tier: string | null;
+            /** @description Billing components beyond the four token counts, when present: `cache_write_1h_tokens`, `web_search_requests`, `web_fetch_requests`, `service_tier`, `multiplier` (a premium applied), `output_tokens_reported` (when the provider reported more output than max_tokens allows). */
+            usage_detail: {
+                [key: string]: unknown;
+            } | null;
             cost: components["schemas"]["Decimal"] | null;
             usage_estimated: boolean;
+            /** @description The exchange did not end normally: the client left, the provider cut the stream, the gateway shut down past its grace period, or the process died and the sweeper ended the hold. */
+            interrupted: boolean;
             stream: boolean;
             upstream_request_id: string | null;
             /** Format: date-time */
@@ -1263,10 +1267,10 @@ export interface operations {
                      *           "output_tokens": 15,
                      *           "cache_read_tokens": 0,
                      *           "cache_write_tokens": 0,
-                     *           "video_seconds": null,
-                     *           "video_tier": null,
+                     *           "usage_detail": null,
                      *           "cost": "0.000300",
                      *           "usage_estimated": false,
+                     *           "interrupted": false,
                      *           "stream": true,
                      *           "upstream_request_id": "req_011CVX",
                      *           "created_at": "2026-11-22T12:00:00.000Z"

@@ -175,7 +175,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Ready when the database answers and a catalogue is loaded.
+         * @description Ready when the database answers, a catalogue is loaded and the process is not shutting down (from the first SIGTERM readiness fails at once, so load balancers stop sending new requests).
          */
         get: operations["readiness_get"];
         put?: never;
@@ -665,6 +665,11 @@ export interface components {
                 database: "ok" | "error";
                 /** @enum {string} */
                 catalogue: "ok" | "error";
+                /**
+                 * @description `error` once the process is shutting down: it finishes what it has and takes nothing new.
+                 * @enum {string}
+                 */
+                accepting: "ok" | "error";
             };
         };
     };
@@ -1697,7 +1702,8 @@ export interface operations {
                      *       "status": "ready",
                      *       "checks": {
                      *         "database": "ok",
-                     *         "catalogue": "ok"
+                     *         "catalogue": "ok",
+                     *         "accepting": "ok"
                      *       }
                      *     }
                      */
@@ -1715,8 +1721,9 @@ export interface operations {
                      * @example {
                      *       "status": "not_ready",
                      *       "checks": {
-                     *         "database": "error",
-                     *         "catalogue": "ok"
+                     *         "database": "ok",
+                     *         "catalogue": "ok",
+                     *         "accepting": "error"
                      *       }
                      *     }
                      */

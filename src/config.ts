@@ -36,6 +36,14 @@ export interface Config {
   videoPollIntervalMs: number;
   /** How long a live API key is remembered after a lookup (0: no cache); see src/customers. */
   keyCacheMs: number;
+  /** On SIGTERM, how long open requests and streams may run before they are cut (and settled). */
+  shutdownGraceSeconds: number;
+  /** A request hold whose process has not heartbeated this long is ended by the sweeper. */
+  staleReservationSeconds: number;
+  /** How often this process heartbeats and checkpoints its holds' progress. */
+  heartbeatMs: number;
+  /** Keep an incoming x-request-id (a trusted proxy sets it) instead of minting one. */
+  trustRequestId: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -76,5 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videoPoller: flag(env, 'VIDEO_POLLER', true),
     videoPollIntervalMs: integer(env, 'VIDEO_POLL_INTERVAL_MS', 5000, 100, 3_600_000),
     keyCacheMs: integer(env, 'KEY_CACHE_MS', 5000, 0, 60_000),
+    shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
+    staleReservationSeconds: integer(env, 'STALE_RESERVATION_SECONDS', 600, 1, 7 * 86_400),
+    heartbeatMs: integer(env, 'HEARTBEAT_MS', 5000, 50, 300_000),
+    trustRequestId: flag(env, 'TRUST_REQUEST_ID', false),
   };
 }

@@ -2,20 +2,26 @@ import type { CatalogueStore } from './catalogue/store.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
-import type { Ledger } from './ledger/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
+import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
 import type { VideoWorker } from './domain/videos/worker.ts';
-import type { VideoReview } from './domain/videos/review.ts';
+import type { Holds } from './ledger/holds.ts';
+import type { Ledger } from './ledger/service.ts';
+import type { Settler } from './ledger/settler.ts';
+import type { Sweeper } from './jobs/sweeper.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
 
-/** Everything handlers may call. Built once in src/main.ts (or a test's app factory). */
+/** Everything handlers may call. Built once in src/gateway.ts. */
 export interface Services {
   customers: CustomerService;
   catalogue: CatalogueStore;
   discovery: DiscoveryService;
   health: HealthService;
   ledger: Ledger;
+  holds: Holds;
+  settler: Settler;
+  sweeper: Sweeper;
   messages: MessagesService;
   videos: VideoService;
   videoWorker: VideoWorker;

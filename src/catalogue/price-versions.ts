@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { formatMicros, parseMicros } from './decimal.ts';
+import { formatMicros, parseMicros } from '../shared/money.ts';
 import type { Catalogue, ModelEntry } from './types.ts';
 
 export interface PriceVersion {

@@ -2,12 +2,16 @@
 // catalogue.schema.json is what validates it).
 
 export type ModelGroup = 'messages' | 'chat' | 'video';
-export type ProviderProtocol = 'anthropic' | 'openai-videos' | 'ark-video' | 'minimax-video-v2';
+export type ProviderProtocol = 'anthropic' | 'openai-chat' | 'openai-videos' | 'ark-video' | 'minimax-video-v2';
 export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 'ark-video', 'minimax-video-v2']);
 
 export interface ProviderTimeouts {
   connect_ms?: number;
+  /** Until the response headers of a streamed request. */
   first_byte_ms?: number;
+  /** Until the response headers of a non-streamed request (sent when the whole answer is done). */
+  response_ms?: number;
+  /** Longest silence between two chunks of a body. */
   idle_ms?: number;
 }
 
@@ -37,12 +41,18 @@ export interface FreeQuota {
   period: 'day' | 'month';
 }
 
-/** Decimal strings in the catalogue currency per million tokens. */
+/** Decimal strings in the catalogue currency per million tokens (per thousand requests for tools). */
 export interface TokenPrice {
   input_per_mtok: string;
   output_per_mtok: string;
   cache_read_per_mtok?: string;
+  /** 5-minute cache writes (and all cache writes when no 1-hour price is set). */
   cache_write_per_mtok?: string;
+  cache_write_1h_per_mtok?: string;
+  web_search_per_1k_requests?: string;
+  web_fetch_per_1k_requests?: string;
+  /** Premiums as decimal multipliers of the token prices, e.g. {fast: "6", priority: "1.25"}. */
+  multipliers?: { fast?: string; priority?: string };
 }
 
 /** Decimal strings per delivered second, keyed by resolution tier. */

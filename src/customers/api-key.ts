@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomBase62 } from './ids.ts';
+import { randomBase62 } from '../shared/ids.ts';
 
 export const SECRET_LENGTH = 40;
 

@@ -4,6 +4,3 @@ export enum CustomerError {
   ApiKeyNotFound = 'api_key_not_found',
   UnknownModel = 'unknown_model',
 }
-
-export const isCustomerError = (value: unknown): value is CustomerError =>
-  Object.values(CustomerError).includes(value as CustomerError);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { generateApiKey, hashApiKey, looksLikeApiKey, redactApiKey } from './api-key.ts';
 import { CustomerError } from './errors.ts';
-import { newApiKeyId, newCustomerId } from './ids.ts';
+import { newApiKeyId, newCustomerId } from '../shared/ids.ts';
 
 export interface Customer {
   id: string;

@@ -1,23 +1,24 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+// The HTTP front: one dispatcher for both surfaces. Per request: id -> route -> authentication ->
+// body (only for an operation that takes one) -> validation -> handler -> reply -> access log and
+// request log. Nothing is parsed before the route and the caller are known.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
+import { randomBase62 } from '../shared/ids.ts';
+import type { Caller } from '../customers/service.ts';
+import { Failure } from '../domain/failure.ts';
 import type { Logger } from '../logger.ts';
+import { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry } from '../logs/request-logs.ts';
 import type { Services } from '../services.ts';
-import { randomBase62 } from '../customers/ids.ts';
-import { multipartBody } from './multipart.ts';
-import { adminTokenMatches, authPolicy, authenticateCustomer, type AuthPolicy } from './auth.ts';
-import { HANDLED, type Handler, type JsonReply } from './handler.ts';
-import { problems, renderProblem, type Problem } from './problem.ts';
-import type { Operation, RawRequest, SpecApi } from './openapi.ts';
-import type { RequestLogEntry } from '../logs/request-logs.ts';
-
-/** What a flow (messages, videos) learned about a request, for its request log row. */
-export type RequestOutcome = Partial<
-  Pick<RequestLogEntry, 'provider' | 'ttfb_ms' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'video_seconds' | 'video_tier' | 'cost' | 'usage_estimated' | 'stream' | 'upstream_request_id'>
->;
+import { adminTokenMatches, authenticateCustomer } from './auth.ts';
+import { readBody } from './body.ts';
+import { HttpError, renderFailure, shapeOfPath, type ErrorShape } from './errors.ts';
+import type { Handler, Outcome, Reply } from './handler.ts';
+import { responseSink } from './sink.ts';
+import type { Spec, SpecOperation } from './spec.ts';
 
 export interface Surface {
-  spec: SpecApi;
+  spec: Spec;
   handlers: Record<string, Handler>;
-  rootSecurity?: Array<Record<string, unknown>>;
   /** Operator surface: authenticated by the admin token instead of customer keys. */
   admin?: boolean;
 }
@@ -29,41 +30,27 @@ export interface AppOptions {
   logger: Logger;
   adminToken: string;
   bodyLimitBytes: number;
-  /** Check every response against the spec; a mismatch becomes a 502 and an error log. */
+  /** Check every JSON response against the spec; a mismatch becomes a 502 and an error log. */
   validateResponses: boolean;
+  /** Keep an incoming `x-request-id` (set by a trusted proxy) instead of minting one. */
+  trustRequestId?: boolean;
 }
 
-const newRequestId = (): string => `req_${randomBase62(24)}`;
-
 /** Liveness and readiness probes would drown the request log. */
-const UNLOGGED = new Set(['health_get', 'readiness_get']);
+const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get']);
+const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-function requestLogEntry(requestId: string, res: Response, latencyMs: number): RequestLogEntry {
-  const locals = res.locals as { operationId?: string; customerId?: string; keyId?: string; model?: string; errorType?: string; outcome?: RequestOutcome };
-  return {
-    request_id: requestId,
-    customer_id: locals.customerId ?? null,
-    key_id: locals.keyId ?? null,
-    endpoint: locals.operationId ?? 'unmatched',
-    model: locals.model ?? null,
-    provider: null,
-    ttfb_ms: null,
-    input_tokens: null,
-    output_tokens: null,
-    cache_read_tokens: null,
-    cache_write_tokens: null,
-    video_seconds: null,
-    video_tier: null,
-    cost: null,
-    usage_estimated: false,
-    stream: false,
-    upstream_request_id: null,
-    ...locals.outcome,
-    status: res.statusCode,
-    error_type: locals.errorType ?? null,
-    latency_ms: latencyMs,
-    created_at: new Date(),
-  };
+interface Exchange {
+  requestId: string;
+  started: bigint;
+  operationId: string | undefined;
+  caller: Caller | null;
+  model: string | null;
+  errorType: string | null;
+  outcome: Outcome;
+  bytes: number;
+  /** Resolves when the handler is done (the client may have left long before). */
+  done: Promise<void>;
 }
 
 export function createApp(options: AppOptions): express.Express {
@@ -71,157 +58,167 @@ export function createApp(options: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('query parser', 'simple');
-
-  app.use((req, res, next) => {
-    const requestId = newRequestId();
-    res.locals.requestId = requestId;
-    res.locals.startedAt = process.hrtime.bigint();
-    res.locals.surface = req.path === '/admin' || req.path.startsWith('/admin/') ? 'admin' : 'public';
-    res.setHeader('request-id', requestId);
-    // 'close' fires for finished responses and for clients that went away mid-stream alike. The
-    // log row waits for the handler too: a stream settles after its last byte is sent.
-    res.on('close', () => {
-      const ms = Number(process.hrtime.bigint() - (res.locals.startedAt as bigint)) / 1e6;
-      const status = res.writableFinished ? res.statusCode : res.headersSent ? res.statusCode : 499;
-      logger.info(
-        {
-          request_id: requestId,
-          method: req.method,
-          path: req.path,
-          operation: res.locals.operationId,
-          status,
-          latency_ms: Math.round(ms * 100) / 100,
-          customer_id: res.locals.customerId,
-          key_id: res.locals.keyId,
-          client_gone: !res.writableFinished || undefined,
-        },
-        'request',
-      );
-      if (res.locals.surface === 'public' && !UNLOGGED.has(res.locals.operationId as string)) {
-        const handled = (res.locals.handled as Promise<unknown> | undefined) ?? Promise.resolve();
-        void handled.catch(() => undefined).then(() => services.requestLogs.write(requestLogEntry(requestId, res, Math.round(ms))));
-      }
-    });
-    next();
-  });
-
-  app.use(express.json({ limit: options.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
-  app.use(multipartBody(options.bodyLimitBytes));
-
-  const policies = new WeakMap<Operation, AuthPolicy>();
-  const dispatch = (surface: Surface) => async (req: Request, res: Response) => {
-    const requestId = res.locals.requestId as string;
-    let operation: Operation | undefined;
-    // Every reply, errors included, goes through here so tests can hold it against the contract.
-    const send = (reply: JsonReply): void => {
-      const mismatch = options.validateResponses && operation ? surface.spec.validateResponse(reply.body, operation, reply.status) : null;
-      if (mismatch) {
-        logger.error({ request_id: requestId, operation: operation?.operationId, status: reply.status, mismatch }, 'response does not match the spec');
-        const problem: Problem = { status: 502, type: 'api_error', message: `Response failed contract validation: ${mismatch}`, code: 'response_validation_failed' };
-        return sendJson(res, { status: 502, body: renderProblem(problem, req.path, requestId) });
-      }
-      sendJson(res, reply);
-    };
-    const fail = (problem: Problem) => send({ status: problem.status, body: renderProblem(problem, req.path, requestId) });
-    const raw: RawRequest = { method: req.method.toLowerCase(), path: req.path, headers: req.headers, query: req.query as Record<string, unknown>, body: req.body };
-    operation = surface.spec.match(raw);
-    if (!operation?.operationId) return fail(problems.notFound(`No route for ${req.method} ${req.path}.`, 'route_not_found'));
-    res.locals.operationId = operation.operationId;
-
-    // Clients add query parameters the contract does not know (the Anthropic SDK's `?beta=true`).
-    const declared = surface.spec.declaredQuery(operation);
-    raw.query = Object.fromEntries(Object.entries(raw.query).filter(([name]) => declared.has(name)));
-
-    let caller = null;
-    let policy = policies.get(operation);
-    if (!policy) policies.set(operation, (policy = authPolicy(operation, surface.rootSecurity)));
-    if (surface.admin) {
-      if (policy.schemes.size > 0 && !adminTokenMatches(req.headers, options.adminToken)) {
-        return fail(problems.unauthorized('Invalid or missing admin token.'));
-      }
-    } else if (policy.schemes.size > 0) {
-      const auth = await authenticateCustomer(req.headers, policy, services.customers);
-      if (auth.kind === 'rejected') return fail(problems.unauthorized());
-      if (auth.kind === 'caller') {
-        caller = auth.caller;
-        res.locals.customerId = caller.customerId;
-        res.locals.keyId = caller.keyId;
-      }
-    }
-
-    const bodyModel = (req.body as { model?: unknown } | undefined)?.model;
-    if (typeof bodyModel === 'string') res.locals.model = bodyModel.slice(0, 200);
-    const invalid = surface.spec.validateRequest(raw, operation);
-    if (invalid) return fail(problems.badRequest(invalid.message, invalid.param));
-
-    const handler = surface.handlers[operation.operationId];
-    if (!handler) return fail(problems.notImplemented(operation.operationId));
-    const params = surface.spec.parseParams(raw, operation);
-    if (params.model_id) res.locals.model = params.model_id;
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort(); // the client left before the end
-    });
-    const pending = handler(
-      {
-        operationId: operation.operationId,
-        requestId,
-        logger: logger.child({ request_id: requestId }),
-        caller,
-        params,
-        query: raw.query,
-        headers: req.headers,
-        body: req.body,
-        services,
-        signal: abort.signal,
-      },
-      res,
-    );
-    res.locals.handled = pending;
-    const reply = await pending;
-    if (reply !== HANDLED) send(reply);
-  };
-
-  const guard = (surface: Surface) => (req: Request, res: Response, next: NextFunction) => {
-    dispatch(surface)(req, res).catch(next);
-  };
-  app.use('/admin', (req, res, next) => {
-    req.url = req.originalUrl; // the admin spec's paths start with /admin
-    guard(options.adminSurface)(req, res, next);
-  });
-  app.use(guard(options.publicSurface));
-
-  // Body-parser failures and bugs end here; neither leaks internals to the client.
-  app.use((error: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
-    const requestId = res.locals.requestId as string;
-    if (error.type === 'entity.too.large') return sendProblem(res, req.path, requestId, problems.payloadTooLarge(options.bodyLimitBytes));
-    if (error.type === 'entity.parse.failed') {
-      return sendProblem(res, req.path, requestId, problems.badRequest('The body is not valid JSON.', null, 'invalid_json'));
-    }
-    if (error.status && error.status >= 400 && error.status < 500) {
-      return sendProblem(res, req.path, requestId, problems.badRequest(error.message));
-    }
-    logger.error({ request_id: requestId, err: error }, 'unhandled error');
-    if (res.headersSent) return res.destroy();
-    sendProblem(res, req.path, requestId, problems.internal());
+  app.use((req, res) => {
+    const surface = req.path === '/admin' || req.path.startsWith('/admin/') ? options.adminSurface : options.publicSurface;
+    void handle(surface, req, res);
   });
   return app;
+
+  async function handle(surface: Surface, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const incoming = options.trustRequestId ? req.headers['x-request-id'] : undefined;
+    const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBase62(24)}`;
+    let handled!: () => void;
+    const done = new Promise<void>((resolve) => (handled = resolve));
+    const exchange: Exchange = { requestId, started: process.hrtime.bigint(), operationId: undefined, caller: null, model: null, errorType: null, outcome: {}, bytes: 0, done };
+    res.setHeader('request-id', requestId);
+    res.setHeader('x-request-id', requestId); // the OpenAI SDKs read this one
+    res.once('close', () => finish(surface, req, res, exchange));
+    const path = (req.url ?? '/').split('?')[0]!;
+    const shape = shapeOfPath(path);
+    try {
+      const reply = await dispatch(surface, req, res, path, exchange);
+      exchange.outcome = reply instanceof Failure ? {} : reply;
+      if ('streamed' in reply) return;
+      const failure = reply instanceof Failure ? reply : 'failure' in reply ? reply.failure : undefined;
+      if (failure) return sendFailure(res, failure, shape, exchange);
+      const { status, body, headers } = reply as { status: number; body: unknown; headers?: Record<string, string> };
+      const mismatch = options.validateResponses && exchange.operationId ? surface.spec.validateResponse(exchange.operationId, status, body) : null;
+      if (mismatch) {
+        logger.error({ request_id: requestId, operation: exchange.operationId, status, mismatch }, 'response does not match the spec');
+        return sendFailure(res, new Failure(HttpError.ResponseValidationFailed, `Response failed contract validation: ${mismatch}`), shape, exchange);
+      }
+      sendJson(res, status, body, headers, exchange);
+    } catch (error) {
+      logger.error({ request_id: requestId, operation: exchange.operationId, err: error }, 'unhandled error');
+      if (res.headersSent) res.destroy();
+      else sendFailure(res, new Failure(HttpError.Internal, ''), shape, exchange);
+    } finally {
+      handled();
+    }
+  }
+
+  async function dispatch(surface: Surface, req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<Reply> {
+    const matched = surface.spec.match(req.method ?? 'GET', path);
+    if (!matched) return new Failure(HttpError.RouteNotFound, `No route for ${req.method} ${path.slice(0, 200)}.`);
+    if ('malformed' in matched) return new Failure(HttpError.InvalidRequest, 'The path has malformed percent-encoding.');
+    const { operation, params } = matched;
+    exchange.operationId = operation.operationId;
+    if (params.model_id) exchange.model = params.model_id;
+
+    let caller: Caller | null = null;
+    if (surface.admin) {
+      if (operation.schemes.size > 0 && !adminTokenMatches(req.headers, options.adminToken)) return new Failure(HttpError.InvalidAdminToken, '');
+    } else if (operation.schemes.size > 0) {
+      const auth = await authenticateCustomer(req.headers, operation, services.customers);
+      if (auth.kind === 'rejected') return auth.failure;
+      if (auth.kind === 'caller') caller = exchange.caller = auth.caller;
+    }
+
+    const query = declaredQuery(req.url ?? '', operation);
+    const invalid = operation.validate('path', params) ?? operation.validate('query', query) ?? operation.validate('header', req.headers);
+    if (invalid) return new Failure(HttpError.InvalidRequest, invalid.message, { param: invalid.param });
+    const body = await readBody(req, operation, options.bodyLimitBytes);
+    if (body instanceof Failure) return body;
+    const model = (body.value as { model?: unknown } | undefined)?.model;
+    if (typeof model === 'string') exchange.model = model;
+    if (body.form === 'none' && operation.bodyRequired) return new Failure(HttpError.InvalidRequest, 'A request body is required.');
+    if (body.form !== 'none') {
+      const problem = operation.passthrough
+        ? body.value && typeof body.value === 'object' && !Array.isArray(body.value) ? null : { message: 'The body must be a JSON object.', param: null }
+        : operation.validate(body.form, body.value);
+      if (problem) return new Failure(HttpError.InvalidRequest, problem.message, { param: problem.param });
+    }
+
+    const handler = surface.handlers[operation.operationId];
+    if (!handler) return new Failure(HttpError.NotImplemented, `${operation.operationId} is not implemented on this gateway.`);
+    const sink = responseSink(res, {});
+    const counted = sink.write.bind(sink);
+    sink.write = (chunk) => ((exchange.bytes += chunk.length), counted(chunk));
+    return handler({
+      operationId: operation.operationId,
+      requestId: exchange.requestId,
+      logger: logger.child({ request_id: exchange.requestId }),
+      caller,
+      params,
+      query,
+      headers: req.headers,
+      body: body.value,
+      rawBody: body.raw,
+      services,
+      sink,
+    });
+  }
+
+  function sendFailure(res: ServerResponse, failure: Failure, shape: ErrorShape, exchange: Exchange): void {
+    const reply = renderFailure(failure, shape, exchange.requestId);
+    exchange.errorType = shape === 'anthropic' ? (reply.body as { error: { type: string } }).error.type : (reply.body as { error: { type: string } }).error.type;
+    sendJson(res, reply.status, reply.body, reply.headers, exchange);
+  }
+
+  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined, exchange: Exchange): void {
+    if (res.headersSent || res.destroyed) return;
+    const text = JSON.stringify(body);
+    exchange.bytes += Buffer.byteLength(text);
+    res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  /** The access log line now; the request log row once the request's charge is durable. */
+  function finish(surface: Surface, req: IncomingMessage, res: ServerResponse, exchange: Exchange): void {
+    const latencyMs = Number(process.hrtime.bigint() - exchange.started) / 1e6;
+    const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
+    const clientGone = !res.writableFinished;
+    void exchange.done.then(() => record(surface, req, exchange, latencyMs, status, clientGone));
+  }
+
+  function record(surface: Surface, req: IncomingMessage, exchange: Exchange, latencyMs: number, status: number, clientGone: boolean): void {
+    const fields: LogFields = { ...exchange.outcome.log };
+    logger.info(
+      {
+        request_id: exchange.requestId,
+        method: req.method,
+        operation: exchange.operationId ?? 'unmatched',
+        status,
+        duration_ms: Math.round(latencyMs * 100) / 100,
+        upstream_ms: fields.ttfb_ms ?? undefined,
+        bytes: exchange.bytes,
+        customer_id: exchange.caller?.customerId,
+        key_id: exchange.caller?.keyId,
+        model: fields.model ?? exchange.model ?? undefined,
+        client_gone: clientGone || undefined,
+      },
+      'request',
+    );
+    if (surface.admin || UNLOGGED.has(exchange.operationId ?? '')) return;
+    const entry = (final: LogFields): RequestLogEntry => ({
+      ...EMPTY_LOG_FIELDS,
+      model: exchange.model,
+      ...fields,
+      ...final,
+      request_id: exchange.requestId,
+      customer_id: exchange.caller?.customerId ?? null,
+      key_id: exchange.caller?.keyId ?? null,
+      endpoint: exchange.operationId ?? 'unmatched',
+      status,
+      error_type: exchange.errorType,
+      latency_ms: Math.round(latencyMs),
+      created_at: new Date(),
+    });
+    const settled = exchange.outcome.settled;
+    if (!settled) return services.requestLogs.write(entry({}));
+    settled.then(
+      (final) => services.requestLogs.write(entry(final)),
+      (error: unknown) => logger.error({ request_id: exchange.requestId, err: error }, 'settlement failed; request log not written'),
+    );
+  }
 }
 
-function sendJson(res: Response, reply: JsonReply): void {
-  if (reply.status >= 400) res.locals.errorType = errorTypeOf(reply.body);
-  res.status(reply.status);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify(reply.body));
-}
-
-function errorTypeOf(body: unknown): string | undefined {
-  const error = (body as { error?: { type?: unknown } } | undefined)?.error;
-  return typeof error?.type === 'string' ? error.type : undefined;
-}
-
-export function sendProblem(res: Response, path: string, requestId: string, problem: Problem): void {
-  sendJson(res, { status: problem.status, body: renderProblem(problem, path, requestId) });
+function declaredQuery(url: string, operation: SpecOperation): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  const mark = url.indexOf('?');
+  if (mark === -1 || operation.declaredQuery.size === 0) return query;
+  for (const [name, value] of new URLSearchParams(url.slice(mark + 1))) {
+    if (operation.declaredQuery.has(name) && !(name in query)) query[name] = value;
+  }
+  return query;
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { Operation } from 'openapi-backend';
 import type { Caller, CustomerService } from '../customers/service.ts';
+import { Failure } from '../domain/failure.ts';
+import { HttpError } from './errors.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -9,12 +10,6 @@ export interface AuthPolicy {
   /** `{}` among the requirements: callers without credentials are let through as anonymous. */
   anonymousAllowed: boolean;
   schemes: ReadonlySet<string>;
-}
-
-export function authPolicy(operation: Operation, rootSecurity: Array<Record<string, unknown>> | undefined): AuthPolicy {
-  const requirements = (operation.security ?? rootSecurity ?? []) as Array<Record<string, unknown>>;
-  const schemes = new Set(requirements.flatMap((r) => Object.keys(r)));
-  return { anonymousAllowed: requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0), schemes };
 }
 
 function header(headers: Headers, name: string): string | undefined {
@@ -28,7 +23,9 @@ export function bearerToken(headers: Headers): string | undefined {
   return match?.[1];
 }
 
-export type CustomerAuth = { kind: 'anonymous' } | { kind: 'caller'; caller: Caller } | { kind: 'rejected' };
+export type CustomerAuth = { kind: 'anonymous' } | { kind: 'caller'; caller: Caller } | { kind: 'rejected'; failure: Failure };
+
+const rejected = (): CustomerAuth => ({ kind: 'rejected', failure: new Failure(HttpError.InvalidApiKey, '') });
 
 /**
  * Finds the customer key among the credentials the operation accepts. The Anthropic SDK sends
@@ -46,12 +43,12 @@ export async function authenticateCustomer(headers: Headers, policy: AuthPolicy,
     const key = header(headers, 'x-api-key');
     if (key !== undefined) presented.push(key.trim());
   }
-  if (presented.length === 0) return policy.anonymousAllowed ? { kind: 'anonymous' } : { kind: 'rejected' };
+  if (presented.length === 0) return policy.anonymousAllowed ? { kind: 'anonymous' } : rejected();
   for (const candidate of new Set(presented)) {
     const caller = candidate ? await customers.authenticate(candidate) : null;
     if (caller) return { kind: 'caller', caller };
   }
-  return { kind: 'rejected' };
+  return rejected();
 }
 
 /** Constant-time comparison of the operator token (digests make the lengths equal). */

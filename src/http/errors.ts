@@ -1,45 +1,151 @@
+// The one place that turns a failure into HTTP: every error code of every domain maps here to a
+// status and to both wire shapes. Anthropic's `{"type":"error","error":{type,message},"request_id"}`
+// on /v1/messages*, `{"error":{message,type,code,param}}` everywhere else.
+import { CatalogueError } from '../catalogue/errors.ts';
 import { CustomerError } from '../customers/errors.ts';
+import { Failure } from '../domain/failure.ts';
+import { PassthroughError } from '../domain/passthrough/errors.ts';
+import { VideoError } from '../domain/videos/errors.ts';
 import { LedgerError } from '../ledger/errors.ts';
-import type { ErrorBody } from './problem.ts';
 
-/** Every expected domain failure the HTTP layer can meet, mapped once to status, type and text. */
-type DomainError = CustomerError | LedgerError;
+/** Failures of the transport itself: routing, authentication, bodies. */
+export enum HttpError {
+  RouteNotFound = 'route_not_found',
+  InvalidApiKey = 'invalid_api_key',
+  InvalidAdminToken = 'invalid_admin_token',
+  InvalidJson = 'invalid_json',
+  InvalidRequest = 'invalid_request',
+  RequestTooLarge = 'request_too_large',
+  UnsupportedMediaType = 'unsupported_media_type',
+  ShuttingDown = 'shutting_down',
+  NotImplemented = 'not_implemented',
+  ResponseValidationFailed = 'response_validation_failed',
+  Internal = 'internal_error',
+}
 
-const DOMAIN_ERRORS: { [code in DomainError]: { status: number; type: string; message: string } } = {
-  [CustomerError.CustomerNotFound]: { status: 404, type: 'not_found_error', message: 'No customer with this id.' },
-  [CustomerError.ExternalReferenceTaken]: {
-    status: 409,
-    type: 'invalid_request_error',
-    message: 'Another customer already has this external_reference.',
+export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError;
+
+export interface AnthropicErrorBody {
+  type: 'error';
+  error: { type: string; message: string };
+  request_id: string | null;
+}
+
+export interface ErrorBody {
+  error: { message: string; type: string; code: string | null; param: string | null };
+}
+
+export type ErrorShape = 'anthropic' | 'openai';
+
+interface Mapping {
+  status: number;
+  /** The `type` of the OpenAI-style shape (Anthropic's follows from the status). */
+  type: string;
+  /** Said when the failure is a bare code with no message of its own. */
+  message?: string;
+}
+
+const invalid = (message?: string): Mapping => ({ status: 400, type: 'invalid_request_error', ...(message ? { message } : {}) });
+const conflict = (message?: string): Mapping => ({ status: 409, type: 'invalid_request_error', ...(message ? { message } : {}) });
+const notFound = (message?: string): Mapping => ({ status: 404, type: 'not_found_error', ...(message ? { message } : {}) });
+
+const MAPPINGS: Record<ErrorCode, Mapping> = {
+  [HttpError.RouteNotFound]: notFound(),
+  [HttpError.InvalidApiKey]: { status: 401, type: 'authentication_error', message: 'Invalid API key.' },
+  [HttpError.InvalidAdminToken]: { status: 401, type: 'authentication_error', message: 'Invalid or missing admin token.' },
+  [HttpError.InvalidJson]: invalid('The body is not valid JSON.'),
+  [HttpError.InvalidRequest]: invalid(),
+  [HttpError.RequestTooLarge]: { status: 413, type: 'invalid_request_error' },
+  [HttpError.UnsupportedMediaType]: { status: 415, type: 'invalid_request_error' },
+  [HttpError.ShuttingDown]: { status: 503, type: 'api_error', message: 'The gateway is shutting down; retry on another instance.' },
+  [HttpError.NotImplemented]: { status: 501, type: 'api_error' },
+  [HttpError.ResponseValidationFailed]: { status: 502, type: 'api_error' },
+  [HttpError.Internal]: {
+    status: 500,
+    type: 'api_error',
+    message: 'The gateway failed to process the request. Retry later; quote the request-id header if it persists.',
   },
-  [CustomerError.ApiKeyNotFound]: { status: 404, type: 'not_found_error', message: 'No API key with this id.' },
+
+  [PassthroughError.ModelNotFound]: { status: 404, type: 'invalid_request_error' },
+  [PassthroughError.WrongEndpoint]: invalid(),
+  [PassthroughError.NoProvider]: { status: 503, type: 'api_error' },
+  [PassthroughError.InsufficientBalance]: { status: 402, type: 'billing_error' },
+  [PassthroughError.UpstreamError]: { status: 502, type: 'api_error' },
+  [PassthroughError.UpstreamTimeout]: { status: 504, type: 'timeout_error', message: 'The provider did not answer in time; nothing was charged.' },
+  [PassthroughError.UpstreamUnreachable]: { status: 502, type: 'api_error', message: 'The provider could not be reached; nothing was charged.' },
+  [PassthroughError.UpstreamInvalidResponse]: { status: 502, type: 'api_error', message: 'The provider returned an invalid response; nothing was charged.' },
+  [PassthroughError.UpstreamAuthFailed]: { status: 502, type: 'api_error', message: 'The provider refused the gateway; nothing was charged.' },
+
+  [VideoError.NotVideo]: invalid(),
+  [VideoError.InvalidField]: invalid(),
+  [VideoError.IdempotencyKeyReused]: { status: 422, type: 'idempotency_error' },
+  [VideoError.IdempotencyKeyInUse]: { status: 409, type: 'idempotency_error' },
+  [VideoError.TaskNotFound]: notFound(),
+  [VideoError.CancelNotSupported]: conflict(),
+  [VideoError.TaskNotCancellable]: conflict(),
+  [VideoError.TaskNotInReview]: conflict(),
+  [VideoError.CancelRefused]: conflict(),
+  [VideoError.UpstreamRateLimited]: { status: 429, type: 'rate_limit_error' },
+  [VideoError.UpstreamRejected]: invalid(),
+  [VideoError.ContentNotAvailable]: notFound(),
+
+  [CustomerError.CustomerNotFound]: notFound('No customer with this id.'),
+  [CustomerError.ExternalReferenceTaken]: conflict('Another customer already has this external_reference.'),
+  [CustomerError.ApiKeyNotFound]: notFound('No API key with this id.'),
+  [CustomerError.UnknownModel]: invalid('allowed_models names a model that is not in the catalogue.'),
+
+  [CatalogueError.CatalogueInvalid]: { status: 422, type: 'invalid_request_error' },
+
   [LedgerError.InsufficientFunds]: { status: 402, type: 'billing_error', message: 'The wallet balance does not cover this amount.' },
-  [LedgerError.ReferenceConflict]: {
-    status: 409,
-    type: 'invalid_request_error',
-    message: 'This reference was already used for a different amount or customer.',
-  },
-  [LedgerError.ReservationNotFound]: { status: 404, type: 'not_found_error', message: 'No reservation with this reference.' },
-  [LedgerError.AlreadySettled]: { status: 409, type: 'invalid_request_error', message: 'The reservation is already settled.' },
-  [LedgerError.AlreadyReleased]: { status: 409, type: 'invalid_request_error', message: 'The reservation is already released.' },
-  [LedgerError.InvalidAmount]: {
-    status: 400,
-    type: 'invalid_request_error',
-    message: 'The amount must be positive and at most 1000000000 with at most 6 decimals.',
-  },
-  [CustomerError.UnknownModel]: {
-    status: 400,
-    type: 'invalid_request_error',
-    message: 'allowed_models names a model that is not in the catalogue.',
-  },
+  [LedgerError.ReferenceConflict]: conflict('This reference was already used for a different amount or customer.'),
+  [LedgerError.ReservationNotFound]: notFound('No reservation with this reference.'),
+  [LedgerError.AlreadySettled]: conflict('The reservation is already settled.'),
+  [LedgerError.AlreadyReleased]: conflict('The reservation is already released.'),
+  [LedgerError.InvalidAmount]: invalid('The amount must be positive and at most 1000000000 with at most 6 decimals.'),
 };
 
-/**
- * A typed error reply for a domain failure. The status is asserted by the caller so the reply
- * type-checks against the operation's declared responses.
- */
-export function errorReply<S extends number>(status: S, code: DomainError, param: string | null = null): { status: S; body: ErrorBody } {
-  const known = DOMAIN_ERRORS[code];
-  if (known.status !== status) throw new Error(`${code} maps to ${known.status}, not ${status}`);
-  return { status, body: { error: { message: known.message, type: known.type, code, param } } };
+const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+export const anthropicTypeFor = (status: number): string =>
+  ANTHROPIC_TYPE_BY_STATUS[status] ?? (status < 500 ? 'invalid_request_error' : 'api_error');
+
+export const shapeOfPath = (path: string): ErrorShape => (path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'anthropic' : 'openai');
+
+export function statusOf(failure: Failure): number {
+  return failure.details.upstream?.status ?? MAPPINGS[failure.code as ErrorCode]?.status ?? 500;
 }
+
+export interface ErrorReply {
+  status: number;
+  body: AnthropicErrorBody | ErrorBody;
+  headers: Record<string, string>;
+}
+
+/** A failure as the client sees it. Codes without a mapping are bugs: they render as 500s. */
+export function renderFailure(failure: Failure, shape: ErrorShape, requestId: string): ErrorReply {
+  const mapping = MAPPINGS[failure.code as ErrorCode] ?? MAPPINGS[HttpError.Internal];
+  const status = failure.details.upstream?.status ?? mapping.status;
+  const message = failure.message || mapping.message || `Request failed (${failure.code}).`;
+  // Our 409s are final (a reused key, a task in the wrong state): SDKs retry 409s unless told not to.
+  const headers = { ...(status === 409 ? { 'x-should-retry': 'false' } : {}), ...failure.details.headers };
+  if (shape === 'anthropic') {
+    const type = failure.details.upstream?.type ?? anthropicTypeFor(status);
+    return { status, headers, body: { type: 'error', error: { type, message }, request_id: requestId } };
+  }
+  const type = failure.details.upstream?.type ?? mapping.type;
+  return { status, headers, body: { error: { message, type, code: failure.code, param: failure.details.param ?? null } } };
+}
+
+/** A bare code (ledger, customers) as a failure with the mapping's own message. */
+export const failureOf = (code: ErrorCode, param: string | null = null): Failure => new Failure(code, MAPPINGS[code].message ?? code, { param });

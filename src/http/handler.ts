@@ -1,6 +1,8 @@
-import type { Response } from 'express';
 import type { Logger } from '../logger.ts';
 import type { Caller } from '../customers/service.ts';
+import type { Failure } from '../domain/failure.ts';
+import type { Sink } from '../domain/sink.ts';
+import type { LogFields } from '../logs/request-logs.ts';
 import type { Services } from '../services.ts';
 
 /** The validated request as a handler sees it. */
@@ -10,32 +12,51 @@ export interface RequestContext<Body = unknown> {
   logger: Logger;
   /** The authenticated customer key, or null on anonymous operations. */
   caller: Caller | null;
+  /** Path parameters, percent-decoded. */
   params: Record<string, string>;
+  /** Declared query parameters only, coerced to their schema types. */
   query: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
   body: Body;
+  /** The body's bytes as received (passthrough operations forward them). */
+  rawBody: Buffer;
   services: Services;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  /** For replies written piece by piece (streams, proxied bytes). Its signal aborts when the client leaves. */
+  sink: Sink;
 }
 
-export interface JsonReply {
+/** What a request leaves for its log row: fields known at the end, and the settlement's outcome. */
+export interface Outcome {
+  log?: LogFields;
+  /** Resolves once the request's charge is durable, with the amount charged. */
+  settled?: Promise<LogFields>;
+}
+
+export interface JsonReply extends Outcome {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
 }
 
-/** Returned by handlers that wrote the response themselves (streams). */
-export const HANDLED = Symbol('handled');
+export interface FailedReply extends Outcome {
+  failure: Failure;
+}
 
-export type Handler = (ctx: RequestContext, res: Response) => Promise<JsonReply | typeof HANDLED>;
+/** The handler wrote the response through the sink. */
+export interface StreamedReply extends Outcome {
+  streamed: true;
+}
+
+export type Reply = JsonReply | FailedReply | StreamedReply | Failure;
+
+export type Handler = (ctx: RequestContext) => Promise<Reply>;
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type OkFor<R, S> = S extends keyof R ? (S extends 200 | 201 | 202 ? { status: S; body: Json<R[S]>; headers?: Record<string, string> } & Outcome : never) : never;
 
 /**
- * A reply typed by the generated spec: for each declared status, the JSON body that status must
- * carry. A handler returning `Reply<operations, 'models_list'>` cannot drift from the contract.
+ * A success reply typed by the generated spec: for each declared 2xx status, the JSON body that
+ * status must carry. A handler returning `Ok<operations, 'models_list'>` cannot drift from the
+ * contract; failures are values mapped to their status in src/http/errors.ts.
  */
-export type Reply<Ops, Id extends keyof Ops> = Ops[Id] extends { responses: infer R }
-  ? { [S in keyof R]: { status: S; body: Json<R[S]>; headers?: Record<string, string> } }[keyof R]
-  : never;
+export type Ok<Ops, Id extends keyof Ops> = Ops[Id] extends { responses: infer R } ? OkFor<R, keyof R> : never;

@@ -1,73 +1,88 @@
-// multipart/form-data bodies (the OpenAI SDK sends video requests this way) decoded into the same
+// multipart/form-data bodies (the OpenAI SDK sends video requests this way) decoded into the
 // object a JSON body gives: bracket keys nest (`content[][type]`, `reference_images[][url]`,
-// `input_reference[image_url]`), values stay strings for the validator to coerce. File parts are
-// refused: the gateway takes assets as URLs only.
+// `input_reference[image_url]`), values stay strings for the validator to coerce. Objects have
+// no prototype and prototype-shaped keys are refused, so no field name can reach Object.prototype.
+// File parts are refused: the gateway takes assets as URLs only.
+import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import type { NextFunction, Request, Response } from 'express';
+import { Failure } from '../domain/failure.ts';
+import { HttpError } from './errors.ts';
 
 type Node = Record<string, unknown> | unknown[];
 
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+const MAX_SEGMENTS = 8;
+
+const record = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;
+
 /** Sets `value` at a bracket path; `[]` appends, or starts a new element when the key repeats. */
-export function assignBracketKey(target: Record<string, unknown>, key: string, value: string): void {
+export function assignBracketKey(target: Record<string, unknown>, key: string, value: string): string | undefined {
   const parts = key.replace(/\]/g, '').split('[');
+  if (parts.length > MAX_SEGMENTS) return `The form field name \`${key.slice(0, 100)}\` nests too deeply.`;
+  if (parts.some((part) => FORBIDDEN.has(part))) return `The form field name \`${key.slice(0, 100)}\` is not accepted.`;
   let node: Node = target;
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
     const last = i === parts.length - 1;
     if (Array.isArray(node)) {
-      const rest = parts[i + 1];
       if (last) {
         node.push(value);
-        return;
+        return undefined;
       }
+      const rest = parts[i + 1];
       let element = node.at(-1) as Record<string, unknown> | undefined;
       // A repeated field means the next element of the array has begun.
-      if (!element || typeof element !== 'object' || (rest !== undefined && parts.length === i + 2 && rest in element)) {
-        element = {};
+      if (!element || typeof element !== 'object' || Array.isArray(element) || (rest !== undefined && parts.length === i + 2 && rest in element)) {
+        element = record();
         node.push(element);
       }
       node = element;
       continue;
     }
-    const record = node as Record<string, unknown>;
+    const fields = node as Record<string, unknown>;
     if (last) {
-      record[part] = value;
-      return;
+      fields[part] = value;
+      return undefined;
     }
-    const next = parts[i + 1] === '' ? [] : {};
-    if (record[part] === undefined || typeof record[part] !== 'object') record[part] = next;
-    node = record[part] as Node;
+    if (fields[part] === undefined || typeof fields[part] !== 'object') fields[part] = parts[i + 1] === '' ? [] : record();
+    node = fields[part] as Node;
   }
+  return undefined;
 }
 
-export function multipartBody(limitBytes: number) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.is('multipart/form-data')) return next();
+export function parseMultipart(req: IncomingMessage, limitBytes: number): Promise<Record<string, unknown> | Failure> {
+  return new Promise((resolve) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fieldSize: limitBytes, fields: 1000, files: 0 } });
+      parser = busboy({ headers: req.headers, limits: { fieldSize: limitBytes, fields: 1000, files: 0, parts: 1000 } });
     } catch (error) {
-      return next(Object.assign(new Error((error as Error).message), { status: 400 }));
+      return resolve(new Failure(HttpError.InvalidRequest, `Malformed multipart body: ${(error as Error).message}`));
     }
-    const body: Record<string, unknown> = {};
-    let failure: Error | undefined;
+    const body = record();
+    let failure: Failure | undefined;
     let received = 0;
+    const refuse = (next: Failure) => (failure ??= next);
     parser.on('field', (name, value, info) => {
-      received += value.length;
-      if (info.valueTruncated || received > limitBytes) failure ??= Object.assign(new Error('too large'), { type: 'entity.too.large' });
-      else assignBracketKey(body, name, value);
+      received += name.length + value.length;
+      if (info.valueTruncated || received > limitBytes) refuse(new Failure(HttpError.RequestTooLarge, `Request body exceeds the limit of ${limitBytes} bytes.`));
+      else if (!failure) {
+        const problem = assignBracketKey(body, name, value);
+        if (problem) refuse(new Failure(HttpError.InvalidRequest, problem, { param: name.slice(0, 100) }));
+      }
     });
     parser.on('file', (name, stream) => {
       stream.resume();
-      failure ??= Object.assign(new Error(`File uploads are not accepted (field ${name}); pass assets as URLs.`), { status: 400 });
+      refuse(new Failure(HttpError.InvalidRequest, `File uploads are not accepted (field ${name.slice(0, 100)}); pass assets as URLs.`, { param: name.slice(0, 100) }));
     });
-    parser.on('filesLimit', () => (failure ??= Object.assign(new Error('File uploads are not accepted; pass assets as URLs.'), { status: 400 })));
-    parser.on('error', (error: Error) => next(Object.assign(error, { status: 400 })));
-    parser.on('close', () => {
-      if (failure) return next(failure);
-      req.body = body;
-      next();
+    parser.on('filesLimit', () => refuse(new Failure(HttpError.InvalidRequest, 'File uploads are not accepted; pass assets as URLs.')));
+    parser.on('fieldsLimit', () => refuse(new Failure(HttpError.InvalidRequest, 'Too many form fields.')));
+    parser.on('partsLimit', () => refuse(new Failure(HttpError.InvalidRequest, 'Too many form parts.')));
+    parser.on('error', (error: Error) => {
+      req.unpipe(parser);
+      req.resume();
+      resolve(failure ?? new Failure(HttpError.InvalidRequest, `Malformed multipart body: ${error.message}`));
     });
+    parser.on('close', () => resolve(failure ?? body));
     req.pipe(parser);
-  };
+  });
 }

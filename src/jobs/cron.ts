@@ -1,23 +1,37 @@
-// The poller's clock: a node-cron tick that drains due video tasks. No logic here; correctness
-// comes from the database leases (any number of processes may tick at once).
+// The clocks of background work: node-cron ticks, no logic. Correctness comes from the database
+// (leases, guarded updates, references that take effect once), so any number of processes may
+// tick at once; `noOverlap` keeps one process from running a job twice at the same time.
 import cron from 'node-cron';
 import type { Logger } from '../logger.ts';
-import type { VideoWorker } from '../domain/videos/worker.ts';
 
-export function scheduleVideoPoller(worker: VideoWorker, logger: Logger, batchSize: number): { stop(): void } {
+export interface Ticker {
+  stop(): Promise<void>;
+}
+
+/** Runs `work` on the cron schedule; a failing run is logged and the next tick tries again. */
+export function every(expression: string, name: string, logger: Logger, work: () => Promise<unknown>): Ticker {
+  let running: Promise<unknown> = Promise.resolve();
   const task = cron.schedule(
-    '* * * * * *', // every second; an idle tick is one indexed query
-    async () => {
-      try {
-        // Keep claiming while batches come back full.
-        while ((await worker.processBatch()) >= batchSize) {
-          /* next batch */
-        }
-      } catch (error) {
-        logger.error({ err: error }, 'video poller tick failed');
-      }
+    expression,
+    () => {
+      running = work().catch((error: unknown) => logger.error({ err: error, job: name }, 'background job failed'));
+      return running;
     },
-    { noOverlap: true, name: 'video-poller' },
+    { noOverlap: true, name },
   );
-  return { stop: () => void task.stop() };
+  return {
+    async stop() {
+      await task.stop();
+      await running;
+    },
+  };
+}
+
+/** Drains due video tasks, batch after batch while batches come back full. */
+export function videoPollerJob(processBatch: () => Promise<number>, batchSize: number): () => Promise<void> {
+  return async () => {
+    while ((await processBatch()) >= batchSize) {
+      /* next batch */
+    }
+  };
 }

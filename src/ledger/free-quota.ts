@@ -46,11 +46,3 @@ export async function resolveFreeHold(
       used: trx.raw('used + ?', [input.used.toString()]),
     });
 }
-
-export async function freeUnitsLeft(db: Knex, customerId: string, modelId: string, quota: FreeQuota, now: Date): Promise<bigint> {
-  const row = await db('free_quota_usage')
-    .where({ customer_id: customerId, model_id: modelId, period_start: periodStart(quota.period, now) })
-    .first<{ used: bigint; held: bigint } | undefined>('used', 'held');
-  const left = BigInt(quota.amount) - (row?.used ?? 0n) - (row?.held ?? 0n);
-  return left < 0n ? 0n : left;
-}

@@ -1,28 +1,34 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 
-/** What a request leaves behind for operators; usage fields are filled by the flows that have them. */
-export interface RequestLogEntry {
+/** What the domain learned about a request, for its log row. */
+export interface LogFields {
+  model?: string | null;
+  provider?: string | null;
+  ttfb_ms?: number | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  /** Billing components beyond the four token counts (1-hour cache writes, server tool requests, speed). */
+  usage_detail?: Record<string, unknown> | null;
+  cost?: bigint | null;
+  usage_estimated?: boolean;
+  stream?: boolean;
+  /** The exchange did not end normally (client gone, upstream cut, shutdown, swept after a crash). */
+  interrupted?: boolean;
+  upstream_request_id?: string | null;
+}
+
+/** One row per public API request: who asked, what for, what it cost. Never prompts, outputs or keys. */
+export interface RequestLogEntry extends Required<LogFields> {
   request_id: string;
   customer_id: string | null;
   key_id: string | null;
   endpoint: string;
-  model: string | null;
-  provider: string | null;
   status: number;
   error_type: string | null;
   latency_ms: number;
-  ttfb_ms: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cache_read_tokens: number | null;
-  cache_write_tokens: number | null;
-  video_seconds: number | null;
-  video_tier: string | null;
-  cost: bigint | null;
-  usage_estimated: boolean;
-  stream: boolean;
-  upstream_request_id: string | null;
   created_at: Date;
 }
 
@@ -34,14 +40,33 @@ export interface RequestLogRow extends Omit<RequestLogEntry, 'input_tokens' | 'o
   cache_write_tokens: bigint | null;
 }
 
+export const EMPTY_LOG_FIELDS: Required<LogFields> = {
+  model: null,
+  provider: null,
+  ttfb_ms: null,
+  input_tokens: null,
+  output_tokens: null,
+  cache_read_tokens: null,
+  cache_write_tokens: null,
+  usage_detail: null,
+  cost: null,
+  usage_estimated: false,
+  stream: false,
+  interrupted: false,
+  upstream_request_id: null,
+};
+
 export interface RequestLogFilter {
   customerId?: string;
+  keyId?: string;
   model?: string;
   endpoint?: string;
+  status?: number;
   from?: Date;
   to?: Date;
   limit: number;
   before?: bigint;
+  after?: bigint;
 }
 
 export interface RequestLogs {
@@ -56,18 +81,30 @@ export interface RequestLogs {
 const COLUMNS = [
   'request_id text', 'customer_id text', 'key_id text', 'endpoint text', 'model text', 'provider text', 'status int',
   'error_type text', 'latency_ms int', 'ttfb_ms int', 'input_tokens bigint', 'output_tokens bigint',
-  'cache_read_tokens bigint', 'cache_write_tokens bigint', 'video_seconds int', 'video_tier text', 'cost bigint',
-  'usage_estimated boolean', 'stream boolean', 'upstream_request_id text', 'created_at timestamptz',
+  'cache_read_tokens bigint', 'cache_write_tokens bigint', 'usage_detail jsonb', 'cost bigint',
+  'usage_estimated boolean', 'stream boolean', 'interrupted boolean', 'upstream_request_id text', 'created_at timestamptz',
 ];
 const NAMES = COLUMNS.map((c) => c.split(' ')[0]).join(', ');
-const INSERT_BATCH_SQL = `insert into request_logs (${NAMES})
+export const INSERT_LOGS_SQL = `insert into request_logs (${NAMES})
   select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS.join(', ')})
   on conflict (request_id) do nothing`;
 
+/** Text PostgreSQL cannot hold (NUL, unpaired surrogates) becomes U+FFFD; client-named models may carry it. */
+export const storable = (text: string | null): string | null =>
+  text === null ? null : text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd').slice(0, 200);
+
+export const logRow = (e: RequestLogEntry) => ({
+  ...e,
+  model: storable(e.model),
+  error_type: storable(e.error_type),
+  upstream_request_id: storable(e.upstream_request_id),
+  cost: e.cost === null ? null : e.cost.toString(),
+});
+
 /**
  * Request logs are written in batches off the request path: one multi-row insert every
- * `flushMs` or `maxBatch` entries. A failed batch is logged and dropped rather than retried
- * forever, so a database outage cannot grow memory without bound.
+ * `flushMs` or `maxBatch` entries. A batch the database refuses is retried entry by entry so one
+ * bad row cannot take others with it; a database outage keeps at most `maxQueue` entries.
  */
 export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: number; maxBatch?: number; maxQueue?: number }): RequestLogs {
   const flushMs = deps.flushMs ?? 200;
@@ -77,8 +114,7 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
   let writing: Promise<void> = Promise.resolve();
   let dropped = 0;
 
-  // A client-named model may carry characters PostgreSQL text cannot hold (NUL).
-  const toRow = (e: RequestLogEntry) => ({ ...e, model: e.model?.replaceAll('\u0000', '') ?? null, cost: e.cost === null ? null : e.cost.toString() });
+  const insert = (batch: RequestLogEntry[]) => deps.db.raw(INSERT_LOGS_SQL, [JSON.stringify(batch.map(logRow))]);
 
   function drain(): Promise<void> {
     writing = writing.then(async () => {
@@ -86,11 +122,17 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
         const batch = queue.slice(0, maxBatch);
         queue = queue.slice(batch.length);
         try {
-          // One JSON parameter for the whole batch: building a 21-column multi-row insert with
-          // bindings cost the event loop milliseconds per flush under load.
-          await deps.db.raw(INSERT_BATCH_SQL, [JSON.stringify(batch.map(toRow))]);
+          // One JSON parameter for the whole batch: a 21-column multi-row insert with bindings
+          // cost the event loop milliseconds per flush under load.
+          await insert(batch);
         } catch (error) {
-          deps.logger.error({ err: error, rows: batch.length }, 'request log batch failed; rows dropped');
+          if (batch.length > 1 && !isConnectionError(error)) {
+            for (const entry of batch) await insert([entry]).catch((e: unknown) => deps.logger.error({ err: e, request_id: entry.request_id }, 'request log row refused; dropped'));
+          } else {
+            deps.logger.error({ err: error, rows: batch.length }, 'request log batch failed; kept for the next flush');
+            queue = [...batch, ...queue].slice(0, maxQueue);
+            return;
+          }
         }
       }
     });
@@ -116,13 +158,16 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
       const rows: RequestLogRow[] = await deps.db('request_logs')
         .modify((q) => {
           if (filter.customerId) q.where('customer_id', filter.customerId);
+          if (filter.keyId) q.where('key_id', filter.keyId);
           if (filter.model) q.where('model', filter.model);
           if (filter.endpoint) q.where('endpoint', filter.endpoint);
+          if (filter.status !== undefined) q.where('status', filter.status);
           if (filter.from) q.where('created_at', '>=', filter.from);
           if (filter.to) q.where('created_at', '<', filter.to);
           if (filter.before !== undefined) q.where('id', '<', filter.before.toString());
+          if (filter.after !== undefined) q.where('id', '>', filter.after.toString());
         })
-        .orderBy('id', 'desc')
+        .orderBy('id', filter.after !== undefined ? 'asc' : 'desc')
         .limit(filter.limit + 1);
       return { rows: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit };
     },
@@ -131,4 +176,11 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
       await drain();
     },
   };
+}
+
+/** Errors of the connection rather than of the rows: the batch is kept and tried again later. */
+export function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^(08|57P|53)/.test(code)) return true; // connection, shutdown, resources
+  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code) || /Connection terminated|timeout|ECONNREFUSED|not queryable/i.test(String((error as Error)?.message));
 }

@@ -4,13 +4,17 @@
 // micro-units x 1e-6 (prices are per million units), and rounded UP to the micro-unit once, at the
 // end. So 1 token at "0.30" per million tokens costs 1 micro-unit, and 1,000,000 tokens at
 // "0.000003" per million cost 3 micro-units.
-import { MICROS_PER_UNIT, parseMicros } from '../catalogue/decimal.ts';
+import { MICROS_PER_UNIT, parseMicros } from '../shared/money.ts';
 import type { TokenPrice } from '../catalogue/types.ts';
 
 /** One kind of usage: how many units, and the price of one million of them in micro-units. */
 export interface CostLine {
   units: bigint;
   microsPerMillion: bigint;
+  /** A premium (fast mode, priority tier) in millionths: 1_500_000n is x1.5. Default x1. */
+  multiplierMicros?: bigint;
+  /** Whether free units may pay for this line (tokens yes, server tool requests no). Default yes. */
+  freeEligible?: boolean;
 }
 
 const MILLION = 1_000_000n;
@@ -20,10 +24,11 @@ const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
 export function costOf(lines: readonly CostLine[]): bigint {
   let numerator = 0n;
   for (const line of lines) {
-    if (line.units < 0n || line.microsPerMillion < 0n) throw new RangeError('negative usage or price');
-    numerator += line.units * line.microsPerMillion;
+    const multiplier = line.multiplierMicros ?? MILLION;
+    if (line.units < 0n || line.microsPerMillion < 0n || multiplier < 0n) throw new RangeError('negative usage or price');
+    numerator += line.units * line.microsPerMillion * multiplier;
   }
-  return ceilDiv(numerator, MILLION);
+  return ceilDiv(numerator, MILLION * MILLION);
 }
 
 export interface FreeApplied {
@@ -42,9 +47,10 @@ export interface FreeApplied {
 export function applyFree(lines: readonly CostLine[], freeUnits: bigint): FreeApplied {
   let remaining = freeUnits < 0n ? 0n : freeUnits;
   const chargeable = lines.map((line) => {
+    if (line.freeEligible === false) return line;
     const free = line.units < remaining ? line.units : remaining;
     remaining -= free;
-    return { units: line.units - free, microsPerMillion: line.microsPerMillion };
+    return { ...line, units: line.units - free };
   });
   const full = costOf(lines);
   const amount = costOf(chargeable);
@@ -54,8 +60,15 @@ export function applyFree(lines: readonly CostLine[], freeUnits: bigint): FreeAp
 export interface TokenUsage {
   input_tokens: number | bigint;
   output_tokens: number | bigint;
+  /** All cache writes, 1-hour ones included. */
   cache_creation_input_tokens?: number | bigint | null;
   cache_read_input_tokens?: number | bigint | null;
+  /** The part of the cache writes that live one hour (priced apart when the catalogue says). */
+  cache_creation_1h_input_tokens?: number | bigint | null;
+  web_search_requests?: number | bigint | null;
+  web_fetch_requests?: number | bigint | null;
+  /** Premium multiplier in millionths applied to token lines (fast mode, priority tier). */
+  multiplierMicros?: bigint;
 }
 
 const units = (value: number | bigint | null | undefined): bigint => {
@@ -64,16 +77,30 @@ const units = (value: number | bigint | null | undefined): bigint => {
   return BigInt(value);
 };
 
-/** Token usage as cost lines, in the order free tokens are applied. Cache prices default to input's. */
+/**
+ * Token usage as cost lines, in the order free tokens are applied: input, cache writes (5-minute,
+ * then 1-hour when priced apart), cache reads, output; server tool requests last, never free.
+ * Cache prices default to input's, 1-hour writes to the cache write price.
+ */
 export function tokenLines(price: TokenPrice, usage: TokenUsage): CostLine[] {
   const input = parseMicros(price.input_per_mtok);
-  return [
-    { units: units(usage.input_tokens), microsPerMillion: input },
-    { units: units(usage.cache_creation_input_tokens), microsPerMillion: parseMicros(price.cache_write_per_mtok ?? price.input_per_mtok) },
-    { units: units(usage.cache_read_input_tokens), microsPerMillion: parseMicros(price.cache_read_per_mtok ?? price.input_per_mtok) },
-    { units: units(usage.output_tokens), microsPerMillion: parseMicros(price.output_per_mtok) },
+  const cacheWrite = parseMicros(price.cache_write_per_mtok ?? price.input_per_mtok);
+  const multiplier = usage.multiplierMicros && usage.multiplierMicros !== MILLION ? { multiplierMicros: usage.multiplierMicros } : {};
+  const writes = units(usage.cache_creation_input_tokens);
+  const writes1h = price.cache_write_1h_per_mtok ? min(units(usage.cache_creation_1h_input_tokens), writes) : 0n;
+  const lines: CostLine[] = [
+    { units: units(usage.input_tokens), microsPerMillion: input, ...multiplier },
+    { units: writes - writes1h, microsPerMillion: cacheWrite, ...multiplier },
+    ...(writes1h > 0n ? [{ units: writes1h, microsPerMillion: parseMicros(price.cache_write_1h_per_mtok!), ...multiplier }] : []),
+    { units: units(usage.cache_read_input_tokens), microsPerMillion: parseMicros(price.cache_read_per_mtok ?? price.input_per_mtok), ...multiplier },
+    { units: units(usage.output_tokens), microsPerMillion: parseMicros(price.output_per_mtok), ...multiplier },
   ];
+  const perRequest = (count: number | bigint | null | undefined, per1k: string | undefined) =>
+    per1k && units(count) > 0n ? [{ units: units(count), microsPerMillion: parseMicros(per1k) * 1000n, freeEligible: false }] : [];
+  return [...lines, ...perRequest(usage.web_search_requests, price.web_search_per_1k_requests), ...perRequest(usage.web_fetch_requests, price.web_fetch_per_1k_requests)];
 }
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** Video seconds at a per-second price, as one cost line. */
 export function videoLines(perSecond: string, seconds: number | bigint): CostLine[] {

@@ -11,12 +11,16 @@ export interface ResolvedProvider {
   credential(): string | undefined;
 }
 
-// Non-streamed generations send their first byte only when done, hence the long first-byte wait.
+// A stream's headers and first event come within seconds; a non-streamed generation sends its
+// first byte only when the whole answer is done, hence the separate, longer `response_ms`.
+const TEXT = { connect_ms: 10_000, first_byte_ms: 120_000, response_ms: 600_000, idle_ms: 300_000 };
+const TASKS = { connect_ms: 10_000, first_byte_ms: 60_000, response_ms: 60_000, idle_ms: 60_000 };
 const DEFAULT_TIMEOUTS: Record<ProviderProtocol, Required<ProviderTimeouts>> = {
-  anthropic: { connect_ms: 10_000, first_byte_ms: 600_000, idle_ms: 300_000 },
-  'openai-videos': { connect_ms: 10_000, first_byte_ms: 60_000, idle_ms: 60_000 },
-  'ark-video': { connect_ms: 10_000, first_byte_ms: 60_000, idle_ms: 60_000 },
-  'minimax-video-v2': { connect_ms: 10_000, first_byte_ms: 60_000, idle_ms: 60_000 },
+  anthropic: TEXT,
+  'openai-chat': TEXT,
+  'openai-videos': TASKS,
+  'ark-video': TASKS,
+  'minimax-video-v2': TASKS,
 };
 
 export interface RegistryOptions {

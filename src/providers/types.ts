@@ -10,9 +10,11 @@ export class UpstreamError extends Error {
     readonly kind: 'connect' | 'timeout' | 'status' | 'aborted' | 'protocol',
     readonly retryable: boolean,
     readonly status?: number,
-    /** The upstream's error body (Anthropic shape), when it sent one. Never shown verbatim to clients. */
+    /** The upstream's error body, when it sent one. Logged, never shown verbatim to clients. */
     readonly body?: string,
     readonly upstreamRequestId?: string,
+    /** Headers a client may act on (retry-after, rate-limit headers), as the upstream sent them. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(`upstream ${kind}${status ? ` ${status}` : ''}`);
   }
@@ -26,4 +28,7 @@ export interface UpstreamResponse {
 }
 
 /** Statuses after which the next route may succeed where this one did not. */
-export const FAILOVER_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
+export const FAILOVER_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504, 529]);
+
+/** Upstream response headers a client may act on, passed on with 429/529 and other refusals. */
+export const CLIENT_ACTIONABLE_HEADERS = /^(retry-after|retry-after-ms|x-should-retry|anthropic-ratelimit-.*|x-ratelimit-.*)$/;

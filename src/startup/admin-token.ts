@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBase62 } from '../customers/ids.ts';
+import { randomBase62 } from '../shared/ids.ts';
 
 /**
  * The operator token: ADMIN_TOKEN when set, else one generated on first start and kept (mode 0600)

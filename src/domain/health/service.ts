@@ -4,10 +4,11 @@ import type { CatalogueStore } from '../../catalogue/store.ts';
 export type CheckResult = 'ok' | 'error';
 
 export interface HealthService {
-  check(): Promise<{ database: CheckResult; catalogue: CheckResult }>;
+  check(): Promise<{ database: CheckResult; catalogue: CheckResult; accepting: CheckResult }>;
 }
 
-export function createHealthService(deps: { db: Knex; catalogue: CatalogueStore; timeoutMs?: number }): HealthService {
+/** `draining()`: the process is shutting down and wants no new requests (readiness goes 503 at once). */
+export function createHealthService(deps: { db: Knex; catalogue: CatalogueStore; draining: () => boolean; timeoutMs?: number }): HealthService {
   const timeoutMs = deps.timeoutMs ?? 2000;
   async function database(): Promise<CheckResult> {
     let timer: NodeJS.Timeout | undefined;
@@ -30,7 +31,8 @@ export function createHealthService(deps: { db: Knex; catalogue: CatalogueStore;
       } catch {
         catalogue = 'error';
       }
-      return { database: await database(), catalogue };
+      if (deps.draining()) return { database: 'ok', catalogue, accepting: 'error' };
+      return { database: await database(), catalogue, accepting: 'ok' };
     },
   };
 }

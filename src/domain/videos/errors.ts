@@ -1,32 +1,58 @@
-import type { Problem } from '../../http/problem.ts';
+// What can go wrong with a video task request. Status codes and wire shapes: src/http/errors.ts.
+import { sanitizeUpstreamMessage, upstreamErrorParts } from '../../providers/sanitize.ts';
 import type { UpstreamError } from '../../providers/types.ts';
+import { Failure } from '../failure.ts';
 
-export const videoProblems = {
-  modelNotFound: (model: string): Problem => ({ status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model', message: `The model \`${model}\` does not exist or you do not have access to it.` }),
-  notVideo: (model: string): Problem => ({ status: 400, type: 'invalid_request_error', code: 'model_not_video', param: 'model', message: `\`${model}\` is not a video model; use /v1/messages for it.` }),
-  invalid: (param: string, message: string): Problem => ({ status: 400, type: 'invalid_request_error', code: 'invalid_field', param, message }),
-  noRoute: (model: string): Problem => ({ status: 500, type: 'api_error', code: 'no_provider', message: `No provider can serve \`${model}\` right now.` }),
-  insufficientBalance: (): Problem => ({ status: 402, type: 'billing_error', code: 'insufficient_balance', message: 'Your balance is too low for the requested video (seconds x resolution price).' }),
-  keyReused: (): Problem => ({ status: 422, type: 'idempotency_error', code: 'idempotency_key_reused', param: 'Idempotency-Key', message: 'This Idempotency-Key was used with a different request body.' }),
-  keyInFlight: (): Problem => ({ status: 409, type: 'idempotency_error', code: 'idempotency_key_in_use', param: 'Idempotency-Key', message: 'A request with this Idempotency-Key is still being processed; retry shortly.' }),
-  taskNotFound: (): Problem => ({ status: 404, type: 'not_found_error', code: 'task_not_found', message: 'No video task with this id.' }),
-  cancelNotSupported: (model: string): Problem => ({ status: 409, type: 'invalid_request_error', code: 'cancel_not_supported', message: `Tasks of \`${model}\` cannot be cancelled.` }),
-  notCancellable: (status: string): Problem => ({ status: 409, type: 'invalid_request_error', code: 'task_not_cancellable', message: `The task is ${status} and can no longer be cancelled.` }),
-  upstreamRefused: (error: UpstreamError): Problem =>
-    error.status === 429
-      ? { status: 429, type: 'rate_limit_error', code: 'upstream_rate_limited', message: 'The provider is rate limiting; retry later. Nothing was charged.' }
-      : error.status && error.status < 500
-        ? { status: 400, type: 'invalid_request_error', code: 'upstream_rejected', message: `The provider rejected the request: ${upstreamMessage(error)} Nothing was charged.` }
-        : { status: 502, type: 'api_error', code: 'upstream_error', message: 'The provider failed to accept the task. Nothing was charged.' },
-};
-
-/** The provider's own explanation, without its request ids. */
-function upstreamMessage(error: UpstreamError): string {
-  try {
-    const body = JSON.parse(error.body ?? '') as { error?: { message?: unknown } };
-    if (typeof body.error?.message === 'string') return body.error.message.replace(/Request id:.*$/i, '').trim();
-  } catch {
-    /* not JSON */
-  }
-  return `status ${error.status}.`;
+export enum VideoError {
+  ModelNotFound = 'model_not_found',
+  NotVideo = 'model_not_video',
+  InvalidField = 'invalid_field',
+  NoProvider = 'no_provider',
+  InsufficientBalance = 'insufficient_balance',
+  IdempotencyKeyReused = 'idempotency_key_reused',
+  IdempotencyKeyInUse = 'idempotency_key_in_use',
+  TaskNotFound = 'task_not_found',
+  CancelNotSupported = 'cancel_not_supported',
+  TaskNotCancellable = 'task_not_cancellable',
+  TaskNotInReview = 'task_not_in_review',
+  /** The provider will not cancel the task (it goes on). */
+  CancelRefused = 'cancel_refused',
+  UpstreamRateLimited = 'upstream_rate_limited',
+  UpstreamRejected = 'upstream_rejected',
+  UpstreamError = 'upstream_error',
+  /** The task has no downloadable result (yet, or any more). */
+  ContentNotAvailable = 'content_not_available',
 }
+
+export const videoFailures = {
+  modelNotFound: (model: string) =>
+    new Failure(VideoError.ModelNotFound, `The model \`${model}\` does not exist or you do not have access to it.`, { param: 'model' }),
+  notVideo: (model: string, group: string) =>
+    new Failure(VideoError.NotVideo, `\`${model}\` is not a video model; call ${group === 'chat' ? 'POST /v1/chat/completions' : 'POST /v1/messages'} for it.`, { param: 'model' }),
+  invalid: (param: string, message: string) => new Failure(VideoError.InvalidField, message, { param }),
+  noProvider: (model: string) => new Failure(VideoError.NoProvider, `No provider can serve \`${model}\` right now; nothing was charged.`),
+  insufficientBalance: () => new Failure(VideoError.InsufficientBalance, 'Your balance is too low for the requested video (seconds x resolution price).'),
+  keyReused: () => new Failure(VideoError.IdempotencyKeyReused, 'This Idempotency-Key was used with a different request body.', { param: 'Idempotency-Key' }),
+  keyInFlight: () =>
+    new Failure(VideoError.IdempotencyKeyInUse, 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+      param: 'Idempotency-Key',
+      headers: { 'x-should-retry': 'true', 'retry-after': '1' },
+    }),
+  taskNotFound: () => new Failure(VideoError.TaskNotFound, 'No video task with this id.', { param: 'task_id' }),
+  cancelNotSupported: (model: string) => new Failure(VideoError.CancelNotSupported, `Tasks of \`${model}\` cannot be cancelled.`),
+  notCancellable: (status: string) => new Failure(VideoError.TaskNotCancellable, `The task is ${status} and can no longer be cancelled.`),
+  notInReview: (status: string) => new Failure(VideoError.TaskNotInReview, `The task is ${status}, not in review.`),
+  cancelRefused: () => new Failure(VideoError.CancelRefused, 'The provider refused to cancel the task; it goes on and will be billed by its result.'),
+  contentNotAvailable: (why: string) => new Failure(VideoError.ContentNotAvailable, why),
+  upstreamUnreachable: (what: string) => new Failure(VideoError.UpstreamError, `The provider could not be reached; ${what}`),
+  /** The provider refused a new task: nothing was reserved for long, nothing is charged. */
+  upstreamRefused(error: UpstreamError): Failure {
+    if (error.status === 429) return new Failure(VideoError.UpstreamRateLimited, 'The provider is rate limiting; retry later. Nothing was charged.', { headers: error.headers });
+    if (error.status && error.status < 500 && error.status !== 401 && error.status !== 403) {
+      const { message } = upstreamErrorParts(error.body);
+      const clean = message ? sanitizeUpstreamMessage(message) : '';
+      return new Failure(VideoError.UpstreamRejected, `The provider rejected the request${clean ? `: ${clean}` : ''}. Nothing was charged.`);
+    }
+    return new Failure(VideoError.UpstreamError, 'The provider failed to accept the task. Nothing was charged.');
+  },
+};

@@ -1,10 +1,10 @@
 // Operators' view of video tasks, and the only way out of review: settle by an amount or release.
 import type { Knex } from 'knex';
-import { parseMicros } from '../../catalogue/decimal.ts';
-import type { Problem } from '../../http/problem.ts';
+import { parseMicros } from '../../shared/money.ts';
+import { Failure } from '../failure.ts';
 import { isLedgerError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/service.ts';
-import { videoProblems } from './errors.ts';
+import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { findTask, transition } from './repo.ts';
 
@@ -17,8 +17,8 @@ export interface Resolution {
 
 export interface VideoReview {
   list(filter: { status?: string; customerId?: string; limit: number }): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean }>;
-  get(taskId: string): Promise<VideoTaskRow | Problem>;
-  resolve(taskId: string, resolution: Resolution): Promise<VideoTaskRow | Problem>;
+  get(taskId: string): Promise<VideoTaskRow | Failure>;
+  resolve(taskId: string, resolution: Resolution): Promise<VideoTaskRow | Failure>;
 }
 
 export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoReview {
@@ -36,24 +36,24 @@ export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoRevi
     },
 
     async get(taskId) {
-      return (await findTask(db, taskId)) ?? videoProblems.taskNotFound();
+      return (await findTask(db, taskId)) ?? videoFailures.taskNotFound();
     },
 
     async resolve(taskId, resolution) {
       const task = await findTask(db, taskId);
-      if (!task) return videoProblems.taskNotFound();
+      if (!task) return videoFailures.taskNotFound();
       if (task.status !== VideoStatus.Review) {
-        return { status: 409, type: 'invalid_request_error', code: 'task_not_in_review', message: `The task is ${task.status}, not in review.` };
+        return videoFailures.notInReview(task.status);
       }
       const purpose = { resolved_by: resolution.actor, reason: resolution.reason };
       if (resolution.action === 'settle') {
-        if (resolution.amount === undefined) return videoProblems.invalid('amount', 'Settling needs an amount.');
+        if (resolution.amount === undefined) return videoFailures.invalid('amount', 'Settling needs an amount.');
         const settled = await ledger.settle({ ref: taskId, charge: { amount: parseMicros(resolution.amount) }, purpose });
-        if (isLedgerError(settled)) return { status: 409, type: 'invalid_request_error', code: settled, message: `The reservation cannot be settled: ${settled}.` };
+        if (isLedgerError(settled)) return new Failure(settled, `The reservation cannot be settled: ${settled}.`, { param: 'amount' });
         await transition(db, taskId, VideoStatus.Review, { status: VideoStatus.Completed, billed_amount: settled.charged.toString(), completed_at: db.fn.now(), error: null });
       } else {
         const released = await ledger.release({ ref: taskId, purpose });
-        if (isLedgerError(released)) return { status: 409, type: 'invalid_request_error', code: released, message: `The reservation cannot be released: ${released}.` };
+        if (isLedgerError(released)) return new Failure(released, `The reservation cannot be released: ${released}.`);
         await transition(db, taskId, VideoStatus.Review, {
           status: VideoStatus.Failed,
           completed_at: db.fn.now(),

@@ -2,10 +2,10 @@
 // Settlement by delivered output happens in the worker (worker.ts).
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { randomBase62 } from '../../customers/ids.ts';
+import { randomBase62 } from '../../shared/ids.ts';
 import type { Caller } from '../../customers/service.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
-import type { Problem } from '../../http/problem.ts';
+import { Failure } from '../failure.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import { LedgerAbort, type Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
@@ -13,16 +13,16 @@ import { videoLines } from '../../pricing/cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { videoAdapters } from './adapters.ts';
-import { videoProblems } from './errors.ts';
+import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { findByIdempotencyKey, findTask, transition } from './repo.ts';
 import { validateVideoRequest } from './validate.ts';
 import { settleFromPoll } from './outcome.ts';
 
 export interface VideoService {
-  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ taskId: string } | Problem>;
-  get(caller: Caller, taskId: string): Promise<VideoTaskRow | Problem>;
-  cancel(caller: Caller, taskId: string): Promise<VideoTaskRow | Problem>;
+  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ taskId: string } | Failure>;
+  get(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
+  cancel(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
 }
 
 export interface VideoServiceDeps {
@@ -44,21 +44,21 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
   const { db, ledger } = deps;
   const pollMs = deps.pollIntervalMs ?? 5_000;
 
-  async function replay(existing: VideoTaskRow, hash: string): Promise<{ taskId: string } | Problem> {
-    if (existing.request_hash !== hash) return videoProblems.keyReused();
-    if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS) return videoProblems.keyInFlight();
+  async function replay(existing: VideoTaskRow, hash: string): Promise<{ taskId: string } | Failure> {
+    if (existing.request_hash !== hash) return videoFailures.keyReused();
+    if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS) return videoFailures.keyInFlight();
     return { taskId: existing.id };
   }
 
   return {
     async create({ caller, body, idempotencyKey }) {
       const model = typeof body.model === 'string' ? deps.discovery.findModel(caller, body.model) : undefined;
-      if (!model) return videoProblems.modelNotFound(String(body.model));
-      if (model.group !== 'video' || !model.video) return videoProblems.notVideo(model.id);
+      if (!model) return videoFailures.modelNotFound(String(body.model));
+      if (model.group !== 'video' || !model.video) return videoFailures.notVideo(model.id, model.group);
       const request = validateVideoRequest(body, model);
-      if ('param' in request) return videoProblems.invalid(request.param, request.message);
+      if ('param' in request) return videoFailures.invalid(request.param, request.message);
       const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol]);
-      if (!route) return videoProblems.noRoute(model.id);
+      if (!route) return videoFailures.noProvider(model.id);
       const hash = hashOf(request);
       if (idempotencyKey) {
         const existing = await findByIdempotencyKey(db, caller.customerId, idempotencyKey);
@@ -88,6 +88,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
           });
           const reserved = await ledger.reserveWithin(trx, {
             ref: taskId,
+            kind: 'video',
             customerId: caller.customerId,
             bound: { lines: videoLines(price.per_second[request.resolution]!, request.seconds) },
             purpose: { video_task_id: taskId, model: model.id },
@@ -97,7 +98,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
           await trx('video_tasks').where({ id: taskId }).update({ reserved: reserved.amount.toString() });
         });
       } catch (error) {
-        if (error instanceof LedgerAbort && error.code === LedgerError.InsufficientFunds) return videoProblems.insufficientBalance();
+        if (error instanceof LedgerAbort && error.code === LedgerError.InsufficientFunds) return videoFailures.insufficientBalance();
         if ((error as { code?: string }).code === '23505' && idempotencyKey) {
           const existing = await findByIdempotencyKey(db, caller.customerId, idempotencyKey);
           if (existing) return replay(existing, hash);
@@ -114,7 +115,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         }
         await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
         await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Failed, error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }), next_poll_at: null, completed_at: db.fn.now() });
-        return videoProblems.upstreamRefused(submitted);
+        return videoFailures.upstreamRefused(submitted);
       }
       await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Queued, upstream_task_id: submitted.upstreamId, next_poll_at: new Date(Date.now() + pollMs) });
       return { taskId };
@@ -122,28 +123,28 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
 
     async get(caller, taskId) {
       const task = await findTask(db, taskId);
-      return task && task.customer_id === caller.customerId ? task : videoProblems.taskNotFound();
+      return task && task.customer_id === caller.customerId ? task : videoFailures.taskNotFound();
     },
 
     async cancel(caller, taskId) {
       const task = await findTask(db, taskId);
-      if (!task || task.customer_id !== caller.customerId) return videoProblems.taskNotFound();
+      if (!task || task.customer_id !== caller.customerId) return videoFailures.taskNotFound();
       const model = deps.discovery.findModel(caller, task.model_id);
       const cancellable = model?.video?.cancellable ?? false;
-      if (!cancellable) return videoProblems.cancelNotSupported(task.model_id);
-      if (task.status !== VideoStatus.Queued && task.status !== VideoStatus.InProgress) return videoProblems.notCancellable(task.status);
+      if (!cancellable) return videoFailures.cancelNotSupported(task.model_id);
+      if (task.status !== VideoStatus.Queued && task.status !== VideoStatus.InProgress) return videoFailures.notCancellable(task.status);
       const provider = model!.routes.find((r) => r.provider.id === task.provider_id)?.provider;
       const adapter = provider ? videoAdapters[provider.protocol] : undefined;
-      if (!provider || !adapter || !task.upstream_task_id) return videoProblems.notCancellable(task.status);
+      if (!provider || !adapter || !task.upstream_task_id) return videoFailures.notCancellable(task.status);
       // Look first: a task that already finished is settled as finished, not cancelled.
       const before = await adapter.poll(provider, task.upstream_task_id);
-      if (before instanceof UpstreamError) return { status: 502, type: 'api_error', code: 'upstream_error', message: 'The provider could not be reached; the task goes on.' };
+      if (before instanceof UpstreamError) return videoFailures.upstreamUnreachable('the task goes on.');
       if (before.status !== 'queued' && before.status !== 'in_progress') {
         await settleFromPoll({ db, ledger, logger: deps.logger }, task, before, pollMs);
         return (await findTask(db, taskId))!;
       }
       const answer = await adapter.cancel(provider, task.upstream_task_id);
-      if (answer instanceof UpstreamError) return { status: 502, type: 'api_error', code: 'upstream_error', message: 'The provider could not be asked to cancel; the task goes on.' };
+      if (answer instanceof UpstreamError) return videoFailures.upstreamUnreachable('it could not be asked to cancel; the task goes on.');
       if (answer === 'cancelled') {
         // Only now, with the provider's confirmation, does the reservation move.
         const released = await ledger.release({ ref: taskId, purpose: { reason: 'cancelled by the customer' } });

@@ -1,11 +1,12 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { CustomerError } from '../../customers/errors.ts';
 import { apiKeyToWire } from '../serialize/admin.ts';
-import { errorReply } from '../errors.ts';
+import { failureOf } from '../errors.ts';
 
-export async function admin_api_keys_revoke(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_api_keys_revoke'>> {
+export async function admin_api_keys_revoke(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_api_keys_revoke'> | Failure> {
   const result = await ctx.services.customers.revokeApiKey(ctx.params.key_id ?? '');
-  if (result === CustomerError.ApiKeyNotFound) return errorReply(404, result);
+  if (result === CustomerError.ApiKeyNotFound) return failureOf(result);
   return { status: 200, body: apiKeyToWire(result) };
 }

@@ -1,28 +1,13 @@
+import { CatalogueError } from '../../catalogue/errors.ts';
+import { Failure } from '../../domain/failure.ts';
 import type { AdminOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 
-export async function admin_catalogue_reload(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_catalogue_reload'>> {
+export async function admin_catalogue_reload(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_catalogue_reload'> | Failure> {
   const result = await ctx.services.catalogue.reload();
-  if (!result.ok) {
-    return {
-      status: 422,
-      body: {
-        error: {
-          message: `The catalogue file is invalid; the previous catalogue stays loaded. ${result.errors.join('; ')}`,
-          type: 'invalid_request_error',
-          code: 'catalogue_invalid',
-          param: null,
-        },
-      },
-    };
-  }
+  if (!result.ok) return new Failure(CatalogueError.CatalogueInvalid, `The catalogue file is invalid; the previous catalogue stays loaded. ${result.errors.join('; ')}`);
   return {
     status: 200,
-    body: {
-      status: result.status,
-      loaded_at: result.loadedAt.toISOString(),
-      models: result.models,
-      price_versions_created: result.priceVersionsCreated,
-    },
+    body: { status: result.status, loaded_at: result.loadedAt.toISOString(), models: result.models, price_versions_created: result.priceVersionsCreated },
   };
 }

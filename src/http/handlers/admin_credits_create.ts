@@ -1,13 +1,14 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
-import { parseMicros } from '../../catalogue/decimal.ts';
+import type { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
+import { parseMicros } from '../../shared/money.ts';
 import { isLedgerError } from '../../ledger/errors.ts';
-import { errorReply } from '../errors.ts';
+import { failureOf } from '../errors.ts';
 import { entryToWire, walletToWire } from '../serialize/ledger.ts';
 
 type Body = AdminOperations['admin_credits_create']['requestBody']['content']['application/json'];
 
-export async function admin_credits_create(ctx: RequestContext<Body>): Promise<Reply<AdminOperations, 'admin_credits_create'>> {
+export async function admin_credits_create(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_credits_create'> | Failure> {
   const customerId = ctx.params.customer_id ?? '';
   const { ledger, discovery } = ctx.services;
   const result = await ledger.topUp({
@@ -17,9 +18,9 @@ export async function admin_credits_create(ctx: RequestContext<Body>): Promise<R
     purpose: { actor: 'admin', request_id: ctx.requestId },
   });
   if (isLedgerError(result)) {
-    if (result === 'customer_not_found') return errorReply(404, result);
-    if (result === 'reference_conflict') return errorReply(409, result, 'reference');
-    return errorReply(400, result, 'amount');
+    if (result === 'customer_not_found') return failureOf(result);
+    if (result === 'reference_conflict') return failureOf(result, 'reference');
+    return failureOf(result, 'amount');
   }
   const balance = await ledger.balance(customerId);
   if (isLedgerError(balance)) throw new Error(`wallet vanished after a top-up: ${balance}`);

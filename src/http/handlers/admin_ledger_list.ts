@@ -1,18 +1,19 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
-import { errorReply } from '../errors.ts';
+import { failureOf } from '../errors.ts';
 import { entryToWire } from '../serialize/ledger.ts';
 
 type Query = NonNullable<AdminOperations['admin_ledger_list']['parameters']['query']>;
 
-export async function admin_ledger_list(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_ledger_list'>> {
+export async function admin_ledger_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_ledger_list'> | Failure> {
   const query = ctx.query as Query;
   const page = await ctx.services.ledger.journal(ctx.params.customer_id ?? '', {
     limit: Number(query.limit ?? 50),
     ...(query.before ? { before: BigInt(query.before) } : {}),
   });
-  if (isLedgerError(page)) return errorReply(404, LedgerError.CustomerNotFound);
+  if (isLedgerError(page)) return failureOf(LedgerError.CustomerNotFound);
   const data = page.entries.map(entryToWire);
   return { status: 200, body: { object: 'list', data, has_more: page.hasMore, next_before: page.hasMore ? data.at(-1)!.id : null } };
 }

@@ -1,10 +1,11 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { requestLogToWire } from '../serialize/ledger.ts';
 
 type Query = NonNullable<AdminOperations['admin_request_logs_list']['parameters']['query']>;
 
-export async function admin_request_logs_list(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_request_logs_list'>> {
+export async function admin_request_logs_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_request_logs_list'> | Failure> {
   const q = ctx.query as Query;
   const { rows, hasMore } = await ctx.services.requestLogs.list({
     limit: Number(q.limit ?? 50),

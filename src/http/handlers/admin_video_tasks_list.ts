@@ -1,10 +1,11 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { adminVideoTaskToWire } from '../serialize/admin-videos.ts';
 
 type Query = NonNullable<AdminOperations['admin_video_tasks_list']['parameters']['query']>;
 
-export async function admin_video_tasks_list(ctx: RequestContext): Promise<Reply<AdminOperations, 'admin_video_tasks_list'>> {
+export async function admin_video_tasks_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_video_tasks_list'> | Failure> {
   const q = ctx.query as Query;
   const { tasks, hasMore } = await ctx.services.videoReview.list({
     limit: Number(q.limit ?? 50),

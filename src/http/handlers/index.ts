@@ -36,7 +36,7 @@ export const publicHandlers: Record<string, Handler> = {
   videos_create,
   videos_get,
   videos_cancel,
-} as Record<string, Handler>;
+} as unknown as Record<string, Handler>;
 
 export const adminHandlers: Record<string, Handler> = {
   admin_customers_create,

@@ -1,12 +1,19 @@
-import type { Response } from 'express';
-import type { PublicOperations } from '../../types.ts';
-import { HANDLED, type Reply, type RequestContext } from '../handler.ts';
-import { renderProblem, type AnthropicErrorBody } from '../problem.ts';
-import { messagesRequest } from './messages-request.ts';
+import type { Reply, RequestContext } from '../handler.ts';
 
-export async function messages_create(ctx: RequestContext, res: Response): Promise<Reply<PublicOperations, 'messages_create'> | typeof HANDLED> {
-  const request = messagesRequest(ctx, res);
-  const problem = await ctx.services.messages.create(request, res);
-  if (!problem) return HANDLED;
-  return { status: problem.status as 400, body: renderProblem(problem, '/v1/messages', ctx.requestId) as AnthropicErrorBody };
+export async function messages_create(ctx: RequestContext): Promise<Reply> {
+  const result = await ctx.services.messages.create(passthroughRequest(ctx), ctx.sink);
+  if (result.failure) return { failure: result.failure, log: result.log };
+  return { streamed: true, log: result.log, ...(result.settled ? { settled: result.settled } : {}) };
+}
+
+/** The parts of an HTTP request a passthrough service needs; customer credentials are not among them. */
+export function passthroughRequest(ctx: RequestContext) {
+  return {
+    caller: ctx.caller!, // passthrough operations require a key (spec security)
+    requestId: ctx.requestId,
+    endpoint: ctx.operationId,
+    body: ctx.body as Record<string, unknown>,
+    rawBody: ctx.rawBody,
+    headers: ctx.headers,
+  };
 }

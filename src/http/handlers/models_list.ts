@@ -1,8 +1,9 @@
 import type { PublicOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { modelToWire } from '../serialize/models.ts';
 
-export async function models_list(ctx: RequestContext): Promise<Reply<PublicOperations, 'models_list'>> {
+export async function models_list(ctx: RequestContext): Promise<Ok<PublicOperations, 'models_list'> | Failure> {
   const { discovery } = ctx.services;
   const owner = discovery.serviceName();
   return { status: 200, body: { object: 'list', data: discovery.visibleModels(ctx.caller).map((m) => modelToWire(m, owner)) } };

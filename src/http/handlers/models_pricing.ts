@@ -1,8 +1,9 @@
 import type { PublicOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { pricingToWire } from '../serialize/models.ts';
 
-export async function models_pricing(ctx: RequestContext): Promise<Reply<PublicOperations, 'models_pricing'>> {
+export async function models_pricing(ctx: RequestContext): Promise<Ok<PublicOperations, 'models_pricing'> | Failure> {
   const { discovery } = ctx.services;
   return {
     status: 200,

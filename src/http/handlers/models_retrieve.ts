@@ -1,12 +1,13 @@
+import { passthroughFailures } from '../../domain/passthrough/errors.ts';
+import type { Failure } from '../../domain/failure.ts';
 import type { PublicOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
-import { problems, renderProblem, type ErrorBody } from '../problem.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { modelToWire } from '../serialize/models.ts';
 
-export async function models_retrieve(ctx: RequestContext): Promise<Reply<PublicOperations, 'models_retrieve'>> {
+export async function models_retrieve(ctx: RequestContext): Promise<Ok<PublicOperations, 'models_retrieve'> | Failure> {
   const { discovery } = ctx.services;
   const modelId = ctx.params.model_id ?? '';
   const model = discovery.findModel(ctx.caller, modelId);
-  if (!model) return { status: 404, body: renderProblem(problems.modelNotFound(modelId), '/v1/models', ctx.requestId) as ErrorBody };
+  if (!model) return passthroughFailures.modelNotFound(modelId.slice(0, 200), null);
   return { status: 200, body: modelToWire(model, discovery.serviceName()) };
 }

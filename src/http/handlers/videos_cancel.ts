@@ -1,10 +1,10 @@
+import { Failure } from '../../domain/failure.ts';
 import type { PublicOperations } from '../../types.ts';
-import type { Reply, RequestContext } from '../handler.ts';
-import { renderProblem, type ErrorBody } from '../problem.ts';
+import type { Ok, RequestContext } from '../handler.ts';
 import { videoTaskToWire } from '../serialize/videos.ts';
 
-export async function videos_cancel(ctx: RequestContext): Promise<Reply<PublicOperations, 'videos_cancel'>> {
+export async function videos_cancel(ctx: RequestContext): Promise<Ok<PublicOperations, 'videos_cancel'> | Failure> {
   const task = await ctx.services.videos.cancel(ctx.caller!, ctx.params.task_id ?? '');
-  if ('type' in task) return { status: task.status as 404, body: renderProblem(task, '/v1/videos', ctx.requestId) as ErrorBody };
+  if (task instanceof Failure) return task;
   return { status: 200, body: videoTaskToWire(task) };
 }

@@ -1,4 +1,4 @@
-import { formatMicros } from '../../catalogue/decimal.ts';
+import { formatMicros } from '../../shared/money.ts';
 import type { VideoTaskRow } from '../../domain/videos/model.ts';
 import type { AdminComponents } from '../../types.ts';
 

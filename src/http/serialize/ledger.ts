@@ -1,4 +1,4 @@
-import { formatMicros } from '../../catalogue/decimal.ts';
+import { formatMicros } from '../../shared/money.ts';
 import type { Balance, ReconciliationMismatch } from '../../ledger/service.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
@@ -57,8 +57,8 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
   output_tokens: count(row.output_tokens),
   cache_read_tokens: count(row.cache_read_tokens),
   cache_write_tokens: count(row.cache_write_tokens),
-  video_seconds: row.video_seconds,
-  video_tier: row.video_tier,
+  usage_detail: row.usage_detail,
+  interrupted: row.interrupted,
   cost: row.cost === null ? null : formatMicros(BigInt(row.cost)),
   usage_estimated: row.usage_estimated,
   stream: row.stream,

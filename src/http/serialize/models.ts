@@ -1,5 +1,5 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
-import { formatMicros, parseMicros } from '../../catalogue/decimal.ts';
+import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { WireModel, WireModelPricing } from '../../types.ts';
 
 /** OpenAI's Model object: `created` falls back to a fixed value so lists are stable across restarts. */

@@ -64,6 +64,6 @@ describe('HTTP edges: error shapes, limits, unknown query parameters', () => {
     expect(await health.json()).to.deep.equal({ status: 'ok' });
     const ready = await fetch(`${gateway.url}/readyz`);
     expect(ready.status).to.equal(200);
-    expect(await ready.json()).to.deep.equal({ status: 'ready', checks: { database: 'ok', catalogue: 'ok' } });
+    expect(await ready.json()).to.deep.equal({ status: 'ready', checks: { database: 'ok', catalogue: 'ok', accepting: 'ok' } });
   });
 });

@@ -12,7 +12,7 @@ const SONNET = 'sandbox/claude-sonnet'; // two routes: sandbox-anthropic, then s
 function catalogueWithShortTimeouts(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
   const file = path.join(dir, 'catalogue.yaml');
-  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('timeouts: {connect_ms: 2000, first_byte_ms: 30000, idle_ms: 30000}', 'timeouts: {connect_ms: 2000, first_byte_ms: 400, idle_ms: 400}'));
+  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}', 'timeouts: {connect_ms: 2000, first_byte_ms: 400, response_ms: 400, idle_ms: 400}'));
   return file;
 }
 

@@ -26,7 +26,7 @@ describe('provider registry', () => {
 
   it('merges timeouts over the protocol defaults', () => {
     const providers = resolveProviders(entries, { env: { ARK_API_KEY: 'k' }, sandbox: false, sandboxUrls: new Map() });
-    expect(providers.get('ark')!.timeouts).to.deep.equal({ connect_ms: 10_000, first_byte_ms: 5000, idle_ms: 60_000 });
+    expect(providers.get('ark')!.timeouts).to.deep.equal({ connect_ms: 10_000, first_byte_ms: 5000, response_ms: 60_000, idle_ms: 60_000 });
   });
 
   it('enables sandbox providers only in sandbox mode, listed even before their simulator runs', () => {

@@ -13,10 +13,6 @@ export function parseMicros(decimal: string): bigint {
   return BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, '0'));
 }
 
-export function tryParseMicros(decimal: string): bigint | undefined {
-  return DECIMAL.test(decimal) ? parseMicros(decimal) : undefined;
-}
-
 /** 3000000n -> "3.000000"; negative amounts keep their sign. */
 export function formatMicros(micros: bigint): string {
   const sign = micros < 0n ? '-' : '';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatMicros, parseMicros } from '../../../src/catalogue/decimal.ts';
+import { formatMicros, parseMicros } from '../../../src/shared/money.ts';
 
 describe('decimal <-> micro-units', () => {
   it('parses exactly, whatever the number of decimals up to six', () => {

@@ -1,0 +1,157 @@
+// The passthrough flow every protocol shares: resolve the model and its routes -> read the fields
+// the gateway uses -> hold an upper bound (too little balance is refused before any upstream call)
+// -> forward with the provider's credential, failing over only before the first byte -> relay JSON
+// or SSE with usage read on the side -> settle what was used, release the rest. The hold is
+// scoped: it ends exactly once on every path (see src/ledger/holds.ts).
+import type { ResolvedModel, ResolvedRoute } from '../../catalogue/store.ts';
+import type { TokenPrice } from '../../catalogue/types.ts';
+import { LedgerError } from '../../ledger/errors.ts';
+import type { Hold, Holds } from '../../ledger/holds.ts';
+import type { Logger } from '../../logger.ts';
+import type { LogFields } from '../../logs/request-logs.ts';
+import { costOf } from '../../pricing/cost.ts';
+import { callUpstream } from '../../providers/http.ts';
+import { sanitizeForLog } from '../../providers/sanitize.ts';
+import { UpstreamError, type UpstreamResponse } from '../../providers/types.ts';
+import type { DiscoveryService } from '../discovery/service.ts';
+import { Failure } from '../failure.ts';
+import type { Sink } from '../sink.ts';
+import { PassthroughError, passthroughFailures } from './errors.ts';
+import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
+import { readJson, relayStream, type Relayed } from './relay.ts';
+
+export interface PassthroughDeps {
+  discovery: DiscoveryService;
+  holds: Holds;
+  logger: Logger;
+  /** Aborted when the process stops waiting for open requests at shutdown: streams are cut. */
+  shutdown: AbortSignal;
+}
+
+export interface PassthroughResult {
+  failure?: Failure;
+  log: LogFields;
+  /** Resolves once the charge is durable, with the amount charged. */
+  settled?: Promise<LogFields>;
+}
+
+interface Resolved {
+  model: ResolvedModel;
+  routes: ResolvedRoute[];
+  price: TokenPrice;
+}
+
+export function createPassthrough(deps: PassthroughDeps) {
+  function resolve(protocol: PassthroughProtocol, request: PassthroughRequest): Resolved | Failure {
+    const id = request.body.model;
+    if (typeof id !== 'string' || id === '') return passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.');
+    const model = deps.discovery.findModel(request.caller, id);
+    if (!model) return passthroughFailures.modelNotFound(id.slice(0, 200));
+    if (model.group !== protocol.group) return passthroughFailures.wrongEndpoint(model.id, model.group);
+    const routes = model.routes.filter((r) => protocol.providerProtocols.has(r.provider.protocol) && r.provider.baseUrl);
+    if (routes.length === 0) return passthroughFailures.noProvider(model.id);
+    return { model, routes, price: model.price as TokenPrice };
+  }
+
+  /** Tries the routes by priority; another route only while nothing has reached the client. */
+  async function forward(protocol: PassthroughProtocol, request: PassthroughRequest, resolved: Resolved, inspected: Inspected, signal: AbortSignal) {
+    let last: { error: UpstreamError; route: ResolvedRoute } | undefined;
+    for (const route of resolved.routes) {
+      const call = protocol.upstream(request, route, inspected);
+      const { timeouts } = route.provider;
+      const answer = await callUpstream({
+        url: call.url,
+        headers: call.headers,
+        body: call.body,
+        signal,
+        connectMs: timeouts.connect_ms,
+        firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
+        idleMs: timeouts.idle_ms,
+        requestIdHeader: call.requestIdHeader,
+      });
+      if (!(answer instanceof UpstreamError)) return { response: answer, route };
+      last = { error: answer, route };
+      deps.logger.warn(
+        { request_id: request.requestId, provider: route.provider.id, kind: answer.kind, status: answer.status, upstream_request_id: answer.upstreamRequestId, upstream_error: sanitizeForLog(answer.body) },
+        'upstream attempt failed',
+      );
+      if (!answer.retryable || signal.aborted) break;
+    }
+    return last!;
+  }
+
+  async function exchange(protocol: PassthroughProtocol, request: PassthroughRequest, sink: Sink, resolved: Resolved, inspected: Inspected, hold: Hold): Promise<PassthroughResult> {
+    const started = Date.now();
+    const attempt = AbortSignal.any([sink.signal, deps.shutdown]);
+    const answer = await forward(protocol, request, resolved, inspected, attempt);
+    const log: LogFields = { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id };
+    if ('error' in answer) {
+      void hold.release(`upstream ${answer.error.kind}`);
+      return { failure: protocol.failure(answer.error, answer.route, resolved.model.id), log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null } };
+    }
+    const reader = protocol.reader(request, inspected, resolved.model.id, answer.route.upstreamModel);
+    const checkpoint = () => {
+      const bill = reader.bill(resolved.price);
+      hold.checkpoint(costOf(bill.lines), { input_tokens: bill.log.input_tokens, output_tokens: bill.log.output_tokens });
+    };
+    const relayed = await relay(protocol, sink, answer.response, reader, inspected, answer.route.provider.timeouts.idle_ms, checkpoint);
+    if (relayed.ending === 'invalid') {
+      void hold.release('invalid upstream response');
+      return { failure: new Failure(PassthroughError.UpstreamInvalidResponse, ''), log };
+    }
+    const bill = reader.bill(resolved.price);
+    const interrupted = relayed.ending !== 'complete';
+    const settled = hold.settle({ lines: bill.lines }, { ending: relayed.ending, estimated: bill.estimated }).then((result): LogFields => {
+      if (typeof result === 'string') {
+        deps.logger.error({ request_id: request.requestId, error: result }, 'settle refused');
+        return { cost: null };
+      }
+      return { cost: 'charged' in result ? result.charged : 0n };
+    });
+    return {
+      log: { ...log, ...bill.log, usage_estimated: bill.estimated, interrupted, upstream_request_id: answer.response.upstreamRequestId ?? null, ttfb_ms: relayed.firstByteAt ? relayed.firstByteAt - started : null },
+      settled,
+    };
+  }
+
+  async function relay(protocol: PassthroughProtocol, sink: Sink, response: UpstreamResponse, reader: UsageReader, inspected: Inspected, idleMs: number, checkpoint: () => void): Promise<Relayed> {
+    const streamed = String(response.headers['content-type'] ?? '').includes('text/event-stream');
+    if (streamed) {
+      return relayStream({ sink, upstream: response, reader, protocol, idleMs, maxOutputTokens: inspected.maxOutputTokens, shutdown: deps.shutdown, onProgress: checkpoint, baseHeaders: {} });
+    }
+    const text = await readJson(response, reader);
+    if (text === undefined) return { ending: 'invalid', firstByteAt: undefined };
+    if (sink.closed) return { ending: 'client_gone', firstByteAt: undefined };
+    sink.start(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    sink.end(text);
+    return { ending: 'complete', firstByteAt: Date.now() };
+  }
+
+  return {
+    async run(protocol: PassthroughProtocol, request: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
+      const invalid = protocol.check(request.body);
+      if (invalid) return { failure: invalid, log: {} };
+      const resolved = resolve(protocol, request);
+      if (resolved instanceof Failure) return { failure: resolved, log: {} };
+      const inspected = protocol.inspect(request, resolved.model);
+      if (inspected instanceof Failure) return { failure: inspected, log: { model: resolved.model.id } };
+      const { model } = resolved;
+      const outcome = await deps.holds.scope(
+        {
+          ref: request.requestId,
+          customerId: request.caller.customerId,
+          bound: { lines: protocol.boundLines(resolved.price, inspected) },
+          purpose: { request_id: request.requestId, model: model.id, key_id: request.caller.keyId, endpoint: request.endpoint },
+          priceVersionId: model.priceVersion.id,
+          ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),
+        },
+        (hold) => exchange(protocol, request, sink, resolved, inspected, hold),
+      );
+      if (outcome === LedgerError.InsufficientFunds) return { failure: passthroughFailures.insufficientBalance('its input plus the most output it may produce'), log: { model: model.id } };
+      if (typeof outcome === 'string') throw new Error(`reserve failed: ${outcome}`);
+      return outcome;
+    },
+  };
+}
+
+export type Passthrough = ReturnType<typeof createPassthrough>;

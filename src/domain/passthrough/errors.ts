@@ -1,0 +1,38 @@
+// What can go wrong on a passthrough endpoint (/v1/messages, /v1/chat/completions), before or
+// instead of the provider's answer. Status codes and wire shapes: src/http/errors.ts.
+import { Failure } from '../failure.ts';
+
+export enum PassthroughError {
+  ModelNotFound = 'model_not_found',
+  /** The model exists but is served by another endpoint (its group). */
+  WrongEndpoint = 'wrong_endpoint',
+  /** No enabled provider serves the model right now. */
+  NoProvider = 'no_provider',
+  InsufficientBalance = 'insufficient_balance',
+  /** A field the gateway itself uses is out of range (max_tokens, n, ...). */
+  InvalidRequest = 'invalid_request',
+  /** The provider refused: its status and error type are passed on, its text sanitised. */
+  UpstreamError = 'upstream_error',
+  UpstreamTimeout = 'upstream_timeout',
+  UpstreamUnreachable = 'upstream_unreachable',
+  UpstreamInvalidResponse = 'upstream_invalid_response',
+  /** The provider refused the gateway's own credential: not the client's fault. */
+  UpstreamAuthFailed = 'upstream_auth_failed',
+}
+
+const ENDPOINT_OF_GROUP: Record<string, string> = {
+  messages: 'POST /v1/messages',
+  chat: 'POST /v1/chat/completions',
+  video: 'POST /v1/videos',
+};
+
+export const passthroughFailures = {
+  modelNotFound: (model: string, param: string | null = 'model') =>
+    new Failure(PassthroughError.ModelNotFound, `The model \`${model}\` does not exist or you do not have access to it.`, { param }),
+  wrongEndpoint: (model: string, group: string) =>
+    new Failure(PassthroughError.WrongEndpoint, `\`${model}\` is a ${group} model: call ${ENDPOINT_OF_GROUP[group] ?? 'its own endpoint'} instead.`, { param: 'model' }),
+  noProvider: (model: string) => new Failure(PassthroughError.NoProvider, `No provider can serve \`${model}\` right now; nothing was charged.`),
+  insufficientBalance: (what: string) =>
+    new Failure(PassthroughError.InsufficientBalance, `Your balance is too low for this request (${what}). Top up, or ask for fewer output tokens.`),
+  invalid: (param: string, message: string) => new Failure(PassthroughError.InvalidRequest, message, { param }),
+};

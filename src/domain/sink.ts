@@ -1,0 +1,20 @@
+// How the domain writes a response it produces piece by piece (SSE streams, proxied bytes) without
+// knowing HTTP: src/http/sink.ts implements it over a ServerResponse.
+
+export interface Sink {
+  /** Sends the status and headers. Nothing is written before; everything after is body. */
+  start(status: number, headers: Record<string, string | number>): void;
+  /**
+   * Writes a piece of the body. Resolves at once when the client keeps up, or once it has
+   * drained what it was sent (back-pressure); never rejects (a client gone is `closed`).
+   */
+  write(chunk: string | Uint8Array): Promise<void>;
+  /** Ends the body (with a last piece). Idempotent; a no-op once the client has gone. */
+  end(chunk?: string | Uint8Array): void;
+  /** True once start() was called. */
+  readonly started: boolean;
+  /** True once the client went away before end(), or the response ended. */
+  readonly closed: boolean;
+  /** Aborted when the client goes away before the end. */
+  readonly signal: AbortSignal;
+}

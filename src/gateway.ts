@@ -1,0 +1,174 @@
+// Composition root: the only module that wires config, database, catalogue, services, background
+// jobs and HTTP, and that knows the order in which they stop.
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { ROOT_DIR, type Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
+import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
+import { createCustomerService } from './customers/service.ts';
+import { createDiscoveryService } from './domain/discovery/service.ts';
+import { createHealthService } from './domain/health/service.ts';
+import { createMessagesService } from './domain/messages/service.ts';
+import { createPassthrough } from './domain/passthrough/core.ts';
+import { createVideoReview } from './domain/videos/review.ts';
+import { createVideoService } from './domain/videos/service.ts';
+import { createVideoWorker } from './domain/videos/worker.ts';
+import { createApp } from './http/app.ts';
+import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
+import { loadSpec } from './http/spec.ts';
+import { every, videoPollerJob, type Ticker } from './jobs/cron.ts';
+import { createSweeper } from './jobs/sweeper.ts';
+import { createHolds } from './ledger/holds.ts';
+import { createInstance } from './ledger/instance.ts';
+import { createLedger } from './ledger/service.ts';
+import { createSettler } from './ledger/settler.ts';
+import { createRequestLogs } from './logs/request-logs.ts';
+import { startSandbox, type Simulator } from './sandbox/index.ts';
+import type { Services } from './services.ts';
+import { resolveAdminToken } from './startup/admin-token.ts';
+import { ensureDemoCustomer, type DemoCredentials } from './startup/demo.ts';
+
+export interface Gateway {
+  url: string;
+  adminToken: string;
+  adminTokenGenerated: boolean;
+  demo: DemoCredentials | undefined;
+  services: Services;
+  db: Knex;
+  /** The running simulated upstreams by sandbox provider id (sandbox mode). */
+  simulators: ReadonlyMap<string, Simulator>;
+  /**
+   * Graceful stop: readiness fails at once, open requests and streams run up to the grace period,
+   * what is still open then is cut and settled for what was delivered, settlements are flushed,
+   * and the database closes last.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+export interface GatewayOverrides {
+  /** An already migrated database (tests share one per process). */
+  db?: Knex;
+  logger?: Logger;
+  /** Create the demo customer on an empty database (npm start does; tests do not). */
+  seedDemo?: boolean;
+}
+
+export async function startGateway(config: Config, overrides: GatewayOverrides = {}): Promise<Gateway> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const db = overrides.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirFor(config.dataDir) }));
+  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
+  const catalogue = await createCatalogueStore({ path: config.cataloguePath, db, logger, env: process.env, sandbox: config.sandbox, sandboxUrls: sandbox?.urls ?? new Map() });
+  catalogue.watch();
+
+  let draining = false;
+  const cut = new AbortController(); // aborted when the grace period ends: open streams are cut
+  const instance = createInstance({ db, logger, heartbeatMs: config.heartbeatMs });
+  await instance.start();
+  const ledger = createLedger({ db });
+  const settler = createSettler({ ledger, logger, outboxDir: path.join(config.dataDir, 'outbox'), instanceId: instance.id });
+  const holds = createHolds({ db, ledger, settler, instance, logger });
+  instance.onTick(() => holds.flushCheckpoints());
+  const requestLogs = createRequestLogs({ db, logger });
+  const customers = createCustomerService({ db, apiKeyPrefix: config.apiKeyPrefix, modelExists: (id) => catalogue.current().models.has(id), keyCacheMs: config.keyCacheMs });
+  const discovery = createDiscoveryService({ catalogue });
+  const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal });
+  const services: Services = {
+    customers,
+    catalogue,
+    discovery,
+    health: createHealthService({ db, catalogue, draining: () => draining }),
+    ledger,
+    holds,
+    settler,
+    sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
+    messages: createMessagesService({ passthrough, discovery }),
+    videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
+    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
+    videoReview: createVideoReview({ db, ledger }),
+    requestLogs,
+  };
+  await settler.replayOrphans();
+  const tickers: Ticker[] = [every('*/10 * * * * *', 'hold-sweeper', logger, () => services.sweeper.sweep())];
+  if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, videoPollerJob(() => services.videoWorker.processBatch(), 100)));
+  const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
+  const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
+
+  const [publicSpec, adminSpec] = await Promise.all([loadSpec(path.join(ROOT_DIR, 'generated/openapi.json')), loadSpec(path.join(ROOT_DIR, 'generated/admin.json'))]);
+  let inFlight = 0;
+  const app = createApp({
+    publicSurface: { spec: publicSpec, handlers: publicHandlers },
+    adminSurface: { spec: adminSpec, handlers: adminHandlers, admin: true },
+    services,
+    logger,
+    adminToken,
+    bodyLimitBytes: config.bodyLimitBytes,
+    validateResponses: config.validateResponses,
+    trustRequestId: config.trustRequestId,
+  });
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    if (draining) res.setHeader('connection', 'close'); // clients reconnect to another replica
+    app(req, res);
+  });
+  // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 65_000;
+  await listen(server, config);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, instance: instance.id, database: config.databaseUrl ? 'postgresql' : 'pglite', sandbox: config.sandbox }, 'gateway listening');
+
+  let closing: Promise<void> | undefined;
+  async function shutdown(graceMs: number): Promise<void> {
+    draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await waitUntil(() => inFlight === 0, graceMs);
+    if (inFlight > 0) {
+      logger.warn({ open_requests: inFlight }, 'grace period over: cutting open requests and settling what they delivered');
+      cut.abort();
+      await waitUntil(() => inFlight === 0, 5_000);
+    }
+    server.closeAllConnections();
+    await closed;
+    await Promise.all(tickers.map((t) => t.stop()));
+    catalogue.close();
+    await waitUntil(() => holds.live() === 0, 2_000);
+    await settler.retryNow();
+    settler.close();
+    await requestLogs.close();
+    await instance.stop().catch((error: unknown) => logger.error({ err: error }, 'could not mark this process stopped; its holds will be swept'));
+    await sandbox?.close();
+    if (!overrides.db) await db.destroy();
+    logger.info({ waiting_settlements: settler.waiting() }, 'gateway stopped');
+  }
+
+  return {
+    url,
+    adminToken,
+    adminTokenGenerated,
+    demo,
+    services,
+    db,
+    simulators: sandbox?.simulators ?? new Map(),
+    close: (options = {}) => (closing ??= shutdown(options.graceMs ?? config.shutdownGraceSeconds * 1000)),
+  };
+}
+
+function listen(server: http.Server, config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+async function waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}

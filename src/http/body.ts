@@ -1,0 +1,105 @@
+// Request bodies, read only for an operation that takes one, after routing and authentication:
+// size-limited while reading, JSON parsed and checked for depth, multipart decoded without
+// prototype keys. Bodies the gateway stores (everything but passthrough) are checked for text that
+// PostgreSQL cannot hold (NUL, unpaired surrogates) before anything reaches the database.
+import type { IncomingMessage } from 'node:http';
+import { Failure } from '../domain/failure.ts';
+import { HttpError } from './errors.ts';
+import { parseMultipart } from './multipart.ts';
+import type { SpecOperation } from './spec.ts';
+
+/** Deeper JSON than this is refused: no real request nests so far, and recursion elsewhere might. */
+export const MAX_JSON_DEPTH = 128;
+
+export interface ParsedBody {
+  /** The bytes as received (forwarded as they are on passthrough operations). */
+  raw: Buffer;
+  value: unknown;
+  form: 'json' | 'multipart' | 'none';
+}
+
+const tooLarge = (limit: number) => new Failure(HttpError.RequestTooLarge, `Request body exceeds the limit of ${limit} bytes.`);
+const EMPTY: ParsedBody = { raw: Buffer.alloc(0), value: undefined, form: 'none' };
+
+export async function readBody(req: IncomingMessage, operation: SpecOperation, limitBytes: number): Promise<ParsedBody | Failure> {
+  if (operation.bodyTypes.size === 0) return EMPTY;
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'multipart/form-data') {
+    if (!operation.bodyTypes.has('multipart/form-data')) return new Failure(HttpError.UnsupportedMediaType, 'This operation takes a JSON body (content-type: application/json).');
+    const form = await parseMultipart(req, limitBytes);
+    if (form instanceof Failure) return form;
+    return { raw: Buffer.alloc(0), value: form, form: 'multipart' };
+  }
+  if (!operation.bodyTypes.has('application/json')) return new Failure(HttpError.UnsupportedMediaType, `This operation does not take a ${type || 'JSON'} body.`);
+  // A missing or other content type is read as JSON: curl -d sends form-urlencoded by default.
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) return tooLarge(limitBytes);
+  const raw = await readAll(req, limitBytes);
+  if (raw instanceof Failure) return raw;
+  if (raw.length === 0) return EMPTY;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    return new Failure(HttpError.InvalidJson, `The body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
+  }
+  const problem = checkJson(value, !operation.passthrough);
+  if (problem) return new Failure(HttpError.InvalidRequest, problem.message, { param: problem.param });
+  return { raw, value, form: 'json' };
+}
+
+function readAll(req: IncomingMessage, limitBytes: number): Promise<Buffer | Failure> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        cleanup();
+        req.resume(); // drain the rest without keeping it
+        resolve(tooLarge(limitBytes));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => (cleanup(), resolve(Buffer.concat(chunks, size)));
+    const onError = () => (cleanup(), resolve(new Failure(HttpError.InvalidRequest, 'The request body could not be read.')));
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Walks a parsed JSON value without recursion: refuses nesting deeper than MAX_JSON_DEPTH and
+ * `__proto__` keys, and, when the body is stored, strings with NUL or unpaired surrogates.
+ * The offending text is never echoed: only the field's path is named.
+ */
+export function checkJson(value: unknown, stored: boolean): { message: string; param: string | null } | null {
+  const stack: Array<{ node: unknown; depth: number; path: string }> = [{ node: value, depth: 0, path: '' }];
+  while (stack.length > 0) {
+    const { node, depth, path } = stack.pop()!;
+    if (typeof node === 'string') {
+      if (stored && UNSTORABLE.test(node)) return { message: `The field \`${path || '(root)'}\` contains a NUL character or an unpaired surrogate, which cannot be stored.`, param: path || null };
+      continue;
+    }
+    if (!node || typeof node !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return { message: `The body nests deeper than ${MAX_JSON_DEPTH} levels (at \`${path}\`).`, param: path || null };
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], depth: depth + 1, path: path ? `${path}.${i}` : String(i) });
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      const child = path ? `${path}.${key}` : key;
+      if (key === '__proto__') return { message: `The key \`__proto__\` is not accepted (at \`${child}\`).`, param: child };
+      if (stored && UNSTORABLE.test(key)) return { message: 'A key contains a NUL character or an unpaired surrogate.', param: path || null };
+      stack.push({ node: (node as Record<string, unknown>)[key], depth: depth + 1, path: child });
+    }
+  }
+  return null;
+}

@@ -1,0 +1,118 @@
+// Ending a reservation: settle (post what was used, release the rest) or release (post nothing).
+// Each takes effect once per reference however often it is repeated.
+import type { Knex } from 'knex';
+import { chargeAmount, LedgerAbort, validAmount, type Charge, type LedgerContext } from './context.ts';
+import { LedgerError } from './errors.ts';
+import { resolveFreeHold } from './free-quota.ts';
+import { findEntry, insertEntry, moveWallet, type ReservationRow } from './repo.ts';
+import type { Purpose } from './reserve.ts';
+import { settledBy, settleItem, settleStatement } from './statements.ts';
+
+export interface SettleInput {
+  ref: string;
+  charge: Charge;
+  purpose?: Purpose;
+  /** When the caller knows it, the settle shares a commit with that wallet's other operations. */
+  customerId?: string;
+}
+
+export interface Settled {
+  ref: string;
+  /** Posted to the customer's debits. */
+  charged: bigint;
+  /** What the usage cost beyond the reservation and the balance could not cover (not posted). */
+  uncovered: bigint;
+  freeUnitsUsed: bigint;
+  freeAmount: bigint;
+  replayed: boolean;
+}
+
+export interface Released {
+  ref: string;
+  released: bigint;
+  replayed: boolean;
+}
+
+export async function settle(ctx: LedgerContext, { ref, charge, purpose, customerId }: SettleInput): Promise<Settled | LedgerError> {
+  if ('amount' in charge && !validAmount(charge.amount)) return LedgerError.InvalidAmount;
+  // Without free units the charge does not depend on the reservation: try the one-statement form.
+  const plain = chargeAmount(charge, 0n, null).amount;
+  if (validAmount(plain)) {
+    const fast = { ref, charge: plain, purpose: purpose ?? {} };
+    const single = settleStatement(fast);
+    const charged = settledBy(await (customerId ? ctx.wallets.run(customerId, { kind: 'settle', ref, single, item: settleItem(fast) }) : ctx.wallets.alone(single)));
+    if (charged !== undefined) return { ref, charged, uncovered: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
+  }
+  return ctx.run(async (trx) => {
+    const reservation = await trx('reservations').where({ ref }).forUpdate().first<ReservationRow | undefined>();
+    if (!reservation) throw new LedgerAbort(LedgerError.ReservationNotFound);
+    if (reservation.status === 'released') throw new LedgerAbort(LedgerError.AlreadyReleased);
+    if (reservation.status === 'settled') {
+      const entry = (await findEntry(trx, `settle:${ref}`))!;
+      const uncovered = BigInt(String((entry.purpose as { uncovered?: string }).uncovered ?? '0'));
+      return { ref, charged: entry.amount, uncovered, freeUnitsUsed: entry.free_units, freeAmount: entry.free_amount, replayed: true };
+    }
+    const cost = chargeAmount(charge, reservation.free_units_held, reservation.free_unit);
+    if (!validAmount(cost.amount)) throw new LedgerAbort(LedgerError.InvalidAmount);
+    // Lock order everywhere: reservation, free-quota row, wallet (reserve takes the last two in
+    // the same order); the reverse order deadlocks parallel requests of one customer.
+    await settleFreeHold(trx, reservation, cost.freeUnitsUsed);
+    // The extra beyond the reservation is posted only if the balance covers it.
+    let charged = cost.amount;
+    if (!(await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged }))) {
+      charged = reservation.amount;
+      await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged });
+    }
+    const uncovered = cost.amount - charged;
+    await trx('reservations').where({ ref }).update({ status: 'settled', resolved_at: trx.fn.now() });
+    await insertEntry(trx, {
+      customer_id: reservation.customer_id,
+      kind: 'settle',
+      reference: `settle:${ref}`,
+      reservation_ref: ref,
+      amount: charged,
+      debits_delta: charged,
+      pending_delta: -reservation.amount,
+      free_units: cost.freeUnitsUsed,
+      free_amount: cost.freeAmount,
+      price_version_id: reservation.price_version_id,
+      purpose: { ...reservation.purpose, ...purpose, reserved: reservation.amount.toString(), ...(uncovered > 0n ? { uncovered: uncovered.toString() } : {}) },
+    });
+    return { ref, charged, uncovered, freeUnitsUsed: cost.freeUnitsUsed, freeAmount: cost.freeAmount, replayed: false };
+  });
+}
+
+export async function release(ctx: LedgerContext, { ref, purpose }: { ref: string; purpose?: Purpose }): Promise<Released | LedgerError> {
+  return ctx.run(async (trx) => {
+    const reservation = await trx('reservations').where({ ref }).forUpdate().first<ReservationRow | undefined>();
+    if (!reservation) throw new LedgerAbort(LedgerError.ReservationNotFound);
+    if (reservation.status === 'settled') throw new LedgerAbort(LedgerError.AlreadySettled);
+    if (reservation.status === 'released') return { ref, released: reservation.amount, replayed: true };
+    await settleFreeHold(trx, reservation, 0n); // before the wallet: see the lock order in settle
+    await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount });
+    await trx('reservations').where({ ref }).update({ status: 'released', resolved_at: trx.fn.now() });
+    await insertEntry(trx, {
+      customer_id: reservation.customer_id,
+      kind: 'release',
+      reference: `release:${ref}`,
+      reservation_ref: ref,
+      amount: reservation.amount,
+      pending_delta: -reservation.amount,
+      price_version_id: reservation.price_version_id,
+      purpose: { ...reservation.purpose, ...purpose },
+    });
+    return { ref, released: reservation.amount, replayed: false };
+  });
+}
+
+/** Spends `used` of the reservation's held free units and returns the rest to the allowance. */
+async function settleFreeHold(trx: Knex.Transaction, reservation: ReservationRow, used: bigint): Promise<void> {
+  if (!reservation.free_model_id) return;
+  await resolveFreeHold(trx, {
+    customerId: reservation.customer_id,
+    modelId: reservation.free_model_id,
+    periodStart: String(reservation.free_period_start), // DATE columns come back as 'YYYY-MM-DD' (src/db/knex.ts)
+    held: reservation.free_units_held,
+    used,
+  });
+}
