@@ -111,6 +111,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List reservations (holds on balances), newest first
+         * @description `stale=true` lists pending request holds whose owning process is gone: what the sweeper will end.
+         */
+        get: operations["admin_reservations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reservations/{ref}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle or release a pending request hold
+         * @description For holds whose owner is gone and that the sweeper could not end, or that an operator wants ended now. Video holds are resolved through their task (`/admin/v1/video-tasks/{task_id}/resolve`).
+         */
+        post: operations["admin_reservations_resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/ledger/reconciliation": {
         parameters: {
             query?: never;
@@ -364,10 +404,52 @@ export interface components {
             /** @description Pass as `before` for the next (older) page. */
             next_before: string | null;
         };
+        /** @description A hold on part of a customer's balance. `request` holds belong to the gateway process that made them (`owner`); `video` holds to their task (resolve those through the video review). A pending request hold whose owner stopped heartbeating is stale: the sweeper ends it (settled at the owner's last checkpoint of what was delivered, else released), or an operator does. */
+        Reservation: {
+            /** @constant */
+            object: "reservation";
+            /** @description The reference: the request id of a request hold, the task id of a video hold. */
+            ref: string;
+            customer_id: string;
+            /** @enum {string} */
+            kind: "request" | "video";
+            /** @enum {string} */
+            status: "pending" | "settled" | "released";
+            amount: components["schemas"]["Decimal"];
+            /** @description The gateway process that owns a request hold. */
+            owner: string | null;
+            /** @description The owner heartbeated within STALE_RESERVATION_SECONDS. */
+            owner_alive: boolean;
+            /** @description The owner's last checkpoint of what was delivered, priced; what the sweeper charges. */
+            delivered: components["schemas"]["Decimal"] | null;
+            purpose: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            resolved_at: string | null;
+        };
+        ReservationList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Reservation"][];
+            has_more: boolean;
+            /** @description Pass as `before` for the next page. */
+            next_before: string | null;
+        };
+        /** @description How an operator ends a pending request hold: `settle` charges `amount` (default: the owner's last checkpoint of what was delivered; at most the hold plus what the balance covers), `release` returns it. Both are written to the journal with `actor` and `reason`. */
+        ReservationResolution: {
+            /** @enum {string} */
+            action: "settle" | "release";
+            amount?: string;
+            actor: string;
+            reason: string;
+        };
         Reconciliation: {
             /** @constant */
             object: "reconciliation";
-            /** @description True when every wallet equals the sums of its journal and its open reservations. */
+            /** @description True when every wallet equals the sums of its journal and its open reservations, and no request hold outlived its process (see stale_holds). */
             ok: boolean;
             wallets_checked: number;
             mismatches: {
@@ -377,6 +459,13 @@ export interface components {
                 wallet: components["schemas"]["Decimal"];
                 expected: components["schemas"]["Decimal"];
             }[];
+            /** @description Pending request holds whose owning process has not heartbeated for STALE_RESERVATION_SECONDS (crash, kill -9). The sweeper ends them within seconds; if they persist, list them with `GET /admin/v1/reservations?stale=true` and resolve them. */
+            stale_holds: {
+                count: number;
+                amount: components["schemas"]["Decimal"];
+                /** @description Up to 20 of them. */
+                refs: string[];
+            };
         };
         /** @description One public API request. Never holds prompts, outputs or keys. */
         RequestLog: {
@@ -721,6 +810,11 @@ export interface components {
          * @example 1042
          */
         PageBefore: string;
+        /**
+         * @description The reservation's reference (a request id `req_...`).
+         * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+         */
+        ReservationRef: string;
         /**
          * @description The platform video task id returned by `POST /v1/videos`.
          * @example vt_4fR8kP2mQ9xL7nB3vC6d
@@ -1169,6 +1263,170 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    admin_reservations_list: {
+        parameters: {
+            query?: {
+                status?: "pending" | "settled" | "released";
+                customer_id?: string;
+                stale?: boolean;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /** @description The previous page's `next_before`. */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reservations. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "reservation",
+                     *           "ref": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "kind": "request",
+                     *           "status": "pending",
+                     *           "amount": "0.964000",
+                     *           "owner": "gw_3kQ9mZ4pL1vB8nC3dF6s",
+                     *           "owner_alive": false,
+                     *           "delivered": "0.000450",
+                     *           "purpose": {
+                     *             "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *             "model": "sandbox/claude-sonnet",
+                     *             "endpoint": "messages_create"
+                     *           },
+                     *           "created_at": "2026-11-22T12:00:00.000Z",
+                     *           "resolved_at": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_before": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReservationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_reservations_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The reservation's reference (a request id `req_...`).
+                 * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+                 */
+                ref: components["parameters"]["ReservationRef"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "release",
+                 *       "actor": "ops@example.com",
+                 *       "reason": "The request never reached the provider."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReservationResolution"];
+            };
+        };
+        responses: {
+            /** @description The reservation after resolution. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "reservation",
+                     *       "ref": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "kind": "request",
+                     *       "status": "released",
+                     *       "amount": "0.964000",
+                     *       "owner": "gw_3kQ9mZ4pL1vB8nC3dF6s",
+                     *       "owner_alive": false,
+                     *       "delivered": null,
+                     *       "purpose": {
+                     *         "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *         "model": "sandbox/claude-sonnet",
+                     *         "reason": "The request never reached the provider.",
+                     *         "resolved_by": "ops@example.com"
+                     *       },
+                     *       "created_at": "2026-11-22T12:00:00.000Z",
+                     *       "resolved_at": "2026-11-22T12:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No reservation with this reference. */
+            404: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "No reservation with this reference.",
+                     *         "type": "not_found_error",
+                     *         "code": "reservation_not_found",
+                     *         "param": "ref"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The reservation is already settled or released, or belongs to a video task. */
+            409: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "The reservation is already settled.",
+                     *         "type": "invalid_request_error",
+                     *         "code": "already_settled",
+                     *         "param": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
     admin_reconciliation_get: {
         parameters: {
             query?: never;
@@ -1190,7 +1448,12 @@ export interface operations {
                      *       "object": "reconciliation",
                      *       "ok": true,
                      *       "wallets_checked": 12,
-                     *       "mismatches": []
+                     *       "mismatches": [],
+                     *       "stale_holds": {
+                     *         "count": 0,
+                     *         "amount": "0.000000",
+                     *         "refs": []
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Reconciliation"];

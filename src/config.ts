@@ -44,6 +44,8 @@ export interface Config {
   heartbeatMs: number;
   /** Keep an incoming x-request-id (a trusted proxy sets it) instead of minting one. */
   trustRequestId: boolean;
+  /** Run the hold sweeper's tick (every second) in this process (tests drive it by hand). */
+  holdSweeper: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +71,10 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const prefix = env.API_KEY_PREFIX || 'sk-gw-';
   if (!/^[A-Za-z0-9_-]{2,16}$/.test(prefix)) throw new ConfigError('API_KEY_PREFIX must be 2-16 characters of [A-Za-z0-9_-]');
+  const staleSeconds = integer(env, 'STALE_RESERVATION_SECONDS', 600, 1, 7 * 86_400);
+  const heartbeatMs = integer(env, 'HEARTBEAT_MS', 5000, 50, 300_000);
+  // A live process must never look dead: several heartbeats fit in the stale window.
+  if (staleSeconds * 1000 < 3 * heartbeatMs) throw new ConfigError(`STALE_RESERVATION_SECONDS (${staleSeconds}) must be at least three heartbeats (HEARTBEAT_MS ${heartbeatMs})`);
   return {
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -85,8 +91,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videoPollIntervalMs: integer(env, 'VIDEO_POLL_INTERVAL_MS', 5000, 100, 3_600_000),
     keyCacheMs: integer(env, 'KEY_CACHE_MS', 5000, 0, 60_000),
     shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
-    staleReservationSeconds: integer(env, 'STALE_RESERVATION_SECONDS', 600, 1, 7 * 86_400),
-    heartbeatMs: integer(env, 'HEARTBEAT_MS', 5000, 50, 300_000),
+    staleReservationSeconds: staleSeconds,
+    heartbeatMs,
     trustRequestId: flag(env, 'TRUST_REQUEST_ID', false),
+    holdSweeper: flag(env, 'HOLD_SWEEPER', true),
   };
 }

@@ -10,6 +10,7 @@ import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.
 import { createCustomerService } from './customers/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
+import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
 import { createVideoReview } from './domain/videos/review.ts';
@@ -81,6 +82,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     health: createHealthService({ db, catalogue, draining: () => draining }),
     ledger,
     holds,
+    holdsReview: createHoldsReview({ ledger, staleSeconds: config.staleReservationSeconds }),
     settler,
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
     messages: createMessagesService({ passthrough, discovery }),
@@ -90,7 +92,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     requestLogs,
   };
   await settler.replayOrphans();
-  const tickers: Ticker[] = [every('*/10 * * * * *', 'hold-sweeper', logger, () => services.sweeper.sweep())];
+  const tickers: Ticker[] = [];
+  if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => services.sweeper.sweep()));
   if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, videoPollerJob(() => services.videoWorker.processBatch(), 100)));
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;

@@ -2,6 +2,7 @@ import type { CatalogueStore } from './catalogue/store.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
+import type { HoldsReview } from './domain/holds/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
@@ -20,6 +21,7 @@ export interface Services {
   health: HealthService;
   ledger: Ledger;
   holds: Holds;
+  holdsReview: HoldsReview;
   settler: Settler;
   sweeper: Sweeper;
   messages: MessagesService;

@@ -45,6 +45,23 @@ const COMMANDS: Record<string, Command> = {
     path: ([id], o = {}) => `/admin/v1/customers/${enc(id)}/ledger${query({ limit: o.limit, before: o.before })}`,
   },
   'ledger reconcile': { usage: 'ledger reconcile', method: 'GET', path: () => '/admin/v1/ledger/reconciliation' },
+  'holds list': {
+    usage: 'holds list [--status pending] [--stale] [--customer ID] [--limit N]',
+    method: 'GET',
+    path: (_, o = {}) => `/admin/v1/reservations${query({ status: o.status, stale: o.stale === undefined ? undefined : 'true', customer_id: o.customer, limit: o.limit })}`,
+  },
+  'holds settle': {
+    usage: 'holds settle REF [--amount 0.50] --actor WHO --reason WHY   (default amount: what was delivered)',
+    method: 'POST',
+    path: ([ref]) => `/admin/v1/reservations/${enc(ref)}/resolve`,
+    body: (o) => ({ action: 'settle', ...(o.amount ? { amount: o.amount } : {}), actor: o.actor, reason: o.reason }),
+  },
+  'holds release': {
+    usage: 'holds release REF --actor WHO --reason WHY',
+    method: 'POST',
+    path: ([ref]) => `/admin/v1/reservations/${enc(ref)}/resolve`,
+    body: (o) => ({ action: 'release', actor: o.actor, reason: o.reason }),
+  },
   'videos list': {
     usage: 'videos list [--status review] [--customer ID] [--limit N]',
     method: 'GET',
@@ -108,6 +125,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       status: { type: 'string' },
       actor: { type: 'string' },
       reason: { type: 'string' },
+      stale: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

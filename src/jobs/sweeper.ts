@@ -10,10 +10,12 @@ import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
 export interface Sweeper {
   /** Ends up to `limit` stale holds; returns how many it ended. */
   sweep(limit?: number): Promise<number>;
+  readonly staleSeconds: number;
 }
 
 export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; logger: Logger; staleSeconds: number }): Sweeper {
   return {
+    staleSeconds: deps.staleSeconds,
     async sweep(limit = 100) {
       const { rows } = await deps.ledger.reservations({ status: 'pending', staleSeconds: deps.staleSeconds, limit });
       let ended = 0;

@@ -60,6 +60,28 @@ export interface ReservationFilter {
 export const STALE_HOLD_CONDITION = `r.status = 'pending' and r.kind = 'request' and r.created_at < now() - (? * interval '1 second')
   and not exists (select 1 from gateway_instances i where i.id = r.owner and i.stopped_at is null and i.heartbeat_at > now() - (? * interval '1 second'))`;
 
+/** How many request holds outlived their process, how much they hold, and some of their refs. */
+export async function staleHolds(ctx: LedgerContext, staleSeconds: number): Promise<{ count: number; amount: bigint; refs: string[] }> {
+  const { rows } = await ctx.db.raw<{ rows: Array<{ count: string | number; amount: string | null; refs: string[] | null }> }>(
+    `select count(*) as count, sum(r.amount)::text as amount, (array_agg(r.ref order by r.created_at))[1:20] as refs
+       from reservations r where ${STALE_HOLD_CONDITION}`,
+    [staleSeconds, staleSeconds],
+  );
+  const row = rows[0];
+  return { count: Number(row?.count ?? 0), amount: BigInt(row?.amount ?? '0'), refs: row?.refs ?? [] };
+}
+
+/** Whether each owner heartbeated within `staleSeconds`. */
+export async function liveOwners(ctx: LedgerContext, owners: string[], staleSeconds: number): Promise<Set<string>> {
+  if (owners.length === 0) return new Set();
+  const rows: Array<{ id: string }> = await ctx.db('gateway_instances')
+    .whereIn('id', owners)
+    .whereNull('stopped_at')
+    .whereRaw(`heartbeat_at > now() - (? * interval '1 second')`, [staleSeconds])
+    .select('id');
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function listReservations(ctx: LedgerContext, filter: ReservationFilter): Promise<{ rows: ReservationRow[]; hasMore: boolean }> {
   const rows: ReservationRow[] = await ctx.db('reservations as r')
     .modify((q) => {

@@ -35,6 +35,7 @@ export interface ReservationRow {
   owner: string | null;
   progress: { charge?: string; usage?: Record<string, unknown> } | null;
   created_at: Date;
+  resolved_at: Date | null;
 }
 
 export type NewEntry = Pick<EntryRow, 'customer_id' | 'kind' | 'reference' | 'amount'> &

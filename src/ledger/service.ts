@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { createLedgerContext } from './context.ts';
 import type { LedgerError } from './errors.ts';
 import { adjust, topUp, type Posted } from './postings.ts';
-import { balance, journal, listReservations, reconcile, walletCount, type Balance, type ReconciliationMismatch, type ReservationFilter } from './queries.ts';
+import { balance, journal, listReservations, liveOwners, reconcile, staleHolds, walletCount, type Balance, type ReconciliationMismatch, type ReservationFilter } from './queries.ts';
 import type { EntryRow, ReservationRow } from './repo.ts';
 import { reserve, reserveWithin, type ReserveInput, type Reserved } from './reserve.ts';
 import { release, settle, type Released, type SettleInput, type Settled } from './resolve.ts';
@@ -30,6 +30,11 @@ export interface Ledger {
   /** Newest first; pass the last id seen as `before` for the next page. */
   journal(customerId: string, page: { limit: number; before?: bigint }): Promise<{ entries: EntryRow[]; hasMore: boolean } | LedgerError>;
   reservations(filter: ReservationFilter): Promise<{ rows: ReservationRow[]; hasMore: boolean }>;
+  /** The one reservation, or undefined. */
+  reservation(ref: string): Promise<ReservationRow | undefined>;
+  /** Request holds whose process stopped heartbeating `staleSeconds` ago. */
+  staleHolds(staleSeconds: number): Promise<{ count: number; amount: bigint; refs: string[] }>;
+  liveOwners(owners: string[], staleSeconds: number): Promise<Set<string>>;
   reconcile(): Promise<ReconciliationMismatch[]>;
   walletCount(): Promise<number>;
 }
@@ -46,6 +51,9 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     balance: (customerId) => balance(ctx, customerId),
     journal: (customerId, page) => journal(ctx, customerId, page),
     reservations: (filter) => listReservations(ctx, filter),
+    reservation: (ref) => ctx.db('reservations').where({ ref }).first(),
+    staleHolds: (staleSeconds) => staleHolds(ctx, staleSeconds),
+    liveOwners: (owners, staleSeconds) => liveOwners(ctx, owners, staleSeconds),
     reconcile: () => reconcile(ctx),
     walletCount: () => walletCount(ctx),
   };

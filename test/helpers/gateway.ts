@@ -36,7 +36,7 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
   await resetDatabase(db);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const config: Config = {
-    ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VALIDATE_RESPONSES: 'true', LOG_LEVEL: 'debug', VIDEO_POLLER: 'false', VIDEO_POLL_INTERVAL_MS: '100', ...options.env }),
+    ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VALIDATE_RESPONSES: 'true', LOG_LEVEL: 'debug', VIDEO_POLLER: 'false', HOLD_SWEEPER: 'false', VIDEO_POLL_INTERVAL_MS: '100', ...options.env }),
     cataloguePath: options.cataloguePath ?? SAMPLE_CATALOGUE,
   };
   let raw = '';

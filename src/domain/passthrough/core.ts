@@ -99,6 +99,12 @@ export function createPassthrough(deps: PassthroughDeps) {
       void hold.release('invalid upstream response');
       return { failure: new Failure(PassthroughError.UpstreamInvalidResponse, ''), log };
     }
+    if (relayed.firstByteAt === undefined) {
+      // Nothing of the provider's reached the client (a broken stream, a client gone before the
+      // first event): nothing to bill.
+      const released = hold.release(`nothing delivered (${relayed.ending})`).then((): LogFields => ({ cost: 0n }));
+      return { log: { ...log, interrupted: true }, settled: released };
+    }
     const bill = reader.bill(resolved.price);
     const interrupted = relayed.ending !== 'complete';
     const settled = hold.settle({ lines: bill.lines }, { ending: relayed.ending, estimated: bill.estimated }).then((result): LogFields => {

@@ -1,10 +1,20 @@
+import { formatMicros } from '../../shared/money.ts';
 import type { AdminOperations } from '../../types.ts';
-import type { Failure } from '../../domain/failure.ts';
 import type { Ok, RequestContext } from '../handler.ts';
 import { mismatchToWire } from '../serialize/ledger.ts';
 
-export async function admin_reconciliation_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_reconciliation_get'> | Failure> {
-  const { ledger } = ctx.services;
-  const [mismatches, wallets] = await Promise.all([ledger.reconcile(), ledger.walletCount()]);
-  return { status: 200, body: { object: 'reconciliation', ok: mismatches.length === 0, wallets_checked: wallets, mismatches: mismatches.map(mismatchToWire) } };
+/** Wallets against their journal, and request holds that outlived their process. */
+export async function admin_reconciliation_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_reconciliation_get'>> {
+  const { ledger, holdsReview } = ctx.services;
+  const [mismatches, wallets, stale] = await Promise.all([ledger.reconcile(), ledger.walletCount(), holdsReview.stale()]);
+  return {
+    status: 200,
+    body: {
+      object: 'reconciliation',
+      ok: mismatches.length === 0 && stale.count === 0,
+      wallets_checked: wallets,
+      mismatches: mismatches.map(mismatchToWire),
+      stale_holds: { count: stale.count, amount: formatMicros(stale.amount), refs: stale.refs },
+    },
+  };
 }

@@ -6,6 +6,8 @@ import { admin_catalogue_reload } from './admin_catalogue_reload.ts';
 import { admin_credits_create } from './admin_credits_create.ts';
 import { admin_ledger_list } from './admin_ledger_list.ts';
 import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
+import { admin_reservations_list } from './admin_reservations_list.ts';
+import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_wallets_get } from './admin_wallets_get.ts';
 import { admin_video_tasks_get } from './admin_video_tasks_get.ts';
@@ -50,6 +52,8 @@ export const adminHandlers: Record<string, Handler> = {
   admin_ledger_list,
   admin_request_logs_list,
   admin_reconciliation_get,
+  admin_reservations_list,
+  admin_reservations_resolve,
   admin_video_tasks_list,
   admin_video_tasks_get,
   admin_video_tasks_resolve,

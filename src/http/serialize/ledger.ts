@@ -1,3 +1,4 @@
+import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { Balance, ReconciliationMismatch } from '../../ledger/service.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
@@ -64,4 +65,19 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
   stream: row.stream,
   upstream_request_id: row.upstream_request_id,
   created_at: new Date(row.created_at).toISOString(),
+});
+
+export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
+  object: 'reservation',
+  ref: hold.ref,
+  customer_id: hold.customer_id,
+  kind: hold.kind,
+  status: hold.status,
+  amount: formatMicros(BigInt(hold.amount)),
+  owner: hold.owner,
+  owner_alive: hold.ownerAlive,
+  delivered: hold.progress?.charge ? formatMicros(BigInt(hold.progress.charge)) : null,
+  purpose: hold.purpose,
+  created_at: new Date(hold.created_at).toISOString(),
+  resolved_at: hold.resolved_at ? new Date(hold.resolved_at).toISOString() : null,
 });

@@ -21,6 +21,14 @@ export interface SimBehaviour {
   thinking?: boolean;
   /** Number of text deltas in a streamed answer (default 8). */
   deltas?: number;
+  /** Each text delta carries this many characters (default: one word). */
+  deltaChars?: number;
+  /** Report these cumulative output tokens whatever was sent (a provider over-reporting). */
+  reportOutput?: number;
+  /** Answer 200 with a body that is not JSON (or not SSE). */
+  garbage?: boolean;
+  /** Error bodies mention hosts, URLs, ids and a key, as careless providers do. */
+  leaky?: boolean;
 }
 
 const DIRECTIVE = /\[\[sim ([^\]]*)\]\]/g;
@@ -42,6 +50,10 @@ export function parseDirectives(text: string): SimBehaviour {
         case 'tool': behaviour.tool = true; break;
         case 'thinking': behaviour.thinking = true; break;
         case 'deltas': behaviour.deltas = value; break;
+        case 'delta_chars': behaviour.deltaChars = value; break;
+        case 'report_output': behaviour.reportOutput = value; break;
+        case 'garbage': behaviour.garbage = true; break;
+        case 'leaky': behaviour.leaky = true; break;
         default: break;
       }
     }

@@ -36,7 +36,8 @@ export function answerBlocks(behaviour: SimBehaviour): Block[] {
     });
   } else {
     const count = behaviour.deltas ?? 8;
-    const words = Array.from({ length: count }, (_, i) => WORDS[i % WORDS.length]!);
+    const filler = behaviour.deltaChars ? 'x'.repeat(behaviour.deltaChars) : undefined;
+    const words = Array.from({ length: count }, (_, i) => filler ?? WORDS[i % WORDS.length]!);
     blocks.push({
       start: { type: 'text', text: '' },
       deltas: words.map((text) => ({ type: 'text_delta', text })),

@@ -55,12 +55,19 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
   async function answer(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: Record<string, unknown>, behaviour: SimBehaviour) {
     if (!req.headers['x-api-key']) return sendError(res, 401, 'missing x-api-key');
     await sleep(behaviour.firstByteMs);
-    if (behaviour.error) return sendError(res, behaviour.error, `simulated ${behaviour.error}`);
+    if (behaviour.error) {
+      const leak = behaviour.leaky ? ' upstream https://internal-llm-7.corp.example.com:8443/v1/messages failed at 10.2.3.4:443 (request id: req_011CVXabcdef123456, key sk-ant-api03-secretvalue123)' : '';
+      return sendError(res, behaviour.error, `simulated ${behaviour.error}${leak}`);
+    }
+    if (behaviour.garbage) {
+      res.writeHead(200, { 'content-type': body.stream === true && path === '/v1/messages' ? 'text/event-stream' : 'application/json' });
+      return res.end(body.stream === true ? 'this is not an event stream\n' : '<html>not json</html>');
+    }
     const inputTokens = simulatedTokens(requestText(body));
     if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: inputTokens });
     if (path !== '/v1/messages') return sendError(res, 404, `no route ${path}`);
     const blocks = answerBlocks(behaviour);
-    const usage = { input_tokens: inputTokens, output_tokens: outputTokens(blocks), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = { input_tokens: inputTokens, output_tokens: behaviour.reportOutput ?? outputTokens(blocks), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const message = { id: id('msg'), type: 'message', role: 'assistant', model: body.model, stop_sequence: null };
     if (body.stream !== true) {
       const payload = { ...message, content: blocks.map((b) => b.final), stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', ...(behaviour.noUsage ? {} : { usage }) };

@@ -1,0 +1,55 @@
+// Operators' view of holds on balances, and their way to end one the sweeper could not (or should
+// not wait for). Video holds belong to their task and are resolved through the video review.
+import { LedgerError } from '../../ledger/errors.ts';
+import type { ReservationFilter } from '../../ledger/queries.ts';
+import type { ReservationRow } from '../../ledger/repo.ts';
+import type { Ledger } from '../../ledger/service.ts';
+import { parseMicros } from '../../shared/money.ts';
+import { Failure } from '../failure.ts';
+
+export interface HoldView extends ReservationRow {
+  ownerAlive: boolean;
+}
+
+export interface HoldResolution {
+  action: 'settle' | 'release';
+  amount?: string;
+  actor: string;
+  reason: string;
+}
+
+export interface HoldsReview {
+  list(filter: Omit<ReservationFilter, 'staleSeconds'> & { stale?: boolean }): Promise<{ holds: HoldView[]; hasMore: boolean }>;
+  resolve(ref: string, resolution: HoldResolution): Promise<HoldView | Failure>;
+  /** Request holds whose process is gone, for the reconciliation report. */
+  stale(): Promise<{ count: number; amount: bigint; refs: string[] }>;
+}
+
+export function createHoldsReview(deps: { ledger: Ledger; staleSeconds: number }): HoldsReview {
+  const { ledger, staleSeconds } = deps;
+  async function view(rows: ReservationRow[]): Promise<HoldView[]> {
+    const alive = await ledger.liveOwners([...new Set(rows.map((r) => r.owner).filter((o): o is string => Boolean(o)))], staleSeconds);
+    return rows.map((row) => ({ ...row, ownerAlive: row.owner !== null && alive.has(row.owner) }));
+  }
+  return {
+    async list({ stale, ...filter }) {
+      const { rows, hasMore } = await ledger.reservations({ ...filter, ...(stale ? { staleSeconds } : {}) });
+      return { holds: await view(rows), hasMore };
+    },
+    async resolve(ref, { action, amount, actor, reason }) {
+      const hold = await ledger.reservation(ref);
+      if (!hold) return new Failure(LedgerError.ReservationNotFound, 'No reservation with this reference.', { param: 'ref' });
+      if (hold.kind === 'video') return new Failure(LedgerError.AlreadySettled, `This hold belongs to video task ${hold.ref}: resolve it through /admin/v1/video-tasks/${hold.ref}/resolve.`);
+      const purpose = { resolved_by: actor, reason };
+      const delivered = hold.progress?.charge ? BigInt(hold.progress.charge) : 0n;
+      const result =
+        action === 'settle'
+          ? await ledger.settle({ ref, charge: { amount: amount === undefined ? delivered : parseMicros(amount) }, purpose: { ...purpose, estimated: amount === undefined } })
+          : await ledger.release({ ref, purpose });
+      if (typeof result === 'string') return new Failure(result, `The reservation cannot be ${action === 'settle' ? 'settled' : 'released'}: it is ${hold.status}.`);
+      const [after] = await view([(await ledger.reservation(ref))!]);
+      return after!;
+    },
+    stale: () => ledger.staleHolds(staleSeconds),
+  };
+}

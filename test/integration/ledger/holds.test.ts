@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+
+describe('request holds: one end on every path, and holds whose process died', () => {
+  let gateway: TestGateway;
+  let customerId: string;
+  let keyId: string;
+  before(async () => {
+    gateway = await startTestGateway({ env: { STALE_RESERVATION_SECONDS: '1', HEARTBEAT_MS: '200' } });
+    ({ customerId, keyId } = await gateway.customerWithKey());
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: 'fund' });
+  });
+  after(async () => gateway.close());
+
+  const orphan = async (ref: string, progress: string | null) => {
+    const { ledger } = gateway.services;
+    const purpose = { request_id: ref, model: 'sandbox/claude-haiku', endpoint: 'messages_create', key_id: keyId };
+    expect(await ledger.reserve({ ref, customerId, bound: { amount: 500_000n }, purpose, owner: 'gw_deadprocess', kind: 'request' })).to.include({ amount: 500_000n });
+    await gateway.db('reservations').where({ ref }).update({ created_at: new Date(Date.now() - 10_000), progress: progress ? JSON.stringify({ charge: progress, usage: { input_tokens: 100, output_tokens: 20 } }) : null });
+  };
+  const reconciliation = async () => (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+
+  it('ends a hold its request left open: released when nothing was delivered, settled at the checkpoint otherwise', async () => {
+    const { holds } = gateway.services;
+    const input = (ref: string) => ({ ref, customerId, bound: { amount: 300_000n }, purpose: { request_id: ref } });
+    const thrown = await holds.scope(input('req_scope_throw'), async () => {
+      throw new Error('a bug after the reserve');
+    }).catch((error: Error) => error.message);
+    expect(thrown).to.equal('a bug after the reserve');
+    await holds.scope(input('req_scope_forgot'), async (hold) => hold.checkpoint(120_000n));
+    await gateway.settled();
+    const rows = await gateway.db('reservations').whereIn('ref', ['req_scope_throw', 'req_scope_forgot']).orderBy('ref');
+    expect(rows.map((r: any) => [r.ref, r.status])).to.deep.equal([
+      ['req_scope_forgot', 'settled'],
+      ['req_scope_throw', 'released'],
+    ]);
+    const settle = await gateway.db('ledger_entries').where({ reference: 'settle:req_scope_forgot' }).first();
+    expect(settle.amount).to.equal(120_000n);
+    expect(holds.live()).to.equal(0);
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  });
+
+  it('reports holds whose process is gone as not ok, lists them, and lets operators and the sweeper end them once', async () => {
+    await orphan('req_orphan_delivered', '120000');
+    await orphan('req_orphan_silent', null);
+    const before = await reconciliation();
+    expect(before.ok).to.equal(false);
+    expect(before.mismatches).to.deep.equal([]);
+    expect(before.stale_holds).to.deep.include({ count: 2, amount: '1.000000' });
+
+    const listed = await gateway.admin('GET', '/admin/v1/reservations?stale=true');
+    expect(listed.status).to.equal(200);
+    expect(listed.body.data.map((h: any) => [h.ref, h.owner_alive, h.delivered])).to.have.deep.members([
+      ['req_orphan_delivered', false, '0.120000'],
+      ['req_orphan_silent', false, null],
+    ]);
+
+    const released = await gateway.admin('POST', '/admin/v1/reservations/req_orphan_silent/resolve', { action: 'release', actor: 'ops', reason: 'never reached the provider' });
+    expect(released.status).to.equal(200);
+    expect(released.body).to.include({ status: 'released', kind: 'request' });
+    const again = await gateway.admin('POST', '/admin/v1/reservations/req_orphan_silent/resolve', { action: 'settle', actor: 'ops', reason: 'twice' });
+    expect(again.status).to.equal(409);
+    expect(again.body.error.code).to.equal('already_released');
+    expect((await gateway.admin('POST', '/admin/v1/reservations/req_nothing/resolve', { action: 'release', actor: 'ops', reason: 'x' })).status).to.equal(404);
+
+    expect(await gateway.services.sweeper.sweep()).to.equal(1);
+    expect(await gateway.services.sweeper.sweep()).to.equal(0);
+    const settle = await gateway.db('ledger_entries').where({ reference: 'settle:req_orphan_delivered' }).first();
+    expect(settle.amount).to.equal(120_000n);
+    expect(settle.purpose).to.include({ ending: 'owner_gone', swept: true });
+    const [log] = await gateway.requestLogs('endpoint=messages_create');
+    expect(log).to.include({ request_id: 'req_orphan_delivered', interrupted: true, status: 499, cost: '0.120000', key_id: keyId });
+    const after = await reconciliation();
+    expect(after).to.deep.include({ ok: true, stale_holds: { count: 0, amount: '0.000000', refs: [] } });
+    expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
+  });
+
+  it('never sweeps the holds of a process that is still heartbeating, however old', async () => {
+    const { holds } = gateway.services;
+    const hold = await holds.open({ ref: 'req_long_stream', customerId, bound: { amount: 100_000n }, purpose: { request_id: 'req_long_stream' } });
+    if (typeof hold === 'string') throw new Error(hold);
+    await gateway.db('reservations').where({ ref: 'req_long_stream' }).update({ created_at: new Date(Date.now() - 3_600_000) });
+    expect(await gateway.services.sweeper.sweep()).to.equal(0);
+    expect((await reconciliation()).ok).to.equal(true);
+    await hold.release('done');
+  });
+});
