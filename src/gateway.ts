@@ -126,15 +126,16 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
 
   let closing: Promise<void> | undefined;
   async function shutdown(graceMs: number): Promise<void> {
+    // Still listening while draining: readiness answers 503 (load balancers stop sending) and
+    // requests that arrive meanwhile are served, with `connection: close`.
     draining = true;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
     await waitUntil(() => inFlight === 0, graceMs);
     if (inFlight > 0) {
       logger.warn({ open_requests: inFlight }, 'grace period over: cutting open requests and settling what they delivered');
       cut.abort();
       await waitUntil(() => inFlight === 0, 5_000);
     }
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
     await Promise.all(tickers.map((t) => t.stop()));

@@ -1,0 +1,160 @@
+// Real processes, real signals: what happens to money when a gateway is stopped, killed, or loses
+// its database in the middle of streams. Every test ends by restarting a gateway on the same data
+// and proving through the admin API that nothing is held and every stream was charged once.
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { getTestDatabase, resetDatabase, testDatabaseUrlInUse, usingPostgres } from '../helpers/db.ts';
+import { fundedCustomer, openStream, startChildGateway, type ChildGateway } from '../helpers/child-gateway.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+
+const HAIKU = 'sandbox/claude-haiku';
+
+describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usingPostgres() ? 'PostgreSQL' : 'embedded database'})`, function () {
+  this.timeout(120_000);
+  const started: ChildGateway[] = [];
+  let databaseUrl: string | undefined;
+
+  before(async () => {
+    if (usingPostgres()) {
+      await resetDatabase(await getTestDatabase());
+      databaseUrl = testDatabaseUrlInUse();
+    }
+  });
+  afterEach(async () => {
+    for (const gateway of started.splice(0)) {
+      if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGKILL');
+      await gateway.exited;
+    }
+    if (usingPostgres()) await resetDatabase(await getTestDatabase());
+  });
+
+  const start = async (env: Record<string, string> = {}, dataDir?: string, url = databaseUrl) => {
+    const gateway = await startChildGateway({ ...(dataDir ? { dataDir } : {}), env: { DATABASE_URL: url, ...env } });
+    started.push(gateway);
+    return gateway;
+  };
+
+  /** The money of `customerId` as a fresh gateway on the same data sees it, once nothing is held. */
+  async function books(dataDir: string, customerId: string, env: Record<string, string> = {}) {
+    const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '1', ...env }, dataDir);
+    const deadline = Date.now() + 20_000;
+    let wallet: any;
+    for (;;) {
+      wallet = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
+      if (wallet.reserved === '0.000000' || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const journal = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
+    const reconciliation = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+    return { gateway, wallet, journal, reconciliation, settles: journal.filter((e) => e.kind === 'settle'), releases: journal.filter((e) => e.kind === 'release') };
+  }
+
+  it('SIGTERM: readiness fails at once, open streams run to their end, all are settled, exit 0', async () => {
+    const gateway = await start({ SHUTDOWN_GRACE_SECONDS: '30' });
+    const { customerId, key } = await fundedCustomer(gateway, '10.00');
+    const streams = await Promise.all(Array.from({ length: 20 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=100 deltas=20]]`)));
+    gateway.child.kill('SIGTERM');
+    const ready = await fetch(`${gateway.url}/readyz`);
+    expect(ready.status).to.equal(503);
+    expect(((await ready.json()) as any).checks.accepting).to.equal('error');
+    const texts = await Promise.all(streams.map((s) => s.text));
+    for (const text of texts) expect(text).to.include('event: message_stop');
+    expect(await gateway.exited).to.equal(0);
+
+    const { wallet, settles, releases, reconciliation } = await books(gateway.dataDir, customerId);
+    expect(wallet.reserved).to.equal('0.000000');
+    expect(settles).to.have.length(20);
+    expect(releases).to.have.length(0);
+    for (const settle of settles) expect(settle.purpose.ending).to.equal('complete');
+    expect(reconciliation.ok).to.equal(true);
+  });
+
+  it('SIGTERM past the grace period: open streams are cut with an error event and settled for what they delivered', async () => {
+    const gateway = await start({ SHUTDOWN_GRACE_SECONDS: '1' });
+    const { customerId, key } = await fundedCustomer(gateway, '10.00');
+    const streams = await Promise.all(Array.from({ length: 10 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=200 deltas=200]]`)));
+    const stopAt = Date.now();
+    gateway.child.kill('SIGTERM');
+    const texts = await Promise.all(streams.map((s) => s.text));
+    for (const text of texts) {
+      expect(text).to.not.include('event: message_stop');
+      expect(text).to.match(/event: error\ndata: \{"type":"error","error":\{"type":"overloaded_error","message":"The gateway is restarting/);
+    }
+    expect(await gateway.exited).to.equal(0);
+    expect(Date.now() - stopAt).to.be.lessThan(15_000);
+
+    const { wallet, settles, reconciliation } = await books(gateway.dataDir, customerId);
+    expect(wallet.reserved).to.equal('0.000000');
+    expect(settles).to.have.length(10);
+    for (const settle of settles) {
+      expect(settle.purpose.ending).to.equal('shutdown');
+      expect(Number(settle.amount)).to.be.greaterThan(0);
+    }
+    expect(reconciliation.ok).to.equal(true);
+  });
+
+  it('kill -9 mid-stream: the holds are swept once the process is gone, charged for what was delivered', async () => {
+    const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '1' });
+    const { customerId, key } = await fundedCustomer(gateway, '10.00');
+    const streams = await Promise.all(Array.from({ length: 10 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=200 deltas=200]]`)));
+    await new Promise((r) => setTimeout(r, 800)); // a heartbeat tick checkpoints what was delivered
+    gateway.child.kill('SIGKILL');
+    await gateway.exited;
+    await Promise.all(streams.map((s) => s.text));
+
+    const { wallet, settles, releases, reconciliation, gateway: next } = await books(gateway.dataDir, customerId);
+    expect(wallet.reserved).to.equal('0.000000');
+    expect(releases).to.have.length(0);
+    expect(settles).to.have.length(10);
+    for (const settle of settles) {
+      expect(settle.purpose).to.include({ ending: 'owner_gone', swept: true });
+      expect(Number(settle.amount)).to.be.greaterThan(0);
+    }
+    expect(reconciliation.ok).to.equal(true);
+    let interrupted: any[] = [];
+    for (const deadline = Date.now() + 5000; interrupted.length < 10 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      const logs = (await next.admin('GET', `/admin/v1/request-logs?customer_id=${customerId}&limit=50`)).body.data as any[];
+      interrupted = logs.filter((l) => l.interrupted && l.status === 499); // written by the sweeper, a moment after the settle
+    }
+    expect(interrupted).to.have.length(10);
+  });
+
+  if (usingPostgres()) {
+    it('a database outage during settle: streams finish, their charges wait in the outbox, and land once the database is back', async () => {
+      const target = new URL(databaseUrl!);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      const viaProxy = new URL(databaseUrl!);
+      viaProxy.port = String(proxy.port);
+      try {
+        const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '600' }, undefined, viaProxy.toString());
+        const { customerId, key } = await fundedCustomer(gateway, '10.00');
+        const streams = await Promise.all(Array.from({ length: 10 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=100 deltas=20]]`)));
+        proxy.cut();
+        const texts = await Promise.all(streams.map((s) => s.text));
+        for (const text of texts) expect(text).to.include('event: message_stop');
+        await new Promise((r) => setTimeout(r, 1500)); // settles fail and go to the outbox
+        const outbox = `${gateway.dataDir}/outbox`;
+        expect(fs.readdirSync(outbox).map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').length).reduce((a, b) => a + b, 0)).to.equal(10);
+        proxy.restore();
+
+        const deadline = Date.now() + 30_000;
+        let wallet: any;
+        for (;;) {
+          wallet = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
+          if (wallet?.reserved === '0.000000' || Date.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        expect(wallet.reserved).to.equal('0.000000');
+        const journal = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
+        const settles = journal.filter((e) => e.kind === 'settle');
+        expect(settles).to.have.length(10);
+        expect(new Set(settles.map((s) => s.amount)).size).to.equal(1); // same request, same usage, same charge
+        expect(Number(settles[0].amount)).to.be.greaterThan(0);
+        expect((await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body.ok).to.equal(true);
+        expect(fs.readdirSync(outbox)).to.deep.equal([]);
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
+});
