@@ -190,11 +190,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description `{type: ephemeral, ttl?: 5m | 1h}`; 1-hour cache writes are priced apart when the catalogue says. */
         CacheControl: {
-            /** @constant */
-            type: "ephemeral";
-            /** @enum {string} */
-            ttl?: "5m" | "1h";
+            /** @example ephemeral */
+            type: string;
+            /**
+             * @example 5m
+             * @example 1h
+             */
+            ttl?: string;
+        } & {
+            [key: string]: unknown;
         };
         TextBlockParam: {
             /** @constant */
@@ -276,34 +282,60 @@ export interface components {
         };
         /** @description A content block of a request message. Known types are described; any other `{type, ...}` block validates too (the last branch) and is passed through unchanged. */
         ContentBlockParam: components["schemas"]["TextBlockParam"] | components["schemas"]["ImageBlockParam"] | components["schemas"]["DocumentBlockParam"] | components["schemas"]["ToolUseBlockParam"] | components["schemas"]["ToolResultBlockParam"] | components["schemas"]["ThinkingBlockParam"] | components["schemas"]["RedactedThinkingBlockParam"] | components["schemas"]["OtherBlock"];
+        /** @description One turn of the conversation. Roles in use: `user`, `assistant`, and `system` (mid-conversation system messages, since 2026-05). The role is open: any string passes through to the provider. */
         MessageParam: {
-            /** @enum {string} */
-            role: "user" | "assistant";
+            /**
+             * @example user
+             * @example assistant
+             * @example system
+             */
+            role: string;
             content: string | components["schemas"]["ContentBlockParam"][];
+        } & {
+            [key: string]: unknown;
         };
-        SystemPrompt: string | components["schemas"]["TextBlockParam"][];
-        /** @description A client tool (`name`, `input_schema`) or a server tool (`type`, `name`); passed through. */
+        SystemPrompt: string | components["schemas"]["ContentBlockParam"][];
+        /** @description A client tool (`name`, `input_schema`) or a server tool (`type` such as `web_search_20250305`, `name`, and its own options such as `max_uses`); passed through as sent. */
         Tool: {
             type?: string;
-            name: string;
+            name?: string;
             description?: string;
             input_schema?: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            [key: string]: unknown;
         };
         ToolChoice: {
-            /** @enum {string} */
-            type: "auto" | "any" | "tool" | "none";
+            /**
+             * @example auto
+             * @example any
+             * @example tool
+             * @example none
+             */
+            type: string;
             name?: string;
             disable_parallel_tool_use?: boolean;
+        } & {
+            [key: string]: unknown;
         };
+        /** @description Extended thinking: `{type: enabled, budget_tokens}`, `{type: disabled}` or `{type: adaptive}`; other types pass through. */
         ThinkingConfig: {
-            /** @enum {string} */
-            type: "enabled" | "disabled" | "adaptive";
+            /**
+             * @example enabled
+             * @example disabled
+             * @example adaptive
+             */
+            type: string;
             budget_tokens?: number;
-            /** @enum {string} */
-            display?: "summarized" | "omitted";
+            /**
+             * @example summarized
+             * @example omitted
+             */
+            display?: string;
+        } & {
+            [key: string]: unknown;
         };
-        /** @description The Anthropic Messages request. The gateway forwards it unchanged except `model`, which it maps to the route's upstream name; fields not described here pass through as sent. */
+        /** @description The Anthropic Messages request. The gateway reads `model`, `max_tokens` (a positive integer, at most the model's output limit), `messages` (a non-empty array of objects with a string `role`) and `stream`; it forwards the body unchanged except `model`, which it maps to the route's upstream name. Every other field, role, block type and value (described here or not, including ones the provider adds later) passes through as sent. */
         MessageCreateParams: {
             /** @description A public model id of group `messages`, e.g. `sandbox/claude-sonnet`. */
             model: string;
@@ -321,13 +353,26 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             tool_choice?: components["schemas"]["ToolChoice"];
             thinking?: components["schemas"]["ThinkingConfig"];
-            /** @enum {string} */
-            service_tier?: "auto" | "standard_only";
+            /**
+             * @example auto
+             * @example standard_only
+             */
+            service_tier?: string;
             cache_control?: components["schemas"]["CacheControl"];
             container?: string | null;
             /** @description `{effort?, format?}`; passed through. */
             output_config?: Record<string, never>;
             inference_geo?: string | null;
+            /** @description Context editing (beta); passed through. */
+            context_management?: Record<string, never>;
+            mcp_servers?: Record<string, never>[];
+            /**
+             * @description `fast` asks for fast mode (beta); billed with the catalogue's `fast` multiplier when configured.
+             * @example fast
+             */
+            speed?: string;
+        } & {
+            [key: string]: unknown;
         };
         TextBlock: {
             /** @constant */

@@ -29,6 +29,19 @@ export interface SimBehaviour {
   garbage?: boolean;
   /** Error bodies mention hosts, URLs, ids and a key, as careless providers do. */
   leaky?: boolean;
+  /** Reported cache usage: all writes, the 1-hour part of them, reads. */
+  cacheWrite?: number;
+  cacheWrite1h?: number;
+  cacheRead?: number;
+  /** Reported server tool requests. */
+  webSearch?: number;
+  webFetch?: number;
+  /** Reported service tier (e.g. priority). */
+  tier?: string;
+  /** message_delta leaves input and cache fields null (they keep message_start's values). */
+  usageNulls?: boolean;
+  /** Send this many message_delta events, each with the cumulative output so far. */
+  messageDeltas?: number;
 }
 
 const DIRECTIVE = /\[\[sim ([^\]]*)\]\]/g;
@@ -54,6 +67,14 @@ export function parseDirectives(text: string): SimBehaviour {
         case 'report_output': behaviour.reportOutput = value; break;
         case 'garbage': behaviour.garbage = true; break;
         case 'leaky': behaviour.leaky = true; break;
+        case 'cache_write': behaviour.cacheWrite = value; break;
+        case 'cache_write_1h': behaviour.cacheWrite1h = value; break;
+        case 'cache_read': behaviour.cacheRead = value; break;
+        case 'web_search': behaviour.webSearch = value; break;
+        case 'web_fetch': behaviour.webFetch = value; break;
+        case 'tier': behaviour.tier = raw; break;
+        case 'usage_nulls': behaviour.usageNulls = true; break;
+        case 'message_deltas': behaviour.messageDeltas = value; break;
         default: break;
       }
     }

@@ -67,7 +67,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
     if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: inputTokens });
     if (path !== '/v1/messages') return sendError(res, 404, `no route ${path}`);
     const blocks = answerBlocks(behaviour);
-    const usage = { input_tokens: inputTokens, output_tokens: behaviour.reportOutput ?? outputTokens(blocks), cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = reportedUsage(behaviour, inputTokens, behaviour.reportOutput ?? outputTokens(blocks));
     const message = { id: id('msg'), type: 'message', role: 'assistant', model: body.model, stop_sequence: null };
     if (body.stream !== true) {
       const payload = { ...message, content: blocks.map((b) => b.final), stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', ...(behaviour.noUsage ? {} : { usage }) };
@@ -96,7 +96,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
         await send(text.slice(cut));
       } else await send(text);
     };
-    const startUsage = behaviour.noUsage ? undefined : { ...usage, output_tokens: 1 };
+    const startUsage = behaviour.noUsage ? undefined : { ...usage, output_tokens: 1, server_tool_use: null };
     await write({ type: 'message_start', message: { ...message, content: [], stop_reason: null, ...(startUsage ? { usage: startUsage } : {}) } });
     let sent = 0;
     for (const [index, block] of blocks.entries()) {
@@ -115,9 +115,31 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
       }
       await write({ type: 'content_block_stop', index });
     }
-    await write({ type: 'message_delta', delta: { stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, ...(behaviour.noUsage ? {} : { usage: { output_tokens: usage.output_tokens, input_tokens: inputTokens } }) });
+    const delta = { stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', stop_sequence: null };
+    const rounds = behaviour.messageDeltas ?? 1;
+    for (let round = 1; round <= rounds; round++) {
+      // Cumulative totals: each message_delta repeats the whole count so far, never an increment.
+      const output = Math.ceil((usage.output_tokens * round) / rounds);
+      const final = { ...usage, output_tokens: output, ...(behaviour.usageNulls ? { input_tokens: null, cache_creation_input_tokens: null, cache_read_input_tokens: null } : {}) };
+      delete (final as Record<string, unknown>).cache_creation;
+      await write({ type: 'message_delta', delta, ...(behaviour.noUsage ? {} : { usage: final }) });
+    }
     await write({ type: 'message_stop' });
     res.end();
+  }
+
+  function reportedUsage(behaviour: SimBehaviour, inputTokens: number, outputTokens: number) {
+    const writes = behaviour.cacheWrite ?? 0;
+    const writes1h = behaviour.cacheWrite1h ?? 0;
+    return {
+      input_tokens: inputTokens,
+      output_tokens: outputTokens,
+      cache_creation_input_tokens: writes,
+      cache_read_input_tokens: behaviour.cacheRead ?? 0,
+      cache_creation: { ephemeral_5m_input_tokens: writes - writes1h, ephemeral_1h_input_tokens: writes1h },
+      server_tool_use: behaviour.webSearch || behaviour.webFetch ? { web_search_requests: behaviour.webSearch ?? 0, web_fetch_requests: behaviour.webFetch ?? 0 } : null,
+      service_tier: behaviour.tier ?? 'standard',
+    };
   }
 
   function sendJson(res: http.ServerResponse, status: number, payload: unknown) {
