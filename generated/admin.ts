@@ -580,16 +580,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Invalid body field `name`: must NOT have fewer than 1 characters.",
-                 *         "type": "invalid_request_error",
-                 *         "code": null,
-                 *         "param": "name"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -600,16 +590,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Invalid API key.",
-                 *         "type": "authentication_error",
-                 *         "code": "invalid_api_key",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -620,16 +600,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Another customer already has this external_reference.",
-                 *         "type": "invalid_request_error",
-                 *         "code": "external_reference_taken",
-                 *         "param": "external_reference"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -640,16 +610,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Request body exceeds the limit of 33554432 bytes.",
-                 *         "type": "invalid_request_error",
-                 *         "code": "request_too_large",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -660,16 +620,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "The gateway failed to process the request. Retry later; quote the request-id header if it persists.",
-                 *         "type": "api_error",
-                 *         "code": "internal_error",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -680,16 +630,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "No customer with this id.",
-                 *         "type": "not_found_error",
-                 *         "code": "customer_not_found",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -700,16 +640,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "This reference was already used for a different amount or customer.",
-                 *         "type": "invalid_request_error",
-                 *         "code": "reference_conflict",
-                 *         "param": "reference"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -720,16 +650,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "No video task with this id.",
-                 *         "type": "not_found_error",
-                 *         "code": "task_not_found",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -740,16 +660,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "The task is completed, not in review.",
-                 *         "type": "invalid_request_error",
-                 *         "code": "task_not_in_review",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -760,16 +670,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "No API key with this id.",
-                 *         "type": "not_found_error",
-                 *         "code": "api_key_not_found",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -780,16 +680,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "The catalogue file is invalid; the previous catalogue stays loaded. /models/2/prices/input_per_mtok: must be a decimal string; /models/4/routes/0/provider: unknown provider `acme`",
-                 *         "type": "invalid_request_error",
-                 *         "code": "catalogue_invalid",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1391,16 +1281,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "message": "No reservation with this reference.",
-                     *         "type": "not_found_error",
-                     *         "code": "reservation_not_found",
-                     *         "param": "ref"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1411,16 +1291,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "message": "The reservation is already settled.",
-                     *         "type": "invalid_request_error",
-                     *         "code": "already_settled",
-                     *         "param": null
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -726,16 +726,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "invalid_request_error",
-                 *         "message": "Missing required field `max_tokens` in the body."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -746,16 +736,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "authentication_error",
-                 *         "message": "Invalid API key."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -766,16 +746,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "billing_error",
-                 *         "message": "Your balance is too low for this request."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -786,16 +756,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "permission_error",
-                 *         "message": "This API key may not use this model."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -806,16 +766,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "not_found_error",
-                 *         "message": "The model `nobody/nothing` does not exist or you do not have access to it."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -826,16 +776,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "request_too_large",
-                 *         "message": "Request body exceeds the limit of 33554432 bytes."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -846,16 +786,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "rate_limit_error",
-                 *         "message": "The provider is rate limiting requests; retry later."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -866,16 +796,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "api_error",
-                 *         "message": "The gateway failed to process the request."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -886,16 +806,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "api_error",
-                 *         "message": "messages_create is not implemented yet on this gateway."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -906,16 +816,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "api_error",
-                 *         "message": "The provider returned an invalid response."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -926,16 +826,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "timeout_error",
-                 *         "message": "The provider did not answer in time."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -946,16 +836,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "overloaded_error",
-                 *         "message": "The provider is overloaded; retry later."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -966,16 +846,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Invalid API key.",
-                 *         "type": "authentication_error",
-                 *         "code": "invalid_api_key",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -986,16 +856,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "The gateway failed to process the request. Retry later; quote the request-id header if it persists.",
-                 *         "type": "api_error",
-                 *         "code": "internal_error",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1006,16 +866,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "The model `nobody/nothing` does not exist or you do not have access to it.",
-                 *         "type": "invalid_request_error",
-                 *         "code": "model_not_found",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1026,16 +876,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Invalid body field `name`: must NOT have fewer than 1 characters.",
-                 *         "type": "invalid_request_error",
-                 *         "code": null,
-                 *         "param": "name"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1046,16 +886,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Your balance is too low for this request.",
-                 *         "type": "billing_error",
-                 *         "code": "insufficient_balance",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1066,16 +896,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "A request with this Idempotency-Key is still being processed; retry shortly.",
-                 *         "type": "idempotency_error",
-                 *         "code": "idempotency_key_in_use",
-                 *         "param": "Idempotency-Key"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1086,16 +906,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Request body exceeds the limit of 33554432 bytes.",
-                 *         "type": "invalid_request_error",
-                 *         "code": "request_too_large",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1106,16 +916,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "This Idempotency-Key was used with a different request body.",
-                 *         "type": "idempotency_error",
-                 *         "code": "idempotency_key_reused",
-                 *         "param": "Idempotency-Key"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1126,16 +926,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "Too many requests; retry later.",
-                 *         "type": "rate_limit_error",
-                 *         "code": "rate_limited",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1146,16 +936,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "videos_create is not implemented yet on this gateway.",
-                 *         "type": "api_error",
-                 *         "code": "not_implemented",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1166,16 +946,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "The provider refused the request.",
-                 *         "type": "api_error",
-                 *         "code": "upstream_error",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1186,16 +956,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "No video task with this id.",
-                 *         "type": "not_found_error",
-                 *         "code": "task_not_found",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1762,16 +1522,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "not_ready",
-                     *       "checks": {
-                     *         "database": "ok",
-                     *         "catalogue": "ok",
-                     *         "accepting": "error"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };

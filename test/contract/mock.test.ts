@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../src/config.ts';
 import { freePort, startListening, waitForPort, type RunningProcess } from '../helpers/prism.ts';
@@ -63,6 +64,35 @@ describe('npm run mock: Prism serves an example for every operation', function (
         expect(response.status, await response.clone().text()).to.equal(expected.status);
         expect(await response.json()).to.deep.equal(expected.body);
       });
+      it(`${bundle}: ${op.operationId} serves a named example for each error status`, async () => {
+        const url = template.replace(/\{(\w+)\}/g, (_, name) => String(op.parameters?.find((p) => p.name === name)?.example ?? 'x'));
+        const body = op.requestBody?.content['application/json']?.example;
+        for (const [status, response] of Object.entries(op.responses).filter(([s]) => !s.startsWith('2'))) {
+          const json = response.content?.['application/json'];
+          const examples = Object.entries(json?.examples ?? {});
+          expect(examples.length, `${op.operationId} ${status} has no named example`).to.be.greaterThan(0);
+          const [name, example] = examples[0]!;
+          const answer = await fetch(`http://127.0.0.1:${portOf()}${url}`, {
+            method,
+            headers: { authorization: 'Bearer sk-gw-mock', 'x-api-key': 'sk-gw-mock', ...(body ? { 'content-type': 'application/json' } : {}), prefer: `code=${status}, example=${name}` },
+            ...(body ? { body: JSON.stringify(body) } : {}),
+          });
+          expect(answer.status, `${op.operationId} ${status}`).to.equal(Number(status));
+          expect(await answer.json()).to.deep.equal(example.value);
+        }
+      });
     }
   }
+
+  it('streams the SSE example to the official Anthropic SDK, which asks for a stream in the body only', async () => {
+    const client = new Anthropic({ baseURL: `http://127.0.0.1:${publicPort}`, apiKey: 'sk-gw-mock', maxRetries: 0 });
+    const stream = client.messages.stream({ model: 'sandbox/claude-sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] });
+    const events: string[] = [];
+    stream.on('streamEvent', (event) => events.push(event.type));
+    const message = await stream.finalMessage();
+    expect(events[0]).to.equal('message_start');
+    expect(events.at(-1)).to.equal('message_stop');
+    expect(message.content[0]).to.deep.include({ type: 'text', text: 'Hello! How can I help you today?' });
+    expect(message.usage.output_tokens).to.equal(10);
+  });
 });
