@@ -360,8 +360,11 @@ export interface components {
             /** @constant */
             object: "ledger_entry";
             customer_id: string;
-            /** @enum {string} */
-            kind: "top_up" | "reserve" | "settle" | "release" | "adjustment";
+            /**
+             * @description `reserve` holds balance (for one request, a video task, or a process's credit grant; a grant can be grown by several); `settle` posts what a request or task used and releases the rest of its hold; `charge` posts one request's cost from a grant's hold; `unreserve` gives part of a grant's hold back (another request needs the balance); `release` returns a hold; `top_up` and `adjustment` post credits or operator corrections.
+             * @enum {string}
+             */
+            kind: "top_up" | "reserve" | "settle" | "release" | "adjustment" | "charge" | "unreserve";
             /** @description The row's unique idempotency reference, prefixed by its kind. */
             reference: string;
             /** @description The request id or video task id a reserve, settle or release belongs to. */
@@ -411,8 +414,11 @@ export interface components {
             /** @description The reference: the request id of a request hold, the task id of a video hold. */
             ref: string;
             customer_id: string;
-            /** @enum {string} */
-            kind: "request" | "video";
+            /**
+             * @description request: one request's hold; video: a task's; grant: a process's credit grant that requests draw from in memory.
+             * @enum {string}
+             */
+            kind: "request" | "video" | "grant";
             /** @enum {string} */
             status: "pending" | "settled" | "released";
             amount: components["schemas"]["Decimal"];

@@ -46,6 +46,12 @@ export interface Config {
   trustRequestId: boolean;
   /** Run the hold sweeper's tick (every second) in this process (tests drive it by hand). */
   holdSweeper: boolean;
+  /** Requests draw from per-process credit grants (false: every request reserves on its own). */
+  grants: boolean;
+  /** How often grant charges are posted (one statement for all customers). */
+  grantFlushMs: number;
+  /** A grant unused this long is given back. */
+  grantIdleMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -95,5 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatMs,
     trustRequestId: flag(env, 'TRUST_REQUEST_ID', false),
     holdSweeper: flag(env, 'HOLD_SWEEPER', true),
+    grants: flag(env, 'GRANTS', true),
+    grantFlushMs: integer(env, 'GRANT_FLUSH_MS', 10, 1, 10_000),
+    grantIdleMs: integer(env, 'GRANT_IDLE_MS', 10_000, 100, 3_600_000),
   };
 }

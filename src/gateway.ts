@@ -21,6 +21,8 @@ import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { loadSpec } from './http/spec.ts';
 import { every, videoPollerJob, type Ticker } from './jobs/cron.ts';
 import { createSweeper } from './jobs/sweeper.ts';
+import { createGrantFlusher } from './ledger/grant-flusher.ts';
+import { createGrants } from './ledger/grants.ts';
 import { createHolds } from './ledger/holds.ts';
 import { createInstance } from './ledger/instance.ts';
 import { createLedger } from './ledger/service.ts';
@@ -46,6 +48,8 @@ export interface Gateway {
    * and the database closes last.
    */
   close(options?: { graceMs?: number }): Promise<void>;
+  /** Posts queued grant charges and gives back grants no request is drawing from (tests, benchmarks). */
+  quiesce(): Promise<void>;
 }
 
 export interface GatewayOverrides {
@@ -69,8 +73,14 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await instance.start();
   const ledger = createLedger({ db });
   const settler = createSettler({ ledger, logger, outboxDir: path.join(config.dataDir, 'outbox'), instanceId: instance.id });
-  const holds = createHolds({ db, ledger, settler, instance, logger });
+  const flusher = createGrantFlusher({ wallets: ledger.context.wallets, chargeAlone: (input) => ledger.charge(input), settler, logger, flushMs: config.grantFlushMs });
+  const grants = config.grants
+    ? createGrants({ db, wallets: ledger.context.wallets, flusher, owner: instance.id, logger, options: { share: 4n, horizonMs: 2_000, idleMs: config.grantIdleMs }, release: (ref) => ledger.release({ ref, purpose: { reason: 'grant given back' } }).then(mustEnd) })
+    : undefined;
+  const holds = createHolds({ db, ledger, settler, instance, logger, ...(grants ? { grants } : {}) });
   instance.onTick(() => holds.flushCheckpoints());
+  const grantTimer = grants && setInterval(() => void Promise.all([grants.answerRecalls(), grants.giveBack()]).catch((error: unknown) => logger.warn({ err: error }, 'grant upkeep failed; retrying')), 500);
+  grantTimer?.unref();
   const requestLogs = createRequestLogs({ db, logger });
   const customers = createCustomerService({ db, apiKeyPrefix: config.apiKeyPrefix, modelExists: (id) => catalogue.current().models.has(id), keyCacheMs: config.keyCacheMs });
   const discovery = createDiscoveryService({ catalogue });
@@ -141,6 +151,10 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
     await waitUntil(() => holds.live() === 0, 2_000);
+    clearInterval(grantTimer);
+    await flusher.flush();
+    await grants?.giveBack(true).catch((error: unknown) => logger.error({ err: error }, 'could not give grants back; the sweeper will'));
+    flusher.close();
     await settler.retryNow();
     settler.close();
     await requestLogs.close();
@@ -159,6 +173,10 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     db,
     simulators: sandbox?.simulators ?? new Map(),
     close: (options = {}) => (closing ??= shutdown(options.graceMs ?? config.shutdownGraceSeconds * 1000)),
+    async quiesce() {
+      await flusher.flush();
+      await grants?.giveBack(true);
+    },
   };
 }
 
@@ -175,4 +193,10 @@ function listen(server: http.Server, config: Config): Promise<void> {
 async function waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** A ledger answer that must not be an expected failure (a grant given back is pending by construction). */
+function mustEnd<T>(result: T | string): T {
+  if (typeof result === 'string' && result !== 'already_released') throw new Error(`grant could not be given back: ${result}`);
+  return result as T;
 }

@@ -5,7 +5,12 @@
 // and the log row is inserted once per request id.
 import type { Ledger } from '../ledger/service.ts';
 import type { Logger } from '../logger.ts';
+import type { ReservationRow } from '../ledger/repo.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
+
+type Usage = { input_tokens?: number; output_tokens?: number };
+/** One open request of a grant, as its owner last checkpointed it (src/ledger/grants.ts). */
+type InFlight = { ref: string; charge: string; usage?: Usage | null; request_id?: string; model?: string; key_id?: string; endpoint?: string };
 
 export interface Sweeper {
   /** Ends up to `limit` stale holds; returns how many it ended. */
@@ -14,12 +19,54 @@ export interface Sweeper {
 }
 
 export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; logger: Logger; staleSeconds: number }): Sweeper {
+  /**
+   * A dead process's grant: each request it had open is charged at its last checkpoint (the same
+   * reference its own charge would have had, so a charge that did land is not repeated), then the
+   * rest of the grant is given back.
+   */
+  async function sweepGrant(grant: ReservationRow): Promise<number> {
+    const open = ((grant.progress as { inflight?: InFlight[] } | null)?.inflight ?? []).filter((d) => d.ref && d.charge);
+    for (const draw of open) {
+      const result = await deps.ledger.charge({ ref: draw.ref, grantRef: grant.ref, customerId: grant.customer_id, amount: BigInt(draw.charge), purpose: { ending: 'owner_gone', estimated: true, swept: true } });
+      if (typeof result === 'string' || result.replayed) continue;
+      interrupted({ ...draw, ref: draw.request_id ?? draw.ref }, grant.customer_id, result.charged, new Date(grant.created_at), (draw.usage ?? {}) as Usage);
+    }
+    const released = await deps.ledger.release({ ref: grant.ref, purpose: { reason: 'owner gone', swept: true } });
+    if (typeof released === 'string') return 0;
+    deps.logger.warn({ grant: grant.ref, customer_id: grant.customer_id, owner: grant.owner, requests: open.length }, 'swept a grant whose process is gone');
+    return 1;
+  }
+
+  function interrupted(purpose: { ref: string; model?: string; key_id?: string; endpoint?: string }, customerId: string, cost: bigint, since: Date, usage: Usage): void {
+    deps.requestLogs.write({
+      ...EMPTY_LOG_FIELDS,
+      request_id: purpose.ref,
+      customer_id: customerId,
+      key_id: purpose.key_id ?? null,
+      endpoint: purpose.endpoint ?? 'unknown',
+      model: purpose.model ?? null,
+      status: 499,
+      error_type: 'interrupted',
+      latency_ms: Math.max(0, Date.now() - since.getTime()),
+      input_tokens: cost > 0n ? (usage.input_tokens ?? null) : null,
+      output_tokens: cost > 0n ? (usage.output_tokens ?? null) : null,
+      cost,
+      usage_estimated: true,
+      interrupted: true,
+      created_at: new Date(),
+    });
+  }
+
   return {
     staleSeconds: deps.staleSeconds,
     async sweep(limit = 100) {
       const { rows } = await deps.ledger.reservations({ status: 'pending', staleSeconds: deps.staleSeconds, limit });
       let ended = 0;
       for (const hold of rows) {
+        if (hold.kind === 'grant') {
+          ended += await sweepGrant(hold);
+          continue;
+        }
         const delivered = hold.progress?.charge ? BigInt(hold.progress.charge) : 0n;
         const purpose = hold.purpose as { request_id?: string; model?: string; key_id?: string; endpoint?: string };
         const charge = delivered < hold.amount ? delivered : hold.amount;
@@ -29,24 +76,7 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
             : await deps.ledger.release({ ref: hold.ref, purpose: { reason: 'owner gone before anything was delivered', swept: true } });
         if (typeof result === 'string') continue; // another replica (or the owner's outbox) got there first
         ended++;
-        const usage = (hold.progress?.usage ?? {}) as { input_tokens?: number; output_tokens?: number };
-        deps.requestLogs.write({
-          ...EMPTY_LOG_FIELDS,
-          request_id: purpose.request_id ?? hold.ref,
-          customer_id: hold.customer_id,
-          key_id: purpose.key_id ?? null,
-          endpoint: purpose.endpoint ?? 'unknown',
-          model: purpose.model ?? null,
-          status: 499,
-          error_type: 'interrupted',
-          latency_ms: Math.max(0, Date.now() - new Date(hold.created_at).getTime()),
-          input_tokens: charge > 0n ? (usage.input_tokens ?? null) : null,
-          output_tokens: charge > 0n ? (usage.output_tokens ?? null) : null,
-          cost: 'charged' in result ? result.charged : 0n,
-          usage_estimated: true,
-          interrupted: true,
-          created_at: new Date(),
-        });
+        interrupted({ ...purpose, ref: purpose.request_id ?? hold.ref }, hold.customer_id, 'charged' in result ? result.charged : 0n, new Date(hold.created_at), (hold.progress?.usage ?? {}) as Usage);
         deps.logger.warn({ ref: hold.ref, customer_id: hold.customer_id, owner: hold.owner, charged: 'charged' in result ? result.charged.toString() : '0' }, 'swept a hold whose process is gone');
       }
       return ended;

@@ -1,12 +1,16 @@
-// A request's hold on the balance, with one owner and one end. `scope` makes the end structural:
-// whatever the work does (returns, throws, forgets), the hold is settled or released exactly once,
-// through the settler (durable across database outages). While a hold is open its progress (what
-// was delivered, priced) is checkpointed on every heartbeat tick, so if this process dies the
-// sweeper charges what was delivered rather than nothing or everything.
+// A request's hold on the balance, with one owner and one end. A hold is a draw from this
+// process's credit grant for the customer (no database round trip), or, when no grant can cover
+// it (a small balance, free units to hold), a reservation of its own. `scope` makes the end
+// structural: whatever the work does (returns, throws, forgets), the hold is settled or released
+// exactly once, durably (the settler outlives database outages). While a hold is open its progress
+// (what was delivered, priced) is checkpointed on every heartbeat tick, so if this process dies
+// the sweeper charges what was delivered rather than nothing or everything.
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
-import type { Charge } from './context.ts';
+import { periodStart } from './free-quota.ts';
+import { chargeAmount, type Charge } from './context.ts';
 import { LedgerError } from './errors.ts';
+import type { Grants } from './grants.ts';
 import type { Instance } from './instance.ts';
 import type { ReserveInput } from './reserve.ts';
 import type { Ledger } from './service.ts';
@@ -36,23 +40,29 @@ export interface Holds {
   flushCheckpoints(): Promise<void>;
 }
 
-interface HoldState extends Hold {
+interface ReservationHold extends Hold {
   progress: { charge: bigint; usage?: Record<string, unknown> } | undefined;
   dirty: boolean;
 }
 
-export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; instance: Instance; logger: Logger }): Holds {
-  const open = new Map<string, HoldState>();
+/** How long a refused request waits for grants (ours, other processes') to give balance back. */
+const RECALL_WAIT_MS = 2_500;
 
-  function makeHold(input: HoldInput, amount: bigint): HoldState {
+export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; instance: Instance; logger: Logger; grants?: Grants }): Holds {
+  const reservations = new Map<string, ReservationHold>();
+  let draws = 0;
+  /** Free allowances found used up, until their period ends: their models can use grants. */
+  const freeUsedUp = new Map<string, number>();
+
+  function reservationHold(input: HoldInput, amount: bigint): ReservationHold {
     let ended = false;
     const end = (settlement: Parameters<Settler['submit']>[0]) => {
       if (ended) return Promise.resolve(LedgerError.AlreadySettled as SettlementResult);
       ended = true;
-      open.delete(input.ref);
+      reservations.delete(input.ref);
       return deps.settler.submit(settlement);
     };
-    const hold: HoldState = {
+    const hold: ReservationHold = {
       ref: input.ref,
       customerId: input.customerId,
       amount,
@@ -72,34 +82,99 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
     return hold;
   }
 
+  function drawHold(draw: NonNullable<Awaited<ReturnType<Grants['draw']>>>): Hold {
+    draws++;
+    let ended = false;
+    const end = () => {
+      if (ended) return false;
+      ended = true;
+      draws--;
+      return true;
+    };
+    return {
+      ref: draw.ref,
+      customerId: draw.customerId,
+      amount: draw.bound,
+      get ended() {
+        return ended;
+      },
+      checkpoint: (charge, usage) => draw.checkpoint(charge, usage),
+      async settle(charge, purpose) {
+        if (!end()) return LedgerError.AlreadySettled;
+        const amount = chargeAmount(charge, 0n, null).amount;
+        const result = await draw.charge(amount, purpose ?? {});
+        return { ref: draw.ref, charged: result.charged, uncovered: result.uncovered, freeUnitsUsed: 0n, freeAmount: 0n, replayed: result.replayed };
+      },
+      async release() {
+        if (!end()) return LedgerError.AlreadyReleased;
+        draw.release();
+        return { ref: draw.ref, released: draw.bound, replayed: false };
+      },
+    };
+  }
+
+  const freeKey = (input: HoldInput) => `${input.customerId} ${input.free!.modelId}`;
+
+  async function reserve(input: HoldInput): Promise<Hold | LedgerError> {
+    const usedUp = input.free && (freeUsedUp.get(freeKey(input)) ?? 0) > Date.now();
+    const free = input.free && !usedUp ? { free: input.free } : {};
+    const reserved = await deps.ledger.reserve({ ...input, ...free, free: free.free, kind: 'request', owner: deps.instance.id });
+    if (typeof reserved === 'string') return reserved;
+    if (input.free && !usedUp && reserved.freeUnitsHeld === 0n) freeUsedUp.set(freeKey(input), nextPeriod(input.free.quota.period));
+    const hold = reservationHold(input, reserved.amount);
+    reservations.set(input.ref, hold);
+    return hold;
+  }
+
+  async function open(input: HoldInput): Promise<Hold | LedgerError> {
+    const freeToHold = input.free && (freeUsedUp.get(freeKey(input)) ?? 0) <= Date.now();
+    if (deps.grants && !freeToHold) {
+      const bound = chargeAmount(input.bound, 0n, null).amount;
+      const draw = await deps.grants.draw(input.customerId, input.ref, bound, input.purpose);
+      if (draw) return drawHold(draw);
+    }
+    const first = await reserve(input);
+    if (first !== LedgerError.InsufficientFunds || !deps.grants) return first;
+    // The balance may be held by grants (this process's or another's): ask for it back, retry.
+    const freed = await deps.grants.shrink(input.customerId).catch(() => false);
+    const { rows } = await deps.db.raw<{ rows: unknown[] }>(
+      `update reservations set purpose = purpose || '{"recall": true}'::jsonb
+        where customer_id = ? and kind = 'grant' and status = 'pending' and owner <> ? returning ref`,
+      [input.customerId, deps.instance.id],
+    );
+    if (!freed && rows.length === 0) return first;
+    for (const deadline = Date.now() + RECALL_WAIT_MS; ; ) {
+      const retry = await reserve(input);
+      if (retry !== LedgerError.InsufficientFunds || Date.now() > deadline) return retry;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+
   return {
-    async open(input) {
-      const reserved = await deps.ledger.reserve({ ...input, kind: 'request', owner: deps.instance.id });
-      if (typeof reserved === 'string') return reserved;
-      const hold = makeHold(input, reserved.amount);
-      open.set(input.ref, hold);
-      return hold;
-    },
+    open,
     async scope(input, work) {
-      const hold = await this.open(input);
+      const hold = await open(input);
       if (typeof hold === 'string') return hold;
       try {
         return await work(hold);
       } finally {
         if (!hold.ended) {
-          const state = open.get(hold.ref);
-          const delivered = state?.progress;
+          const delivered = reservations.get(hold.ref)?.progress;
           deps.logger.warn({ ref: hold.ref, delivered: Boolean(delivered) }, 'hold left open by its request; ending it');
           void (delivered ? hold.settle({ amount: delivered.charge }, { ending: 'abandoned', estimated: true }) : hold.release('abandoned'));
         }
       }
     },
-    live: () => open.size,
+    live: () => reservations.size + draws,
     async flushCheckpoints() {
-      const dirty = [...open.values()].filter((hold) => hold.dirty && hold.progress);
-      if (dirty.length === 0) return;
+      const dirty = [...reservations.values()].filter((hold) => hold.dirty && hold.progress);
       for (const hold of dirty) hold.dirty = false;
-      const rows = dirty.map((hold) => ({ ref: hold.ref, progress: { charge: hold.progress!.charge.toString(), usage: hold.progress!.usage ?? null, at: new Date().toISOString() } }));
+      const at = new Date().toISOString();
+      const rows = [
+        ...dirty.map((hold) => ({ ref: hold.ref, progress: { charge: hold.progress!.charge.toString(), usage: hold.progress!.usage ?? null, at } })),
+        ...(deps.grants?.checkpoints() ?? []).map((grant) => ({ ref: grant.ref, progress: { ...grant.progress, at } })),
+      ];
+      if (rows.length === 0) return;
       try {
         await deps.db.raw(
           `update reservations r set progress = v.progress
@@ -113,4 +188,12 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
       }
     },
   };
+}
+
+/** When the current free-quota period (UTC) ends. */
+function nextPeriod(period: 'day' | 'month'): number {
+  const start = new Date(`${periodStart(period, new Date())}T00:00:00Z`);
+  if (period === 'day') start.setUTCDate(start.getUTCDate() + 1);
+  else start.setUTCMonth(start.getUTCMonth() + 1);
+  return start.getTime();
 }

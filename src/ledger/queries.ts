@@ -56,8 +56,8 @@ export interface ReservationFilter {
   before?: string;
 }
 
-/** Request reservations whose owner is gone: no live process heartbeats for them. */
-export const STALE_HOLD_CONDITION = `r.status = 'pending' and r.kind = 'request' and r.created_at < now() - (? * interval '1 second')
+/** Request holds and grants whose owner is gone: no live process heartbeats for them. */
+export const STALE_HOLD_CONDITION = `r.status = 'pending' and r.kind in ('request', 'grant') and r.created_at < now() - (? * interval '1 second')
   and not exists (select 1 from gateway_instances i where i.id = r.owner and i.stopped_at is null and i.heartbeat_at > now() - (? * interval '1 second'))`;
 
 /** How many request holds outlived their process, how much they hold, and some of their refs. */

@@ -1,7 +1,7 @@
 // Row-level operations of the ledger; every function runs inside the caller's transaction.
 import type { Knex } from 'knex';
 
-export type EntryKind = 'top_up' | 'reserve' | 'settle' | 'release' | 'adjustment';
+export type EntryKind = 'top_up' | 'reserve' | 'settle' | 'release' | 'adjustment' | 'charge' | 'unreserve';
 
 export interface EntryRow {
   id: bigint;
@@ -31,7 +31,7 @@ export interface ReservationRow {
   free_units_held: bigint;
   price_version_id: bigint | null;
   purpose: Record<string, unknown>;
-  kind: 'request' | 'video';
+  kind: 'request' | 'video' | 'grant';
   owner: string | null;
   progress: { charge?: string; usage?: Record<string, unknown> } | null;
   created_at: Date;

@@ -2,7 +2,8 @@
 // once per reference however often it is repeated, and never runs across an upstream call.
 // Expected failures come back as a LedgerError value; bugs and database failures throw.
 import type { Knex } from 'knex';
-import { createLedgerContext } from './context.ts';
+import { charge, type ChargeInput, type Charged } from './charge.ts';
+import { createLedgerContext, type LedgerContext } from './context.ts';
 import type { LedgerError } from './errors.ts';
 import { adjust, topUp, type Posted } from './postings.ts';
 import { balance, journal, listReservations, liveOwners, reconcile, staleHolds, walletCount, type Balance, type ReconciliationMismatch, type ReservationFilter } from './queries.ts';
@@ -12,7 +13,7 @@ import { release, settle, type Released, type SettleInput, type Settled } from '
 
 export type { Charge } from './context.ts';
 export { LedgerAbort, MAX_AMOUNT } from './context.ts';
-export type { Balance, Posted, ReconciliationMismatch, Released, ReserveInput, Reserved, Settled };
+export type { Balance, Charged, ChargeInput, Posted, ReconciliationMismatch, Released, ReserveInput, Reserved, Settled };
 
 export interface Ledger {
   reserve(input: ReserveInput): Promise<Reserved | LedgerError>;
@@ -23,6 +24,8 @@ export interface Ledger {
   reserveWithin(trx: Knex.Transaction, input: ReserveInput): Promise<Reserved>;
   settle(input: SettleInput): Promise<Settled | LedgerError>;
   release(input: { ref: string; purpose?: Record<string, unknown> }): Promise<Released | LedgerError>;
+  /** One request's charge from a credit grant (the grant's hold, or the balance once it is gone). */
+  charge(input: ChargeInput): Promise<Charged | LedgerError>;
   topUp(input: { ref: string; customerId: string; amount: bigint; purpose?: Record<string, unknown> }): Promise<Posted | LedgerError>;
   /** Positive credits the wallet, negative debits it (never below zero available). */
   adjust(input: { ref: string; customerId: string; amount: bigint; reason: string; actor: string }): Promise<Posted | LedgerError>;
@@ -37,6 +40,8 @@ export interface Ledger {
   liveOwners(owners: string[], staleSeconds: number): Promise<Set<string>>;
   reconcile(): Promise<ReconciliationMismatch[]>;
   walletCount(): Promise<number>;
+  /** For the grant pool, which shares the ledger's wallet queue and clock. */
+  readonly context: LedgerContext;
 }
 
 export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
@@ -46,6 +51,8 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     reserveWithin: (trx, input) => reserveWithin(ctx, trx, input),
     settle: (input) => settle(ctx, input),
     release: (input) => release(ctx, input),
+    charge: (input) => charge(ctx, input),
+    context: ctx,
     topUp: (input) => topUp(ctx, input),
     adjust: (input) => adjust(ctx, input),
     balance: (customerId) => balance(ctx, customerId),

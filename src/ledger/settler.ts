@@ -9,13 +9,14 @@ import type { Logger } from '../logger.ts';
 import type { Charge } from './context.ts';
 import type { LedgerError } from './errors.ts';
 import type { Purpose } from './reserve.ts';
-import type { Ledger, Released, Settled } from './service.ts';
+import type { Charged, ChargeInput, Ledger, Released, Settled } from './service.ts';
 
 export type Settlement =
   | { kind: 'settle'; ref: string; customerId?: string; charge: Charge; purpose?: Purpose }
-  | { kind: 'release'; ref: string; purpose?: Purpose };
+  | { kind: 'release'; ref: string; purpose?: Purpose }
+  | ({ kind: 'charge' } & ChargeInput);
 
-export type SettlementResult = Settled | Released | LedgerError;
+export type SettlementResult = Settled | Released | Charged | LedgerError;
 
 export interface Settler {
   /** Resolves once the settlement is in the database (after an outage, once it is back). */
@@ -42,8 +43,11 @@ export function createSettler(deps: { ledger: Ledger; logger: Logger; outboxDir:
   let timer: NodeJS.Timeout | undefined;
   let attempt = 0;
 
-  const apply = (s: Settlement): Promise<SettlementResult> =>
-    s.kind === 'settle' ? deps.ledger.settle({ ref: s.ref, charge: s.charge, purpose: s.purpose, ...(s.customerId ? { customerId: s.customerId } : {}) }) : deps.ledger.release({ ref: s.ref, purpose: s.purpose });
+  const apply = (s: Settlement): Promise<SettlementResult> => {
+    if (s.kind === 'settle') return deps.ledger.settle({ ref: s.ref, charge: s.charge, purpose: s.purpose, ...(s.customerId ? { customerId: s.customerId } : {}) });
+    if (s.kind === 'charge') return deps.ledger.charge(s);
+    return deps.ledger.release({ ref: s.ref, purpose: s.purpose });
+  };
 
   function persist(settlement: Settlement): void {
     const fd = fs.openSync(outbox, 'a', 0o600);

@@ -29,7 +29,7 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
   });
 
   const start = async (env: Record<string, string> = {}, dataDir?: string, url = databaseUrl) => {
-    const gateway = await startChildGateway({ ...(dataDir ? { dataDir } : {}), env: { DATABASE_URL: url, ...env } });
+    const gateway = await startChildGateway({ ...(dataDir ? { dataDir } : {}), env: { DATABASE_URL: url, GRANT_IDLE_MS: '500', ...env } });
     started.push(gateway);
     return gateway;
   };
@@ -46,7 +46,11 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
     }
     const journal = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
     const reconciliation = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
-    return { gateway, wallet, journal, reconciliation, settles: journal.filter((e) => e.kind === 'settle'), releases: journal.filter((e) => e.kind === 'release') };
+    // A request is charged by a `settle` of its own hold or a `charge` from its process's grant;
+    // grants themselves are reserved and released around them.
+    const charges = journal.filter((e) => e.kind === 'settle' || e.kind === 'charge');
+    const releases = journal.filter((e) => e.kind === 'release' && !String(e.reservation_ref).startsWith('gr_'));
+    return { gateway, wallet, journal, reconciliation, settles: charges, releases };
   }
 
   it('SIGTERM: readiness fails at once, open streams run to their end, all are settled, exit 0', async () => {
@@ -54,8 +58,9 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
     const { customerId, key } = await fundedCustomer(gateway, '10.00');
     const streams = await Promise.all(Array.from({ length: 20 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=100 deltas=20]]`)));
     gateway.child.kill('SIGTERM');
-    const ready = await fetch(`${gateway.url}/readyz`);
-    expect(ready.status).to.equal(503);
+    let ready = await fetch(`${gateway.url}/readyz`);
+    for (const deadline = Date.now() + 2000; ready.status === 200 && Date.now() < deadline; ready = await fetch(`${gateway.url}/readyz`)) await new Promise((r) => setTimeout(r, 20));
+    expect(ready.status).to.equal(503); // as soon as the signal is handled, not at the end of the drain
     expect(((await ready.json()) as any).checks.accepting).to.equal('error');
     const texts = await Promise.all(streams.map((s) => s.text));
     for (const text of texts) expect(text).to.include('event: message_stop');
@@ -146,7 +151,7 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
         }
         expect(wallet.reserved).to.equal('0.000000');
         const journal = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
-        const settles = journal.filter((e) => e.kind === 'settle');
+        const settles = journal.filter((e) => e.kind === 'settle' || e.kind === 'charge');
         expect(settles).to.have.length(10);
         expect(new Set(settles.map((s) => s.amount)).size).to.equal(1); // same request, same usage, same charge
         expect(Number(settles[0].amount)).to.be.greaterThan(0);

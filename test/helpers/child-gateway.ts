@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT_DIR } from '../../src/config.ts';
-import { freePort, waitForPort } from './prism.ts';
 
 export interface ChildGateway {
   url: string;
@@ -20,12 +19,11 @@ export interface ChildGateway {
 
 export const CHILD_ADMIN_TOKEN = 'adm_child_gateway_token';
 
-export async function startChildGateway(options: { dataDir?: string; env?: Record<string, string | undefined>; port?: number } = {}): Promise<ChildGateway> {
+export async function startChildGateway(options: { dataDir?: string; env?: Record<string, string | undefined> } = {}): Promise<ChildGateway> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-child-'));
-  const port = options.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    PORT: String(port),
+    PORT: '0', // the child picks a free port and prints it: no race with other processes for one
     DATA_DIR: dataDir,
     ADMIN_TOKEN: CHILD_ADMIN_TOKEN,
     SANDBOX: 'true',
@@ -39,13 +37,17 @@ export async function startChildGateway(options: { dataDir?: string; env?: Recor
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  try {
-    await waitForPort(port, 60_000, () => child.exitCode !== null || child.signalCode !== null);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw new Error(`child gateway did not start: ${(error as Error).message}\n${output}`);
+  const deadline = Date.now() + 60_000;
+  let ready: RegExpExecArray | null = null;
+  while (!(ready = /Gateway ready on (http:\/\/127\.0\.0\.1:(\d+))/.exec(output))) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`child gateway did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
-  const url = `http://127.0.0.1:${port}`;
+  const url = ready[1]!;
+  const port = Number(ready[2]);
   return {
     url,
     port,

@@ -25,6 +25,8 @@ export interface TestGateway extends Gateway {
    * a moment, so a test reads the wallet after this.
    */
   settled(): Promise<void>;
+  /** The log row of the request that got `requestId` (written once its charge is durable). */
+  requestLog(requestId: string): Promise<any>;
   /** A customer's wallet as the admin API shows it, once pending messages settlements are done. */
   wallet(customerId: string): Promise<any>;
   /** A customer with one key, created through the admin API. */
@@ -51,6 +53,7 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
   async function settled(): Promise<void> {
     const deadline = Date.now() + 5000;
     for (;;) {
+      await gateway.quiesce();
       const [row] = await db('reservations').where({ status: 'pending' }).whereNotExists(db('video_tasks').whereRaw('video_tasks.id = reservations.ref')).count<{ n: string | number | bigint }[]>('* as n');
       if (Number(row?.n ?? 0) === 0) return;
       if (Date.now() > deadline) throw new Error('reservations still pending after 5 s');
@@ -86,6 +89,16 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
       }
     },
     settled,
+    async requestLog(requestId) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        await gateway.services.requestLogs.flush();
+        const rows = (await admin('GET', '/admin/v1/request-logs?limit=500')).body.data as any[];
+        const row = rows.find((r) => r.request_id === requestId);
+        if (row || Date.now() > deadline) return row;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     async wallet(customerId) {
       await settled();
       return (await admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
-describe('request holds: one end on every path, and holds whose process died', () => {
+describe('request holds (per-request reservations): one end on every path, and holds whose process died', () => {
   let gateway: TestGateway;
   let customerId: string;
   let keyId: string;
   before(async () => {
-    gateway = await startTestGateway({ env: { STALE_RESERVATION_SECONDS: '1', HEARTBEAT_MS: '200' } });
+    gateway = await startTestGateway({ env: { STALE_RESERVATION_SECONDS: '1', HEARTBEAT_MS: '200', GRANTS: 'false' } });
     ({ customerId, keyId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: 'fund' });
   });

@@ -39,7 +39,7 @@ describe('messages: billing, streaming and routing edges', function () {
 
   beforeEach(async () => {
     logged = 0;
-    gateway = await startTestGateway({ cataloguePath: catalogueWithShortTimeouts() });
+    gateway = await startTestGateway({ cataloguePath: catalogueWithShortTimeouts(), env: { GRANTS: 'false' } }); // per-request reservations: see grants.test.ts for the grant path
     primary = gateway.simulators.get('sandbox-anthropic') as AnthropicSimulator;
     backup = gateway.simulators.get('sandbox-anthropic-backup') as AnthropicSimulator;
     ({ key, customerId } = await gateway.customerWithKey());

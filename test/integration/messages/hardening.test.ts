@@ -93,7 +93,7 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
     const text = await response.text();
     expect(text.length).to.be.lessThan(200_000); // about one delta, not 20 MB
     expect(text).to.match(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"The provider sent more output than max_tokens allows/);
-    const [log] = await gateway.requestLogs(`customer_id=${customerId}`);
+    const log = await gateway.requestLog(response.headers.get('request-id')!);
     expect(log).to.include({ interrupted: true, output_tokens: 100, usage_estimated: true });
     // Haiku: output at 5.00 per million tokens: 100 tokens cost 0.0005 at most, plus the input.
     const wallet = await gateway.wallet(customerId);
@@ -105,9 +105,9 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
     const before = Number((await gateway.wallet(customerId)).available);
     const response = await post('/v1/messages', JSON.stringify({ model: HAIKU, max_tokens: 50, messages: [{ role: 'user', content: 'hi [[sim report_output=9000000]]' }] }));
     expect(response.status).to.equal(200);
-    const rows = await gateway.requestLogs(`customer_id=${customerId}`, 2);
-    expect(rows[0]).to.include({ output_tokens: 50 });
-    expect(rows[0].usage_detail).to.include({ output_tokens_reported: 9000000 });
+    const log = await gateway.requestLog(response.headers.get('request-id')!);
+    expect(log).to.include({ output_tokens: 50 });
+    expect(log.usage_detail).to.include({ output_tokens_reported: 9000000 });
     expect(before - Number((await gateway.wallet(customerId)).available)).to.be.lessThan(0.001);
   });
 

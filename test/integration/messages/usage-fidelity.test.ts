@@ -48,7 +48,7 @@ describe('messages: billing follows every usage component Anthropic reports', fu
     expect(response.status).to.equal(200);
     await response.text();
     const after = BigInt(Math.round(Number((await gateway.wallet(customerId)).available) * 1e6));
-    const [log] = await gateway.requestLogs(`customer_id=${customerId}`);
+    const log = await gateway.requestLog(response.headers.get('request-id')!);
     return { cost: (before - after).toString(), log, input: Number(log.input_tokens) };
   }
 

@@ -1,0 +1,246 @@
+// Credit grants: this process holds part of a customer's balance durably (a reservation of kind
+// 'grant' it owns) and requests draw their upper bound from it in memory, so the request path
+// makes no database round trip. Charges are posted in batches (grant-flusher.ts). Grants are sized
+// to recent demand and capped at a share of what the customer has available; they are given back
+// when idle, when another request of the customer is short (ours or another process's: a recall),
+// and at shutdown; the sweeper ends the grants of a process that died. The database proves
+// available >= 0 at every moment: every draw is covered by a grant's durable hold.
+import type { Knex } from 'knex';
+import type { Logger } from '../logger.ts';
+import { randomBase62 } from '../shared/ids.ts';
+import { growGrant, shrinkGrant } from './grant-statements.ts';
+import type { ChargeResult, GrantFlusher } from './grant-flusher.ts';
+import type { WalletQueue } from './wallet-queue.ts';
+
+export interface GrantsOptions {
+  /** Each grant holds at most 1/share of the customer's available balance when it grows. */
+  share: bigint;
+  /** A grant covers about this much of the customer's recent demand. */
+  horizonMs: number;
+  /** Unused this long, a grant is given back. */
+  idleMs: number;
+}
+
+export interface Draw {
+  readonly ref: string;
+  readonly grantRef: string;
+  readonly customerId: string;
+  readonly bound: bigint;
+  /** Charges `amount` (taking any excess from the grant's free part) and ends the draw. */
+  charge(amount: bigint, purpose: Record<string, unknown>): Promise<ChargeResult>;
+  release(): void;
+  /** What was delivered so far, priced, with what the sweeper needs for the request's log row. */
+  checkpoint(charge: bigint, usage: Record<string, unknown> | undefined): void;
+}
+
+interface Grant {
+  ref: string;
+  customerId: string;
+  /** What the database holds for the grant, as far as this process knows. */
+  held: bigint;
+  /** Charges queued and not yet posted (held drops by them when they are). */
+  committed: bigint;
+  /** Bounds of the open draws. */
+  drawn: bigint;
+  draws: Map<string, { purpose: Record<string, unknown>; progress?: { charge: bigint; usage?: Record<string, unknown> } }>;
+  seq: number;
+  /** Its reservation row exists (a grow succeeded once). */
+  created: boolean;
+  lastUsed: number;
+  growing?: Promise<unknown>;
+  /** No new draws: being given back. */
+  closing: boolean;
+  dirty: boolean;
+}
+
+const free = (g: Grant) => g.held - g.committed - g.drawn;
+
+export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: GrantFlusher; owner: string; logger: Logger; options: GrantsOptions; release(ref: string): Promise<unknown> }) {
+  /** The grant each customer's requests draw from now. */
+  const grants = new Map<string, Grant>();
+  /** Grants being given back: no new draws, returned once their requests end and charges post. */
+  const closing = new Set<Grant>();
+  /** Bound amounts drawn per customer over the last horizon: the demand a grant is sized to. */
+  const demand = new Map<string, Array<[number, bigint]>>();
+  const refusedUntil = new Map<string, number>();
+
+  function recentDemand(customerId: string, bound: bigint): bigint {
+    const now = Date.now();
+    const window = (demand.get(customerId) ?? []).filter(([at]) => now - at < deps.options.horizonMs);
+    window.push([now, bound]);
+    demand.set(customerId, window.slice(-1000));
+    return window.reduce((sum, [, amount]) => sum + amount, 0n);
+  }
+
+  async function grow(g: Grant, want: bigint, need: bigint): Promise<boolean> {
+    const statement = growGrant({ ref: g.ref, customerId: g.customerId, owner: deps.owner, want, need, share: deps.options.share, seq: ++g.seq });
+    const rows = await deps.wallets.alone(statement);
+    const granted = rows[0]?.granted;
+    if (granted === null || granted === undefined) return false;
+    g.held += BigInt(granted as string | bigint);
+    g.created = true;
+    return true;
+  }
+
+  /** Stops new draws from `g`; it is given back once its requests end. */
+  function retire(g: Grant): void {
+    g.closing = true;
+    if (grants.get(g.customerId) === g) grants.delete(g.customerId);
+    closing.add(g);
+  }
+
+  /** Retires `g` and gives back what no open request drew and no charge awaits. */
+  async function giveFreePartBack(g: Grant): Promise<boolean> {
+    retire(g);
+    const amount = free(g);
+    if (amount <= 0n || !g.created) return false;
+    const rows = await deps.wallets.alone(shrinkGrant({ ref: g.ref, amount, seq: ++g.seq }));
+    if (Number(rows[0]?.shrunk) !== 1) return false;
+    g.held -= amount;
+    return true;
+  }
+
+  function newGrant(customerId: string): Grant {
+    const g: Grant = { ref: `gr_${randomBase62(20)}`, customerId, held: 0n, committed: 0n, drawn: 0n, draws: new Map(), seq: 0, created: false, lastUsed: Date.now(), closing: false, dirty: false };
+    grants.set(customerId, g);
+    return g;
+  }
+
+  function makeDraw(g: Grant, ref: string, bound: bigint, purpose: Record<string, unknown>): Draw {
+    g.drawn += bound;
+    g.lastUsed = Date.now();
+    g.draws.set(ref, { purpose });
+    let ended = false;
+    const end = () => {
+      if (ended) return false;
+      ended = true;
+      g.drawn -= bound;
+      g.draws.delete(ref);
+      g.dirty = true;
+      return true;
+    };
+    return {
+      ref,
+      grantRef: g.ref,
+      customerId: g.customerId,
+      bound,
+      charge(amount, chargePurpose) {
+        if (!end()) return Promise.resolve({ charged: 0n, uncovered: 0n, replayed: true });
+        // A charge above the bound (input tokens beyond the estimate) comes from the grant's free part.
+        const room = bound + (free(g) > 0n ? free(g) : 0n);
+        const posted = amount <= room ? amount : room;
+        g.committed += posted;
+        const purpose = { ...chargePurpose, reserved: bound.toString(), ...(amount > posted ? { uncovered: (amount - posted).toString() } : {}) };
+        return deps.flusher.queue({ ref, grantRef: g.ref, customerId: g.customerId, amount: posted, purpose }, (outcome) => {
+          g.committed -= posted;
+          if (outcome === 'from_grant') g.held -= posted;
+        });
+      },
+      release: () => void end(),
+      checkpoint(charge, usage) {
+        const draw = g.draws.get(ref);
+        if (!draw) return;
+        draw.progress = { charge: charge < bound ? charge : bound, ...(usage ? { usage } : {}) };
+        g.dirty = true;
+      },
+    };
+  }
+
+  return {
+    /**
+     * A draw of `bound` for request `ref`, growing this process's grant for the customer when
+     * needed; undefined when no grant can cover it (the caller reserves for the request alone).
+     */
+    async draw(customerId: string, ref: string, bound: bigint, purpose: Record<string, unknown>): Promise<Draw | undefined> {
+      const wanted = recentDemand(customerId, bound);
+      let g = grants.get(customerId);
+      if (g && free(g) >= bound) {
+        // Grow ahead of need, off the request path, when less than half the demand is left.
+        if (!g.growing && free(g) - bound < wanted / 2n) {
+          const ahead = g;
+          ahead.growing = grow(ahead, wanted, 1n).catch(() => false).finally(() => (ahead.growing = undefined));
+        }
+        return makeDraw(g, ref, bound, purpose);
+      }
+      if ((refusedUntil.get(customerId) ?? 0) > Date.now()) return undefined;
+      g ??= newGrant(customerId);
+      const target = g;
+      while (free(target) < bound) {
+        if (target.growing) {
+          await target.growing;
+          continue;
+        }
+        const want = wanted * 2n > bound * 4n ? wanted * 2n : bound * 4n;
+        const growing = grow(target, want, bound - (free(target) > 0n ? free(target) : 0n));
+        target.growing = growing;
+        const grown = await growing.finally(() => (target.growing = undefined));
+        if (!grown) {
+          refusedUntil.set(customerId, Date.now() + 1_000); // a small balance: per-request holds for a while
+          if (!target.created) grants.delete(customerId);
+          return undefined;
+        }
+        if (target.closing) return undefined;
+      }
+      return target.closing ? undefined : makeDraw(target, ref, bound, purpose);
+    },
+
+    /** Gives back the free part of the customer's grant (another request of theirs is short). */
+    async shrink(customerId: string): Promise<boolean> {
+      const g = grants.get(customerId);
+      if (!g) return false;
+      refusedUntil.set(customerId, Date.now() + 1_000);
+      return giveFreePartBack(g);
+    },
+
+    /** Grants another process asked back (a request of the same customer was short there). */
+    async answerRecalls(): Promise<void> {
+      const mine = [...grants.values(), ...closing].filter((g) => g.created);
+      if (mine.length === 0) return;
+      const rows: Array<{ ref: string }> = await deps.db('reservations')
+        .whereIn('ref', mine.map((g) => g.ref))
+        .where({ status: 'pending' })
+        .whereRaw(`purpose->>'recall' = 'true'`)
+        .select('ref');
+      for (const { ref } of rows) {
+        const g = mine.find((candidate) => candidate.ref === ref)!;
+        refusedUntil.set(g.customerId, Date.now() + 1_000);
+        await giveFreePartBack(g);
+      }
+    },
+
+    /** Returns grants with nothing open and nothing to post that are idle, closing, or all (`force`). */
+    async giveBack(force = false): Promise<void> {
+      const now = Date.now();
+      for (const g of [...grants.values(), ...closing]) {
+        if (g.drawn > 0n || g.committed > 0n || g.growing) continue;
+        if (!force && !g.closing && now - g.lastUsed < deps.options.idleMs) continue;
+        retire(g);
+        try {
+          if (g.created) await deps.release(g.ref);
+          closing.delete(g);
+        } catch (error) {
+          deps.logger.warn({ err: error, grant: g.ref }, 'giving a grant back failed; retrying later');
+        }
+      }
+    },
+
+    /** Progress of open draws per grant, for the checkpoint the sweeper reads if this process dies. */
+    checkpoints(): Array<{ ref: string; progress: Record<string, unknown> }> {
+      const changed = [...grants.values(), ...closing].filter((g) => g.dirty && g.created);
+      for (const g of changed) g.dirty = false;
+      return changed.map((g) => ({
+        ref: g.ref,
+        progress: {
+          inflight: [...g.draws].filter(([, d]) => d.progress).map(([request, d]) => ({ ref: request, charge: d.progress!.charge.toString(), usage: d.progress!.usage ?? null, ...d.purpose })),
+        },
+      }));
+    },
+
+    held: () => [...grants.values(), ...closing].map((g) => ({ ref: g.ref, customerId: g.customerId, held: g.held, drawn: g.drawn, committed: g.committed })),
+    openDraws: () => [...grants.values(), ...closing].reduce((n, g) => n + g.draws.size, 0),
+    /** Refs of the grants this process holds (for the recall check). */
+    refs: () => [...grants.values(), ...closing].filter((g) => g.created).map((g) => g.ref),
+  };
+}
+
+export type Grants = ReturnType<typeof createGrants>;
