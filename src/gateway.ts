@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { createCustomerService } from './customers/service.ts';
+import { createChatService } from './domain/chat/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
@@ -84,6 +85,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     settler,
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
     messages: createMessagesService({ passthrough, discovery }),
+    chat: createChatService({ passthrough }),
     videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
