@@ -1,5 +1,6 @@
 // Composition root: the only module that wires config, database, catalogue, services, background
 // jobs and HTTP, and that knows the order in which they stop.
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -65,6 +66,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
 
   let draining = false;
   const cut = new AbortController(); // aborted when the grace period ends: open streams are cut
+  setMaxListeners(0, cut.signal); // every open stream listens to it: more than 10 is normal, not a leak
   const instance = createInstance({ db, logger, heartbeatMs: config.heartbeatMs });
   await instance.start();
   const ledger = createLedger({ db });
