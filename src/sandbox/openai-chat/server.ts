@@ -18,6 +18,8 @@ export interface RecordedChatRequest {
   body: Record<string, unknown>;
   /** The body's bytes as received. */
   raw: string;
+  /** What the answer cost at this provider, whether or not the answer reported it. */
+  billed?: ReturnType<typeof usageOf>;
 }
 
 export interface OpenAIChatSimulator extends Simulator {
@@ -50,13 +52,14 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
       }
       if (!isRecord(body)) return sendJson(res, 400, errorBody(400, { message: 'The body must be a JSON object.' }));
       const path = (req.url ?? '').split('?')[0] ?? '';
-      if (options.record !== false) requests.push({ path, headers: req.headers, body, raw });
+      const recorded: RecordedChatRequest = { path, headers: req.headers, body, raw };
+      if (options.record !== false) requests.push(recorded);
       const behaviour = { ...parseChatDirectives(requestText(body)), ...queued.shift() };
-      void answer(req, res, path, body, behaviour).catch(() => res.destroy());
+      void answer(req, res, path, body, behaviour, recorded).catch(() => res.destroy());
     });
   });
 
-  async function answer(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: Record<string, unknown>, behaviour: ChatSimBehaviour) {
+  async function answer(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: Record<string, unknown>, behaviour: ChatSimBehaviour, recorded: RecordedChatRequest) {
     if (!/^Bearer \S+$/.test(req.headers.authorization ?? '')) return sendJson(res, 401, errorBody(401, { message: "You didn't provide an API key." }));
     if (path !== '/v1/chat/completions') return sendJson(res, 404, errorBody(404, { message: `Invalid URL (${req.method} ${path})`, code: null }));
     const refused = refusal(body);
@@ -67,6 +70,7 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
     const choices = typeof body.n === 'number' && body.n > 0 ? body.n : 1;
     const answerText = answerOf(behaviour);
     const usage = usageOf(simulatedTokens(requestText(body)), answerText, choices, behaviour);
+    recorded.billed = usage;
     const tier = body.service_tier === 'priority' || body.service_tier === 'flex' ? body.service_tier : 'default';
     const [id, created] = [chatId(), Math.floor(Date.now() / 1000)];
     const head = (object: string) => ({ id, object, created, model: body.model, service_tier: tier, system_fingerprint: 'fp_sandbox' });
