@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import OpenAI from 'openai';
 import { ROOT_DIR } from '../../src/config.ts';
 import { freePort, startListening, waitForPort, type RunningProcess } from '../helpers/prism.ts';
 
@@ -65,4 +66,17 @@ describe('npm run mock: Prism serves an example for every operation', function (
       });
     }
   }
+
+  it('openapi.json: the OpenAI SDK streams chat completions from the mock (Accept: text/event-stream picks the SSE example)', async () => {
+    const client = new OpenAI({ apiKey: 'sk-gw-mock', baseURL: `http://127.0.0.1:${publicPort}/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create(
+      { model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'Hello!' }], stream: true },
+      { headers: { accept: 'text/event-stream' } },
+    );
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).to.equal('Hello! How can I help you today?');
+    const completion = await client.chat.completions.create({ model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'Hello!' }] });
+    expect(completion.choices[0]!.message.content).to.equal('Hello! How can I help you today?');
+  });
 });
