@@ -51,6 +51,12 @@ describe('official openai SDK: chat completions against the gateway and the simu
     expect(primary.requests[0]!.headers.authorization).to.equal('Bearer sandbox');
   });
 
+  it('models.list and /v1/models/pricing list the chat model with its prices', async () => {
+    expect((await client().models.list()).data.map((m) => m.id)).to.include(CHAT_MODEL);
+    const pricing = (await (await fetch(`${gateway.url}/v1/models/pricing`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    expect(pricing.data.find((m: any) => m.model === CHAT_MODEL)).to.deep.include({ group: 'chat', price: { type: 'tokens', input_per_mtok: '0.500000', output_per_mtok: '1.500000', cache_read_per_mtok: '0.250000', cache_write_per_mtok: null } });
+  });
+
   it('a stream without include_usage shows no usage, yet bills the usage the provider reported', async () => {
     const stream = await client().chat.completions.create({ model: CHAT_MODEL, messages: user('Tell me something'), stream: true });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
