@@ -141,13 +141,18 @@ describe('chat completions: billing, streaming and routing edges', function () {
     expect((await wallet()).debits).to.equal('0.000000');
   });
 
-  it("passes a provider's refusal on (an unknown field) without failover, charging nothing", async () => {
+  it("passes a provider's refusals on (an unknown field, stream_options without stream) without failover, charging nothing", async () => {
     const response = await ask('hi', { thinking: { type: 'enabled' } });
     expect(response.status).to.equal(400);
     expect(((await response.json()) as any).error).to.include({ message: 'Unrecognized request argument supplied: thinking', type: 'invalid_request_error' });
+    // stream_options on a non-streaming request goes as sent, and the provider refuses it as it would have.
+    const misplaced = await ask('hi', { stream_options: { include_usage: true } });
+    expect(misplaced.status).to.equal(400);
+    expect(((await misplaced.json()) as any).error).to.include({ param: 'stream_options', message: "The 'stream_options' parameter is only allowed when 'stream' is enabled." });
+    expect(primary.requests[1]!.raw).to.equal(JSON.stringify({ model: 'sandbox-chat', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } }));
     expect(backup.requests).to.have.length(0);
-    const [release] = await settledOnce();
-    expect(release.kind).to.equal('release');
+    const releases = await settledOnce();
+    expect(releases.map((e: any) => e.kind)).to.deep.equal(['release', 'release']);
     expect((await wallet()).debits).to.equal('0.000000');
   });
 
