@@ -664,7 +664,7 @@ export interface components {
         /** @description The data of one server-sent event of a streamed chat completion. Frames are `data: <json>` then a blank line, with no `event:` line; the stream ends with `data: [DONE]` (not JSON). An error after the 200 (from the provider, or the gateway cutting the answer: the provider stopped, the connection broke, the gateway is restarting) is one `data: {"error": {...}}` frame ending the stream without `[DONE]`; the OpenAI SDKs raise it as an `APIError`. */
         ChatCompletionStreamEvent: components["schemas"]["ChatCompletionChunk"] | components["schemas"]["Error"];
         /**
-         * @description What the model does; `messages` models are served on `/v1/messages`, `video` models on `/v1/videos`.
+         * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `video` models on `/v1/videos`.
          * @enum {string}
          */
         ModelGroup: "messages" | "chat" | "video";
