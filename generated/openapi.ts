@@ -45,6 +45,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a chat completion (OpenAI Chat Completions, JSON or SSE stream)
+         * @description The OpenAI Chat Completions protocol for models of group `chat`. The body is forwarded unchanged except `model`, mapped to the serving route's upstream name, and, on a streaming request, `stream_options.include_usage: true`, merged in so that the provider reports the usage the request is billed by. With `stream: true` the provider's `data:` frames are relayed as they arrive, each chunk's `model` set to the public id; when the client did not ask for the usage chunk, it is removed (and the `usage: null` the option adds to other chunks), so the client sees the stream the provider would have sent it. Balance for the request's upper bound (input estimate plus the output limit times `n`) is reserved before the provider is called, and settled by the usage the provider reports (estimated from what was delivered when it reports none). Prism mocks choose the JSON or the SSE example by the `Accept` header (`text/event-stream`).
+         */
+        post: operations["chat_completions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -540,8 +560,156 @@ export interface components {
         MessageTokensCount: {
             input_tokens: number;
         };
+        /** @description A tool call the model made (`type` function, or custom and types added later). */
+        ChatToolCall: {
+            id?: string;
+            type?: string;
+            function?: {
+                name?: string;
+                /** @description JSON text as the model produced it (not guaranteed to be valid). */
+                arguments?: string;
+            };
+        };
+        /** @description One message of the conversation. The gateway checks only that it is an object with a string `role` (system, developer, user, assistant, tool, or roles added later); content parts (text, image_url, input_audio, file, ...) are passed through. */
+        ChatMessageParam: {
+            role: string;
+            /** @description A string, an array of content parts, or null (an assistant message with tool calls). */
+            content?: string | {
+                type?: string;
+            }[] | null;
+            name?: string;
+            tool_calls?: components["schemas"]["ChatToolCall"][];
+            tool_call_id?: string;
+        };
+        /** @description The OpenAI Chat Completions request. The gateway reads `model`, `messages`, `stream`, `stream_options`, `max_tokens`, `max_completion_tokens` and `n`, and forwards the body unchanged except `model` (mapped to the route's upstream name) and, when streaming, `stream_options` (`include_usage: true` is merged in so the stream reports its usage; the usage chunk is shown to the client only if it asked for it). Every other field, including ones not described here, reaches the provider as sent; the provider decides whether it supports it. */
+        ChatCompletionCreateParams: {
+            /** @description A public model id of group `chat`, e.g. `sandbox/chat-model`. */
+            model: string;
+            messages: components["schemas"]["ChatMessageParam"][];
+            /** @description true: the answer comes as server-sent events (`data:` chunks, then `data: [DONE]`). */
+            stream?: boolean | null;
+            /** @description Streaming only (providers refuse it otherwise). `include_usage: true` adds a last chunk with `choices: []` and the usage; other keys (e.g. `include_obfuscation`) are passed on. */
+            stream_options?: {
+                include_usage?: boolean;
+                include_obfuscation?: boolean;
+            } | null;
+            /** @description Upper bound on output tokens per choice, reasoning included. At most the model's `max_output_tokens` (or 1000000 when the catalogue names none). The reservation is this (or `max_tokens`, the larger when both are set) times `n`; without either, the model's `max_output_tokens` (16384 when the catalogue names none) times `n`. Output is never billed past it. */
+            max_completion_tokens?: number | null;
+            /**
+             * @deprecated
+             * @description The older name of `max_completion_tokens`; same limits.
+             */
+            max_tokens?: number | null;
+            /** @description Number of choices; the reservation covers all of them. */
+            n?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            /** @description Up to 4 sequences (a string or an array of strings). */
+            stop?: unknown;
+            /** @description `{type: "function", function: {name, description?, parameters?, strict?}}` or `{type: "custom", custom}`; passed through. */
+            tools?: {
+                type?: string;
+            }[];
+            /** @description "none", "auto", "required", or a named tool; passed through. */
+            tool_choice?: unknown;
+            parallel_tool_calls?: boolean;
+            /** @description `{type: "text"}`, `{type: "json_object"}` or `{type: "json_schema", json_schema}`; passed through. */
+            response_format?: {
+                type?: string;
+            };
+            /** @description e.g. minimal, low, medium, high; passed through. */
+            reasoning_effort?: string | null;
+            modalities?: string[] | null;
+            /** @description `{voice, format}` for audio output; passed through. */
+            audio?: Record<string, never> | null;
+            /** @description e.g. auto, default, flex, priority; passed through. An answer served at `priority` is billed at the catalogue's priority premium when it sets one. */
+            service_tier?: string | null;
+            seed?: number | null;
+            user?: string;
+            metadata?: Record<string, never> | null;
+        };
+        /** @description Token usage as the provider reported it. `prompt_tokens` includes `cached_tokens` (billed at the model's cache-read price when it has one, the rest of the prompt at the input price); `completion_tokens` includes `reasoning_tokens` (billed as output). */
+        ChatCompletionUsage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            prompt_tokens_details?: {
+                cached_tokens?: number;
+                audio_tokens?: number;
+            } | null;
+            completion_tokens_details?: {
+                reasoning_tokens?: number;
+                audio_tokens?: number;
+                accepted_prediction_tokens?: number;
+                rejected_prediction_tokens?: number;
+            } | null;
+        };
+        /** @description The chat completion as the provider returned it, with `model` set to the public id (fields not described here pass through). */
+        ChatCompletion: {
+            id: string;
+            /** @description chat.completion */
+            object: string;
+            created: number;
+            /** @description The public model id the request named. */
+            model: string;
+            choices: {
+                index?: number;
+                message?: {
+                    role?: string;
+                    content?: string | null;
+                    refusal?: string | null;
+                    tool_calls?: components["schemas"]["ChatToolCall"][];
+                };
+                /** @description stop, length, tool_calls, content_filter, function_call, or values added later. */
+                finish_reason?: string | null;
+                logprobs?: Record<string, never> | null;
+            }[];
+            usage?: components["schemas"]["ChatCompletionUsage"];
+            service_tier?: string | null;
+            system_fingerprint?: string | null;
+        };
+        /** @description One chunk of a streamed chat completion, as the provider sent it with `model` set to the public id. With `stream_options.include_usage` every chunk carries `usage: null` except the last one before `[DONE]`, whose `choices` is empty and whose `usage` is the whole request's. */
+        ChatCompletionChunk: {
+            id: string;
+            /** @description chat.completion.chunk */
+            object: string;
+            created: number;
+            model: string;
+            choices: {
+                index?: number;
+                /** @description role, content, refusal, tool_calls (`[{index, id?, type?, function: {name?, arguments?}}]`), or fields added later. */
+                delta?: {
+                    role?: string;
+                    content?: string | null;
+                    refusal?: string | null;
+                    tool_calls?: {
+                        index?: number;
+                    }[];
+                };
+                finish_reason?: string | null;
+                logprobs?: Record<string, never> | null;
+            }[];
+            usage?: components["schemas"]["ChatCompletionUsage"] | null;
+            service_tier?: string | null;
+            system_fingerprint?: string | null;
+        };
+        /** @description The error shape of every endpoint except `/v1/messages*`. */
+        Error: {
+            error: {
+                /** @description What went wrong, in a sentence a developer can act on. */
+                message: string;
+                /** @description invalid_request_error, authentication_error, permission_error, billing_error, not_found_error, idempotency_error, rate_limit_error or api_error. */
+                type: string;
+                /** @description A stable machine-readable code, e.g. `model_not_found`. */
+                code: string | null;
+                /** @description The request field at fault, when there is one. */
+                param: string | null;
+            };
+        };
+        /** @description The data of one server-sent event of a streamed chat completion. Frames are `data: <json>` then a blank line, with no `event:` line; the stream ends with `data: [DONE]` (not JSON). An error after the 200 (from the provider, or the gateway cutting the answer: the provider stopped, the connection broke, the gateway is restarting) is one `data: {"error": {...}}` frame ending the stream without `[DONE]`; the OpenAI SDKs raise it as an `APIError`. */
+        ChatCompletionStreamEvent: components["schemas"]["ChatCompletionChunk"] | components["schemas"]["Error"];
         /**
-         * @description What the model does; `messages` models are served on `/v1/messages`, `video` models on `/v1/videos`.
+         * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `video` models on `/v1/videos`.
          * @enum {string}
          */
         ModelGroup: "messages" | "chat" | "video";
@@ -561,19 +729,6 @@ export interface components {
             /** @constant */
             object: "list";
             data: components["schemas"]["Model"][];
-        };
-        /** @description The error shape of every endpoint except `/v1/messages*`. */
-        Error: {
-            error: {
-                /** @description What went wrong, in a sentence a developer can act on. */
-                message: string;
-                /** @description invalid_request_error, authentication_error, permission_error, billing_error, not_found_error, idempotency_error, rate_limit_error or api_error. */
-                type: string;
-                /** @description A stable machine-readable code, e.g. `model_not_found`. */
-                code: string | null;
-                /** @description The request field at fault, when there is one. */
-                param: string | null;
-            };
         };
         /** @description A per-customer allowance renewed each calendar period (UTC); usage inside it costs nothing. */
         FreeQuota: {
@@ -849,6 +1004,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The model does not exist or the caller may not use it. */
+        ModelNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body exceeds the size limit. */
+        PayloadTooLarge: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The gateway failed; nothing was charged. */
         InternalError: {
             headers: {
@@ -859,8 +1034,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The model does not exist or the caller may not use it. */
-        ModelNotFound: {
+        /** @description The operation is in the contract but not implemented yet. */
+        NotImplemented: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The provider failed or refused the request. */
+        BadGateway: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -899,16 +1084,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body exceeds the size limit. */
-        PayloadTooLarge: {
-            headers: {
-                "request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description This Idempotency-Key was used with another request body; nothing was created. */
         IdempotencyKeyReused: {
             headers: {
@@ -921,26 +1096,6 @@ export interface components {
         };
         /** @description Too many requests. */
         RateLimited: {
-            headers: {
-                "request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The operation is in the contract but not implemented yet. */
-        NotImplemented: {
-            headers: {
-                "request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The provider failed or refused the request. */
-        BadGateway: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1182,6 +1337,144 @@ export interface operations {
             500: components["responses"]["AnthropicInternalError"];
             501: components["responses"]["AnthropicNotImplemented"];
             529: components["responses"]["AnthropicOverloaded"];
+        };
+    };
+    chat_completions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "sandbox/chat-model",
+                 *       "messages": [
+                 *         {
+                 *           "role": "system",
+                 *           "content": "You are a helpful assistant."
+                 *         },
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Hello!"
+                 *         }
+                 *       ],
+                 *       "max_completion_tokens": 256
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatCompletionCreateParams"];
+            };
+        };
+        responses: {
+            /** @description The chat completion, or its event stream when `stream` is true. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
+                     *       "object": "chat.completion",
+                     *       "created": 1741570283,
+                     *       "model": "sandbox/chat-model",
+                     *       "choices": [
+                     *         {
+                     *           "index": 0,
+                     *           "message": {
+                     *             "role": "assistant",
+                     *             "content": "Hello! How can I help you today?",
+                     *             "refusal": null,
+                     *             "annotations": []
+                     *           },
+                     *           "logprobs": null,
+                     *           "finish_reason": "stop"
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 19,
+                     *         "completion_tokens": 10,
+                     *         "total_tokens": 29,
+                     *         "prompt_tokens_details": {
+                     *           "cached_tokens": 0,
+                     *           "audio_tokens": 0
+                     *         },
+                     *         "completion_tokens_details": {
+                     *           "reasoning_tokens": 0,
+                     *           "audio_tokens": 0,
+                     *           "accepted_prediction_tokens": 0,
+                     *           "rejected_prediction_tokens": 0
+                     *         }
+                     *       },
+                     *       "service_tier": "default",
+                     *       "system_fingerprint": "fp_sandbox"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A field the gateway reads is invalid (`param` names it), the model belongs to another endpoint (`wrong_endpoint`: `/v1/messages` for messages models, `/v1/videos` for video models), or the provider refused the request (`upstream_error`, its message passed on). */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The balance does not cover the request's upper bound; nothing was sent to the provider. */
+            402: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["ModelNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description Every route's provider is rate-limited; its `retry-after` is passed on. */
+            429: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait, as the provider said. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            502: components["responses"]["BadGateway"];
+            /** @description No provider can serve the model right now (or every route answered 503); nothing was charged. */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider did not answer in time; nothing was charged. */
+            504: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     models_list: {

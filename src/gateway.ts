@@ -1,5 +1,6 @@
 // Composition root: the only module that wires config, database, catalogue, services, background
 // jobs and HTTP, and that knows the order in which they stop.
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { createCustomerService } from './customers/service.ts';
+import { createChatService } from './domain/chat/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
@@ -69,6 +71,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
 
   let draining = false;
   const cut = new AbortController(); // aborted when the grace period ends: open streams are cut
+  setMaxListeners(0, cut.signal); // every open stream listens to it: more than 10 is normal, not a leak
   const instance = createInstance({ db, logger, heartbeatMs: config.heartbeatMs });
   await instance.start();
   const ledger = createLedger({ db });
@@ -96,6 +99,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     settler,
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
     messages: createMessagesService({ passthrough, discovery }),
+    chat: createChatService({ passthrough }),
     videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),

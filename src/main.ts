@@ -21,6 +21,7 @@ function printWelcome(gateway: Gateway, config: Config): void {
       `  curl -s ${gateway.url}/v1/messages -H "x-api-key: ${gateway.demo.api_key}" -H "content-type: application/json" \\`,
       `    -d '{"model":"sandbox/claude-sonnet","max_tokens":256,"messages":[{"role":"user","content":"Hello"}]}'`,
       `  ANTHROPIC_BASE_URL=${gateway.url} ANTHROPIC_API_KEY=${gateway.demo.api_key}  # for the Anthropic SDK or Claude Code`,
+      `  OPENAI_BASE_URL=${gateway.url}/v1 OPENAI_API_KEY=${gateway.demo.api_key}  # for the OpenAI SDK: model sandbox/chat-model`,
     );
   } else {
     lines.push('Create a customer and a key:', '  npm run admin -- customers create --name "Acme"');

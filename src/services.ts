@@ -1,4 +1,5 @@
 import type { CatalogueStore } from './catalogue/store.ts';
+import type { ChatService } from './domain/chat/service.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
@@ -25,6 +26,7 @@ export interface Services {
   settler: Settler;
   sweeper: Sweeper;
   messages: MessagesService;
+  chat: ChatService;
   videos: VideoService;
   videoWorker: VideoWorker;
   videoReview: VideoReview;

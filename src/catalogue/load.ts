@@ -71,6 +71,7 @@ function semanticErrors(catalogue: Catalogue): string[] {
       if (model.group === 'video' && !video) errors.push(`${where}.routes.${r}: a video model needs a video protocol, "${route.provider}" speaks ${provider.protocol}`);
       if (model.group !== 'video' && video) errors.push(`${where}.routes.${r}: a ${model.group} model cannot use the video protocol ${provider.protocol}`);
       if (model.group === 'messages' && provider.protocol !== 'anthropic') errors.push(`${where}.routes.${r}: a messages model needs an anthropic provider`);
+      if (model.group === 'chat' && provider.protocol !== 'openai-chat' && !video) errors.push(`${where}.routes.${r}: a chat model needs an openai-chat provider`);
     });
     const quota = model.free_quota;
     if (quota) {

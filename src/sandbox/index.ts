@@ -2,6 +2,7 @@ import type { ProviderProtocol } from '../catalogue/types.ts';
 import { startAnthropicSimulator } from './anthropic/server.ts';
 import { startArkSimulator } from './ark/server.ts';
 import { startMiniMaxSimulator } from './minimax/server.ts';
+import { startOpenAIChatSimulator } from './openai-chat/server.ts';
 import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
 
 /** A simulated upstream listening on loopback, speaking one provider protocol. */
@@ -16,6 +17,7 @@ export interface Simulator {
  */
 export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
   anthropic: () => startAnthropicSimulator(),
+  'openai-chat': () => startOpenAIChatSimulator(),
   'ark-video': () => startArkSimulator(),
   'openai-videos': () => startOpenAIVideosSimulator(),
   'minimax-video-v2': () => startMiniMaxSimulator(),

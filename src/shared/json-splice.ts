@@ -79,3 +79,101 @@ export function spliceFirstMember(text: string, key: string, from: string, to: s
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A top-level member of a JSON object text: where its key starts and its value's span. */
+interface Member {
+  key: string;
+  start: number;
+  valueStart: number;
+  valueEnd: number;
+}
+
+/** Index just past the JSON value starting at `start` (any type), or -1. */
+function valueEnd(text: string, start: number): number {
+  const first = text[start];
+  if (first === '"') {
+    const end = stringEnd(text, start);
+    return end === -1 ? -1 : end + 1;
+  }
+  if (first === '{' || first === '[') {
+    let depth = 0;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i];
+      if (c === '"') {
+        i = stringEnd(text, i);
+        if (i === -1) return -1;
+      } else if (c === '{' || c === '[') depth++;
+      else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
+    }
+    return -1;
+  }
+  let i = start;
+  while (i < text.length && !/[\s,}\]]/.test(text[i]!)) i++;
+  return i === start ? -1 : i;
+}
+
+/** The top-level members of an object text and where its closing brace is; undefined when it is not one object. */
+function members(text: string): { list: Member[]; open: number; close: number } | undefined {
+  const open = skipSpace(text, 0);
+  if (text[open] !== '{') return undefined;
+  const list: Member[] = [];
+  let i = skipSpace(text, open + 1);
+  if (text[i] === '}') return { list, open, close: i };
+  for (;;) {
+    if (text[i] !== '"') return undefined;
+    const keyEnd = stringEnd(text, i);
+    if (keyEnd === -1) return undefined;
+    const colon = skipSpace(text, keyEnd + 1);
+    if (text[colon] !== ':') return undefined;
+    const valueStart = skipSpace(text, colon + 1);
+    const end = valueEnd(text, valueStart);
+    if (end === -1) return undefined;
+    list.push({ key: JSON.parse(text.slice(i, keyEnd + 1)) as string, start: i, valueStart, valueEnd: end });
+    const next = skipSpace(text, end);
+    if (text[next] === '}') return { list, open, close: next };
+    if (text[next] !== ',') return undefined;
+    i = skipSpace(text, next + 1);
+  }
+}
+
+/**
+ * Sets the top-level member `key` of a JSON object text to the JSON text `value`: every
+ * occurrence replaced in place, or one member appended after the last. The rest of the text is
+ * untouched. Undefined when the text is not a JSON object.
+ */
+export function setTopLevelMember(text: string, key: string, value: string): string | undefined {
+  const found = members(text);
+  if (!found) return undefined;
+  const matching = found.list.filter((m) => m.key === key);
+  if (matching.length === 0) {
+    const last = found.list.at(-1);
+    const at = last ? last.valueEnd : found.open + 1;
+    return `${text.slice(0, at)}${last ? ',' : ''}${JSON.stringify(key)}:${value}${text.slice(at)}`;
+  }
+  let out = '';
+  let from = 0;
+  for (const m of matching) {
+    out += text.slice(from, m.valueStart) + value;
+    from = m.valueEnd;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * Removes every top-level member `key` whose value is exactly the JSON text `value` (e.g. `null`),
+ * with its separating comma. Undefined when there is none or the text is not a JSON object.
+ */
+export function removeTopLevelMember(text: string, key: string, value: string): string | undefined {
+  const found = members(text);
+  if (!found) return undefined;
+  const { list } = found;
+  const doomed = new Set(list.filter((m) => m.key === key && text.slice(m.valueStart, m.valueEnd) === value));
+  if (doomed.size === 0) return undefined;
+  // Each survivor keeps the separator before it (a comma and spacing); the first one keeps none.
+  const survivors = list.map((m, i) => ({ m, before: text.slice(i === 0 ? found.open + 1 : list[i - 1]!.valueEnd, m.start) })).filter(({ m }) => !doomed.has(m));
+  let out = text.slice(0, found.open + 1);
+  survivors.forEach(({ m, before }, i) => {
+    out += (i === 0 ? before.replace(',', '') : before) + text.slice(m.start, m.valueEnd);
+  });
+  return out + text.slice(list.at(-1)!.valueEnd);
+}

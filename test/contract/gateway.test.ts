@@ -48,7 +48,8 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     const text = await response.text();
     seen.push({ call: `${method} ${path}`, status: response.status, violations });
     expect(violations, `${method} ${path} -> ${response.status}: ${JSON.stringify(violations)}`).to.deep.equal([]);
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    const json = (response.headers.get('content-type') ?? '').includes('json');
+    return { status: response.status, body: text && json ? JSON.parse(text) : text || undefined };
   }
 
   it('public operations, successes and errors', async () => {
@@ -74,6 +75,25 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=529]]' }] }, headers: auth })).status).to.equal(529);
     expect((await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=429]]' }] }, headers: auth })).status).to.equal(429);
     expect((await p('POST', '/v1/messages/count_tokens', { body: { model: 'sandbox/claude-sonnet', messages: message.messages }, headers: auth })).status).to.equal(200);
+  });
+
+  it('chat completions, successes and errors', async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    const auth = { authorization: `Bearer ${key}` };
+    const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
+    const chat = { model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'hi' }] };
+    const ask = (body: Record<string, unknown>, headers: Record<string, string> = auth) => p('POST', '/v1/chat/completions', { body: { ...chat, ...body }, headers });
+    expect((await ask({}, {})).status).to.equal(401);
+    expect((await ask({})).status).to.equal(402); // no credit yet, no free quota
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
+    expect((await ask({ max_completion_tokens: 16 })).status).to.equal(200);
+    expect((await ask({ stream: true })).status).to.equal(200);
+    expect((await ask({ model: 'sandbox/claude-haiku' })).status).to.equal(400);
+    expect((await ask({ n: 0 })).status).to.equal(400);
+    expect((await ask({ not_an_openai_field: 1 })).status).to.equal(400);
+    expect((await ask({ model: 'nobody/nothing' })).status).to.equal(404);
+    expect((await ask({ messages: [{ role: 'user', content: 'hi [[sim error=429]]' }] })).status).to.equal(429);
+    expect((await ask({ messages: [{ role: 'user', content: 'hi [[sim cut=1]]' }] })).status).to.equal(502);
   });
 
   it('video operations, successes and errors', async () => {

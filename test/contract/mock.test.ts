@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
+import OpenAI from 'openai';
 import { ROOT_DIR } from '../../src/config.ts';
 import { freePort, startListening, waitForPort, type RunningProcess } from '../helpers/prism.ts';
 
@@ -94,5 +95,15 @@ describe('npm run mock: Prism serves an example for every operation', function (
     expect(events.at(-1)).to.equal('message_stop');
     expect(message.content[0]).to.deep.include({ type: 'text', text: 'Hello! How can I help you today?' });
     expect(message.usage.output_tokens).to.equal(10);
+  });
+
+  it('streams the chat SSE example to the official OpenAI SDK, which asks for a stream in the body only', async () => {
+    const client = new OpenAI({ apiKey: 'sk-gw-mock', baseURL: `http://127.0.0.1:${publicPort}/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'Hello!' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).to.equal('Hello! How can I help you today?');
+    const completion = await client.chat.completions.create({ model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'Hello!' }] });
+    expect(completion.choices[0]!.message.content).to.equal('Hello! How can I help you today?');
   });
 });

@@ -15,6 +15,7 @@ import { admin_video_tasks_list } from './admin_video_tasks_list.ts';
 import { admin_video_tasks_resolve } from './admin_video_tasks_resolve.ts';
 import { admin_customers_create } from './admin_customers_create.ts';
 import { admin_customers_get } from './admin_customers_get.ts';
+import { chat_completions_create } from './chat_completions_create.ts';
 import { health_get } from './health_get.ts';
 import { messages_count_tokens } from './messages_count_tokens.ts';
 import { messages_create } from './messages_create.ts';
@@ -35,6 +36,7 @@ export const publicHandlers: Record<string, Handler> = {
   models_pricing,
   messages_create,
   messages_count_tokens,
+  chat_completions_create,
   videos_create,
   videos_get,
   videos_cancel,

@@ -97,6 +97,20 @@ describe('catalogue parsing', () => {
     expect(errors).to.include('free_quota: unit "seconds" does not fit a messages model');
   });
 
+  it('keeps chat models on openai-chat providers, and openai-chat providers off messages models', () => {
+    const c = base() as any;
+    c.providers.push({ id: 'o', protocol: 'openai-chat', base_url: 'https://api.openai.example/v1', credential_env: 'O_KEY' });
+    c.models.push({ id: 'o/chat', group: 'chat', routes: [{ provider: 'a' }, { provider: 'o' }], price: { input_per_mtok: '1', output_per_mtok: '2' } });
+    c.models[0].routes.push({ provider: 'o' });
+    const errors = errorsOf(c);
+    expect(errors).to.include('c.yaml: models.2 (o/chat).routes.0: a chat model needs an openai-chat provider');
+    expect(errors).to.include('c.yaml: models.0 (a/m).routes.1: a messages model needs an anthropic provider');
+    expect(errors).to.not.include('routes.1: a chat model');
+    c.models[2].routes.shift();
+    c.models[0].routes.pop();
+    expect(parseCatalogue(stringify(c), 'c.yaml').ok).to.equal(true);
+  });
+
   it('keeps messages models on anthropic providers and reference images with image_url', () => {
     const c = base() as any;
     c.models[0].routes = [{ provider: 'v' }];
@@ -129,7 +143,7 @@ describe('catalogue parsing', () => {
     const groups = new Set(sandboxModels.map((m) => m.group));
     const protocols = new Set(sandboxModels.flatMap((m) => m.routes.map((r) => providers.get(r.provider)!)).filter((p) => p.sandbox).map((p) => p.protocol));
     expect([...groups].sort()).to.deep.equal(['chat', 'messages', 'video']);
-    expect([...protocols].sort()).to.deep.equal(['anthropic', ...VIDEO_PROTOCOLS].sort());
+    expect([...protocols].sort()).to.deep.equal(['anthropic', 'openai-chat', ...VIDEO_PROTOCOLS].sort());
     for (const provider of result.catalogue.providers.filter((p) => !p.sandbox)) expect(provider.credential_env).to.match(/_API_KEY$/);
     expect(sandboxModels.map((m) => m.id)).to.include.members(['sandbox/claude-sonnet', 'sandbox/claude-haiku', 'sandbox/chat-model', 'sandbox/sora-2', 'sandbox/seedance', 'sandbox/h3']);
     const h3 = result.catalogue.models.find((m) => m.id === 'minimax/h3')!;

@@ -1,0 +1,98 @@
+// Follows a chat completion's usage as the provider reports it, and tallies what the client
+// received for the estimate when it reports none. OpenAI's rules: `prompt_tokens` includes the
+// cached tokens (`prompt_tokens_details.cached_tokens`), and `completion_tokens` includes the
+// reasoning tokens, so cached tokens are billed at the cache-read price and the rest of the prompt
+// at the input price; reasoning is billed as output. Counts only: no delivered text is kept.
+import type { TokenPrice } from '../../catalogue/types.ts';
+import { tokenLines } from '../../pricing/cost.ts';
+import { parseMicros } from '../../shared/money.ts';
+import { TextTally } from '../passthrough/estimate.ts';
+import type { Bill } from '../passthrough/protocol.ts';
+import { isRecord } from './fields.ts';
+
+const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
+
+/** Fields of a delta or message that are not text the model produced. */
+const NOT_CONTENT = new Set(['role', 'id', 'type', 'index', 'finish_reason', 'logprobs', 'annotations', 'expires_at']);
+
+export class ChatUsage {
+  private prompt: number | undefined;
+  private completion: number | undefined;
+  private cached: number | undefined;
+  private reasoning: number | undefined;
+  private serviceTier: string | undefined;
+  private delivered = new TextTally();
+
+  constructor(
+    private readonly inputEstimate: number,
+    /** The request's output bound (per-choice limit x n): never billed past. */
+    private readonly maxOutputTokens: number,
+  ) {}
+
+  /** A `usage` object of a JSON answer or of the stream's usage chunk (a total, never a delta). */
+  observe(usage: unknown): void {
+    if (!isRecord(usage)) return;
+    this.prompt = count(usage.prompt_tokens) ?? this.prompt;
+    this.completion = count(usage.completion_tokens) ?? this.completion;
+    if (isRecord(usage.prompt_tokens_details)) this.cached = count(usage.prompt_tokens_details.cached_tokens) ?? this.cached;
+    if (isRecord(usage.completion_tokens_details)) this.reasoning = count(usage.completion_tokens_details.reasoning_tokens) ?? this.reasoning;
+  }
+
+  /** The answer's `service_tier` (billed at the priority premium when the catalogue prices one). */
+  tier(value: unknown): void {
+    if (typeof value === 'string') this.serviceTier = value;
+  }
+
+  /**
+   * Text the client received: a stream delta or a JSON answer's message, any fields (content,
+   * refusal, tool call names and arguments, reasoning_content, audio transcripts...).
+   */
+  deliveredContent(node: unknown): void {
+    const stack: Array<{ value: unknown; key: string | undefined }> = [{ value: node, key: undefined }];
+    while (stack.length > 0) {
+      const { value, key } = stack.pop()!;
+      if (typeof value === 'string') {
+        if (key !== 'data' && !NOT_CONTENT.has(key ?? '')) this.delivered.add(value); // base64 audio is not text
+      } else if (Array.isArray(value)) {
+        for (const child of value) stack.push({ value: child, key });
+      } else if (isRecord(value)) {
+        for (const [childKey, child] of Object.entries(value)) if (!NOT_CONTENT.has(childKey)) stack.push({ value: child, key: childKey });
+      }
+    }
+  }
+
+  /** Output tokens: the provider's count once it gave one, else the estimate of what was delivered. */
+  outputTokens(): number {
+    return this.completion ?? this.delivered.tokens();
+  }
+
+  /**
+   * The bill. Reported counts where the provider gave them, the request's input estimate and the
+   * delivered output's estimate where it did not (then marked estimated). Output is capped at the
+   * request's bound; cached tokens are never more than the prompt.
+   */
+  bill(price: TokenPrice): Bill {
+    const estimated = this.prompt === undefined || this.completion === undefined;
+    const prompt = this.prompt ?? this.inputEstimate;
+    const cached = Math.min(this.cached ?? 0, prompt);
+    const reported = this.outputTokens();
+    const output = Math.min(reported, this.maxOutputTokens);
+    const multiplier = this.serviceTier === 'priority' && price.multipliers?.priority ? price.multipliers.priority : undefined;
+    const detail: Record<string, unknown> = {};
+    if (cached > 0) detail.prompt_tokens = prompt;
+    if (this.reasoning) detail.reasoning_tokens = this.reasoning;
+    if (this.serviceTier && this.serviceTier !== 'default') detail.service_tier = this.serviceTier;
+    if (multiplier) detail.multiplier = `priority x${multiplier}`;
+    if (reported > output) detail.output_tokens_reported = reported;
+    return {
+      lines: tokenLines(price, {
+        input_tokens: prompt - cached,
+        cache_read_input_tokens: cached,
+        output_tokens: output,
+        ...(multiplier ? { multiplierMicros: parseMicros(multiplier) } : {}),
+      }),
+      estimated,
+      log: { input_tokens: prompt - cached, output_tokens: output, cache_read_tokens: cached, cache_write_tokens: 0, usage_detail: Object.keys(detail).length ? detail : null },
+    };
+  }
+}

@@ -1,0 +1,8 @@
+import type { Reply, RequestContext } from '../handler.ts';
+import { passthroughRequest } from './messages_create.ts';
+
+export async function chat_completions_create(ctx: RequestContext): Promise<Reply> {
+  const result = await ctx.services.chat.create(passthroughRequest(ctx), ctx.sink);
+  if (result.failure) return { failure: result.failure, log: result.log };
+  return { streamed: true, log: result.log, ...(result.settled ? { settled: result.settled } : {}) };
+}
