@@ -7,16 +7,16 @@ import type { Statement } from './wallet-queue.ts';
 const s = (value: bigint): string => value.toString();
 
 /**
- * Opens grant `ref` or grows it, by `want` micro-units but never more than 1/`share` of what the
- * customer has available, and not at all when that is less than `need`. Its row has the amount
- * granted (null: nothing).
+ * Opens grant `ref` or grows it by `want` micro-units, but never beyond 1/`share` of what the
+ * customer has (available plus what this grant already holds, `held`), and not at all when that
+ * leaves less than `need`. Its row has the amount granted (null: nothing).
  */
-export function growGrant(input: { ref: string; customerId: string; owner: string; want: bigint; need: bigint; share: bigint; seq: number }): Statement {
+export function growGrant(input: { ref: string; customerId: string; owner: string; want: bigint; need: bigint; share: bigint; held: bigint; seq: number }): Statement {
   const purpose = JSON.stringify({ grant: true, owner: input.owner });
   return {
     name: 'ledger_grant_grow',
     sql: `with avail as (
-         select least(?::bigint, (credits_posted - debits_posted - debits_pending) / ?::bigint) as amount
+         select least(?::bigint, (credits_posted - debits_posted - debits_pending + ?::bigint) / ?::bigint - ?::bigint) as amount
          from wallets where customer_id = ?),
        moved as (
          update wallets w set debits_pending = w.debits_pending + avail.amount, updated_at = now()
@@ -35,7 +35,7 @@ export function growGrant(input: { ref: string; customerId: string; owner: strin
      select case when (select count(*) from moved) = (select count(*) from entry) then (select amount from entry)
                  else 1 / (select count(*) from entry) end as granted`,
     bindings: [
-      s(input.want), s(input.share), input.customerId,
+      s(input.want), s(input.held), s(input.share), s(input.held), input.customerId,
       input.customerId, s(input.need),
       input.ref, input.customerId, input.owner, purpose,
       input.customerId, `grant:${input.ref}:${input.seq}`, input.ref, purpose,

@@ -73,7 +73,7 @@ export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: Gr
   }
 
   async function grow(g: Grant, want: bigint, need: bigint): Promise<boolean> {
-    const statement = growGrant({ ref: g.ref, customerId: g.customerId, owner: deps.owner, want, need, share: deps.options.share, seq: ++g.seq });
+    const statement = growGrant({ ref: g.ref, customerId: g.customerId, owner: deps.owner, want, need, share: deps.options.share, held: g.held, seq: ++g.seq });
     const rows = await deps.wallets.alone(statement);
     const granted = rows[0]?.granted;
     if (granted === null || granted === undefined) return false;

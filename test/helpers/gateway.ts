@@ -33,9 +33,10 @@ export interface TestGateway extends Gateway {
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
 
-export async function startTestGateway(options: { env?: Record<string, string>; cataloguePath?: string } = {}): Promise<TestGateway> {
+export async function startTestGateway(options: { env?: Record<string, string>; cataloguePath?: string; reuseDatabase?: boolean } = {}): Promise<TestGateway> {
   const db = await getTestDatabase();
-  await resetDatabase(db);
+  // A second gateway on the same database (another replica) must not empty it.
+  if (!options.reuseDatabase) await resetDatabase(db);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const config: Config = {
     ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VALIDATE_RESPONSES: 'true', LOG_LEVEL: 'debug', VIDEO_POLLER: 'false', HOLD_SWEEPER: 'false', VIDEO_POLL_INTERVAL_MS: '100', ...options.env }),

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+
+// An expensive model, so one request's bound is a large part of a small wallet.
+const DEAR = `  - id: sandbox/claude-dear
+    group: messages
+    routes: [{provider: sandbox-anthropic, upstream_model: claude-dear}]
+    max_output_tokens: 100000
+    price: {input_per_mtok: "10.00", output_per_mtok: "100.00"}
+`;
+
+function catalogue(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
+  fs.writeFileSync(file, `${fs.readFileSync(SAMPLE_CATALOGUE, 'utf8')}${DEAR}`);
+  return file;
+}
+
+describe('credit grants: requests draw from a per-process grant, money stays exact', function () {
+  this.timeout(60_000);
+  let gateway: TestGateway;
+  let second: TestGateway | undefined;
+  let cataloguePath: string;
+  before(() => {
+    cataloguePath = catalogue();
+  });
+  beforeEach(async () => {
+    gateway = await startTestGateway({ cataloguePath });
+  });
+  afterEach(async () => {
+    await second?.close();
+    second = undefined;
+    await gateway.close();
+  });
+
+  const ask = (target: TestGateway, key: string, model: string, maxTokens: number) =>
+    fetch(`${target.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+  const journal = async (customerId: string) => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
+
+  it('draws 20 requests from one grant: one hold, twenty charges, no database round trip per request once the grant is held', async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+    expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200); // opens the grant
+    const statements: string[] = [];
+    const record = (query: { sql: string }) => statements.push(query.sql);
+    gateway.db.on('query', record);
+    const costs: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const response = await ask(gateway, key, 'sandbox/claude-haiku', 100);
+      expect(response.status).to.equal(200);
+      await response.text();
+      costs.push(Number((await gateway.requestLog(response.headers.get('request-id')!)).cost));
+    }
+    gateway.db.off('query', record);
+    // Requests reserved nothing on their own; their charges went out in batches.
+    // No request reserved on its own; the grant grew ahead of need at most a few times, off the
+    // request path; charges went out in batches.
+    expect(statements.filter((sql) => /insert into reservations \(ref, customer_id, amount, price_version_id/.test(sql))).to.deep.equal([]);
+    expect(statements.filter((sql) => /'grant', /.test(sql)).length).to.be.at.most(4);
+    expect(statements.filter((sql) => /'charge'/.test(sql)).length).to.be.within(1, 21);
+
+    const wallet = await gateway.wallet(customerId); // settles pending charges, gives idle grants back
+    expect(wallet.reserved).to.equal('0.000000');
+    const entries = await journal(customerId);
+    const charges = entries.filter((e) => e.kind === 'charge');
+    expect(charges).to.have.length(21);
+    expect(new Set(charges.map((e) => e.reservation_ref)).size).to.equal(1);
+    expect(charges[0].reservation_ref).to.match(/^gr_/);
+    expect(entries.filter((e) => e.kind === 'settle')).to.have.length(0);
+    expect(entries.filter((e) => e.kind === 'release')).to.have.length(1); // the grant, given back
+    const spent = charges.reduce((sum, e) => sum + Math.round(Number(e.amount) * 1e6), 0);
+    expect((50 * 1e6 - spent) / 1e6).to.equal(Number(wallet.available));
+    expect(costs.reduce((a, b) => a + Math.round(b * 1e6), 0) + Math.round(Number(charges.at(-1).amount) * 1e6)).to.equal(spent);
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  });
+
+  it('reserves per request when the balance is too small for a grant, and still refuses what it cannot cover', async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    // One request's bound (~0.50) is more than a quarter of 1.00: no grant can hold it.
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
+    expect((await ask(gateway, key, 'sandbox/claude-dear', 5000)).status).to.equal(200);
+    const refused = await ask(gateway, key, 'sandbox/claude-dear', 20000); // a bound of 2.00
+    expect(refused.status).to.equal(402);
+    await gateway.settled();
+    const entries = await journal(customerId);
+    expect(entries.filter((e) => e.kind === 'reserve').map((e) => e.reservation_ref)).to.satisfy((refs: string[]) => refs.every((r) => r.startsWith('req_')));
+    expect(entries.filter((e) => e.kind === 'settle')).to.have.length(1);
+    expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
+  });
+
+  it('asks another gateway for the balance its grant holds when a request here is short, instead of refusing it', async () => {
+    second = await startTestGateway({ cataloguePath, reuseDatabase: true });
+    const { key, customerId } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '12.00', reference: 'fund' });
+    // Gateway 1 serves requests with a bound of 2.00: it now holds a grant of about a quarter of the
+    // balance (3.00, less the charges posted from it).
+    for (let i = 0; i < 2; i++) expect((await ask(gateway, key, 'sandbox/claude-dear', 20000)).status).to.equal(200);
+    const held = await gateway.db('reservations').where({ customer_id: customerId, kind: 'grant', status: 'pending' });
+    expect(held).to.have.length(1);
+    expect(Number(held[0].amount)).to.be.within(2_990_000, 3_010_000);
+    // Gateway 2 gets a request whose bound (~10.00) needs the money gateway 1's grant holds.
+    const big = await ask(second, key, 'sandbox/claude-dear', 100000);
+    expect(big.status, await big.clone().text()).to.equal(200);
+    await gateway.settled();
+    await second.settled();
+    const entries = await journal(customerId);
+    expect(entries.filter((e) => e.kind === 'unreserve')).to.have.length(1);
+    expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  });
+
+  it('gives an idle grant back', async () => {
+    await gateway.close();
+    gateway = await startTestGateway({ cataloguePath, env: { GRANT_IDLE_MS: '300' } });
+    const { key, customerId } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+    expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200);
+    const deadline = Date.now() + 5_000;
+    let reserved = '';
+    while (Date.now() < deadline && reserved !== '0.000000') {
+      await new Promise((r) => setTimeout(r, 100));
+      reserved = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body.reserved;
+    }
+    expect(reserved).to.equal('0.000000');
+  });
+});
