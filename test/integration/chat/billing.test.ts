@@ -13,7 +13,7 @@ function catalogueWithShortTimeouts(): string {
   const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
   const primary = '{id: sandbox-openai-chat, protocol: openai-chat, sandbox: true, timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}}';
   if (!sample.includes(primary)) throw new Error('the sample catalogue changed: update this test');
-  fs.writeFileSync(file, sample.replace(primary, primary.replace('first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000', 'first_byte_ms: 400, response_ms: 400, idle_ms: 400')));
+  fs.writeFileSync(file, sample.replace(primary, primary.replace('first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000', 'first_byte_ms: 2000, response_ms: 2000, idle_ms: 1000')));
   return file;
 }
 
@@ -157,7 +157,7 @@ describe('chat completions: billing, streaming and routing edges', function () {
   });
 
   it('fails over on 429, 500 or a slow first byte before anything was sent; passes 429 and retry-after when every route refuses', async () => {
-    primary.next({ error: 429 }, { error: 500 }, { firstByteMs: 1500 });
+    primary.next({ error: 429 }, { error: 500 }, { firstByteMs: 4000 });
     for (let i = 0; i < 3; i++) {
       expect((await ask(`hi ${i}`, { stream: i === 2 })).status).to.equal(200);
       expect((await lastLog()).provider).to.equal('sandbox-openai-chat-backup');
@@ -173,7 +173,7 @@ describe('chat completions: billing, streaming and routing edges', function () {
   });
 
   it('never fails over once the stream started: a cut or idle stream ends with an error frame and settles the estimate', async () => {
-    primary.next({ cutAfter: 3 }, { gapMs: 1000 });
+    primary.next({ cutAfter: 3 }, { gapMs: 3000 });
     const cut = chunksOf(await (await ask('hi', { stream: true })).text());
     expect(cut.filter((c: any) => c.choices?.[0]?.delta?.content)).to.have.length(3);
     expect(cut.at(-1)).to.deep.equal({ error: { message: 'The connection to the provider broke; the answer was cut.', type: 'api_error', param: null, code: null } });

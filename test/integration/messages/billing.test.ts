@@ -12,7 +12,7 @@ const SONNET = 'sandbox/claude-sonnet'; // two routes: sandbox-anthropic, then s
 function catalogueWithShortTimeouts(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
   const file = path.join(dir, 'catalogue.yaml');
-  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}', 'timeouts: {connect_ms: 2000, first_byte_ms: 400, response_ms: 400, idle_ms: 400}'));
+  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}', 'timeouts: {connect_ms: 2000, first_byte_ms: 2000, response_ms: 2000, idle_ms: 1000}'));
   return file;
 }
 
@@ -116,7 +116,7 @@ describe('messages: billing, streaming and routing edges', function () {
   });
 
   it('fails over to the next route on 529, 503 or a slow first byte before anything was sent', async () => {
-    primary.next({ error: 529 }, { error: 503 }, { firstByteMs: 1500 });
+    primary.next({ error: 529 }, { error: 503 }, { firstByteMs: 4000 });
     for (let i = 0; i < 3; i++) {
       const response = await ask(SONNET, `hi ${i}`);
       expect(response.status).to.equal(200);
@@ -134,7 +134,7 @@ describe('messages: billing, streaming and routing edges', function () {
     expect(cut.map((f) => f.event)).to.not.include('message_stop');
     expect(backup.requests).to.have.length(0);
 
-    primary.next({ gapMs: 1000 });
+    primary.next({ gapMs: 3000 });
     const idle = framesOf(await (await ask(SONNET, 'hi', true)).text());
     expect(idle.map((f) => f.event)).to.not.include('message_stop');
     expect(backup.requests).to.have.length(0);
@@ -189,7 +189,7 @@ describe('messages: billing, streaming and routing edges', function () {
 
   it('settles 100 concurrent streams from one wallet exactly, and reconciliation passes', async () => {
     const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => ask(HAIKU, `stream ${i}`, true).then((r) => r.text())));
-    expect(responses.every((text) => text.includes('event: message_stop'))).to.equal(true);
+    expect(responses.filter((text) => !text.includes('event: message_stop'))).to.deep.equal([]);
     const logs = await gateway.requestLogs(`customer_id=${customerId}`, 100);
     expect(logs).to.have.length(100);
     const charged = logs.reduce((sum: bigint, l: any) => sum + BigInt(l.cost.replace('.', '')), 0n);

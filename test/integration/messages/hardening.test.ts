@@ -127,3 +127,38 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
     await unchanged();
   });
 });
+
+describe('messages: provider timeouts fire when configured', function () {
+  this.timeout(30_000);
+  let gateway: TestGateway;
+  let key: string;
+  before(async () => {
+    const { default: fs } = await import('node:fs');
+    const { default: os } = await import('node:os');
+    const { default: path } = await import('node:path');
+    const { SAMPLE_CATALOGUE } = await import('../../helpers/gateway.ts');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
+    fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}', 'timeouts: {connect_ms: 2000, first_byte_ms: 1000, response_ms: 1500, idle_ms: 30000}'));
+    gateway = await startTestGateway({ cataloguePath: file });
+    let customerId: string;
+    ({ key, customerId } = await gateway.customerWithKey());
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
+  });
+  after(async () => gateway.close());
+
+  for (const [stream, limitMs] of [[true, 1000], [false, 1500]] as const) {
+    it(`answers 504 once the ${stream ? 'first byte' : 'response'} timeout passes, not later (${limitMs} ms)`, async () => {
+      const started = Date.now();
+      const response = await fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: HAIKU, max_tokens: 10, stream, messages: [{ role: 'user', content: 'slow [[sim first_byte_ms=6000]]' }] }),
+      });
+      const elapsed = Date.now() - started;
+      expect(response.status).to.equal(504);
+      expect(((await response.json()) as any).error.type).to.equal('timeout_error');
+      // Generous bounds: the point is "when configured", not at a multiple of it.
+      expect(elapsed).to.be.within(limitMs - 50, limitMs + 1500);
+    });
+  }
+});
