@@ -31,7 +31,7 @@ export function sanitizeUpstreamMessage(text: string, replacements: ReadonlyArra
     .replace(IP_LIKE, '[host]')
     .replace(/\s{2,}/g, ' ')
     .trim();
-  return /[A-Za-z]{3,}/.test(clean) ? clean : '';
+  return /[A-Za-z]{3,}/.test(clean.replace(/\[(?:url|host|id|redacted)\]/g, '')) ? clean : '';
 }
 
 /** The `error.message` and `error.type` of a JSON error body in the usual shapes, if any. */
