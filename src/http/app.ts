@@ -134,10 +134,13 @@ export function createApp(options: AppOptions): express.Express {
     const sink = responseSink(res, {});
     const counted = sink.write.bind(sink);
     sink.write = (chunk) => ((exchange.bytes += chunk.length), counted(chunk));
+    let child: Logger | undefined;
     return handler({
       operationId: operation.operationId,
       requestId: exchange.requestId,
-      logger: logger.child({ request_id: exchange.requestId }),
+      get logger() {
+        return (child ??= logger.child({ request_id: exchange.requestId }));
+      },
       caller,
       params,
       query,

@@ -60,16 +60,20 @@ export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: Gr
   const grants = new Map<string, Grant>();
   /** Grants being given back: no new draws, returned once their requests end and charges post. */
   const closing = new Set<Grant>();
-  /** Bound amounts drawn per customer over the last horizon: the demand a grant is sized to. */
-  const demand = new Map<string, Array<[number, bigint]>>();
+  /** Bound amounts drawn per customer, in slots of a tenth of the horizon: the demand a grant is sized to. */
+  const demand = new Map<string, { slot: number; amounts: bigint[] }>();
   const refusedUntil = new Map<string, number>();
 
   function recentDemand(customerId: string, bound: bigint): bigint {
-    const now = Date.now();
-    const window = (demand.get(customerId) ?? []).filter(([at]) => now - at < deps.options.horizonMs);
-    window.push([now, bound]);
-    demand.set(customerId, window.slice(-1000));
-    return window.reduce((sum, [, amount]) => sum + amount, 0n);
+    const width = Math.max(1, Math.floor(deps.options.horizonMs / 10));
+    const slot = Math.floor(Date.now() / width);
+    let window = demand.get(customerId);
+    if (!window) demand.set(customerId, (window = { slot, amounts: Array.from({ length: 10 }, () => 0n) }));
+    // Slots that passed since the last draw are emptied; the current one adds this bound.
+    for (let s = window.slot + 1; s <= slot && s <= window.slot + 10; s++) window.amounts[s % 10] = 0n;
+    window.slot = slot;
+    window.amounts[slot % 10]! += bound;
+    return window.amounts.reduce((sum, amount) => sum + amount, 0n);
   }
 
   async function grow(g: Grant, want: bigint, need: bigint): Promise<boolean> {

@@ -72,13 +72,20 @@ function skipSpace(text: string, from: number): number {
  * message, whose exact place the provider decides). Undefined when there is none.
  */
 export function spliceFirstMember(text: string, key: string, from: string, to: string): string | undefined {
-  const needle = new RegExp(`${escapeRegExp(JSON.stringify(key))}\\s*:\\s*${escapeRegExp(JSON.stringify(from))}`);
+  const cacheKey = `${key}\u0000${from}`;
+  let needle = needles.get(cacheKey);
+  if (!needle) {
+    if (needles.size > 1000) needles.clear();
+    needles.set(cacheKey, (needle = new RegExp(`${escapeRegExp(JSON.stringify(key))}\\s*:\\s*${escapeRegExp(JSON.stringify(from))}`)));
+  }
   const match = needle.exec(text);
   if (!match) return undefined;
   return `${text.slice(0, match.index)}${JSON.stringify(key)}:${JSON.stringify(to)}${text.slice(match.index + match[0].length)}`;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** One compiled needle per (key, upstream name): a stream rewrites its message_start with it. */
+const needles = new Map<string, RegExp>();
 
 /** A top-level member of a JSON object text: where its key starts and its value's span. */
 interface Member {

@@ -26,7 +26,8 @@ export class AnthropicUsage {
   private speed: string | undefined;
   private finalSeen = false;
   private delivered = new TextTally();
-  private deliveredJsonTokens = 0;
+  /** A JSON answer's content blocks, estimated only if the provider reported no output count. */
+  private deliveredJson: unknown[] = [];
 
   constructor(
     private readonly inputEstimate: number,
@@ -64,12 +65,13 @@ export class AnthropicUsage {
 
   /** The content blocks of a JSON answer (any block type). */
   deliveredBlocks(blocks: unknown): void {
-    if (Array.isArray(blocks)) this.deliveredJsonTokens += estimateJsonTokens(blocks.map((b) => stripMeta(b)));
+    if (Array.isArray(blocks)) this.deliveredJson.push(...blocks);
   }
 
   outputTokens(): number {
-    const estimate = this.delivered.tokens() + this.deliveredJsonTokens;
-    return this.finalSeen ? this.output! : Math.max(estimate, this.output ?? 0);
+    if (this.finalSeen) return this.output!;
+    const fromJson = this.deliveredJson.length ? estimateJsonTokens(this.deliveredJson.map((b) => stripMeta(b))) : 0;
+    return Math.max(this.delivered.tokens() + fromJson, this.output ?? 0);
   }
 
   /**
