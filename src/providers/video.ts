@@ -1,6 +1,34 @@
-import type { NormalisedVideoRequest } from '../domain/videos/model.ts';
+// The contract between the video domain and the video adapters: the request the domain validated
+// and what an upstream says about a task. Providers never import src/domain; the domain imports
+// these types.
 import type { ResolvedProvider } from './registry.ts';
 import type { UpstreamError } from './types.ts';
+
+export type VideoContentType = 'text' | 'image_url' | 'video_url' | 'audio_url';
+
+export interface VideoContentItem {
+  type: VideoContentType;
+  text?: string;
+  image_url?: { url: string };
+  video_url?: { url: string };
+  audio_url?: { url: string };
+  role?: string;
+}
+
+/** The request as validated against the catalogue: what adapters translate for their upstream. */
+export interface NormalisedVideoRequest {
+  /** The public model id. */
+  model: string;
+  /** The prompt as a text item, then the content items in order. */
+  content: VideoContentItem[];
+  seconds: number;
+  /** The priced resolution tier. */
+  resolution: string;
+  ratio: string | null;
+  reference_images: Array<{ url: string }>;
+  generate_audio: boolean | null;
+  watermark: boolean | null;
+}
 
 /** What an upstream says about a task, in the platform's terms. */
 export interface VideoPoll {

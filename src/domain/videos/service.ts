@@ -12,7 +12,7 @@ import type { Logger } from '../../logger.ts';
 import { videoLines } from '../../pricing/cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
-import { videoAdapters } from './adapters.ts';
+import { videoAdapters } from '../../providers/video-adapters.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { findByIdempotencyKey, findTask, transition } from './repo.ts';

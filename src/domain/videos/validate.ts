@@ -3,7 +3,7 @@
 // uploads, downloads nor archives assets.
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
-import type { NormalisedVideoRequest, VideoContentItem } from './model.ts';
+import type { NormalisedVideoRequest, VideoContentItem } from '../../providers/video.ts';
 
 export interface FieldError {
   param: string;

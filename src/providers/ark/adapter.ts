@@ -1,8 +1,7 @@
 // Volcengine Ark (Seedance) content-generation tasks: POST/GET/DELETE /contents/generations/tasks.
-import type { NormalisedVideoRequest } from '../../domain/videos/model.ts';
 import { asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
-import type { VideoAdapter, VideoPoll } from '../video.ts';
+import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = {
   queued: 'queued',

@@ -1,9 +1,8 @@
 // MiniMax video v2 (H3): POST /v2/video_generation with `content` items, GET /v2/query/video_generation/{id}.
 // Our `reference_images: [{url}]` become content items with role `reference_image` (at most 9).
-import type { NormalisedVideoRequest } from '../../domain/videos/model.ts';
 import { asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
-import type { VideoAdapter, VideoPoll } from '../video.ts';
+import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = { queued: 'queued', running: 'in_progress', succeeded: 'completed', failed: 'failed', cancelled: 'cancelled' };
 

@@ -1,9 +1,8 @@
 // OpenAI videos (Sora): POST /v1/videos, GET /v1/videos/{id}, and GET .../content as delivery
 // proof, since the video object carries no URL.
-import type { NormalisedVideoRequest } from '../../domain/videos/model.ts';
 import { asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
-import type { VideoAdapter, VideoPoll } from '../video.ts';
+import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = { queued: 'queued', in_progress: 'in_progress', completed: 'completed', failed: 'failed' };
 const SIZES: Record<string, [number, number]> = { '720p': [1280, 720], '1080p': [1920, 1080] };
