@@ -586,22 +586,35 @@ export interface components {
             image_url?: components["schemas"]["UrlRef"];
             video_url?: components["schemas"]["UrlRef"];
             audio_url?: components["schemas"]["UrlRef"];
-            /** @enum {string} */
+            /**
+             * @description `image_url`: `first_frame` (also an image without a role), `last_frame` or `reference_image`, as the model's protocol allows (OpenAI videos: one image, the first frame); `video_url`: `reference_video`; `audio_url`: `reference_audio`.
+             * @enum {string}
+             */
             role?: "first_frame" | "last_frame" | "reference_image" | "reference_video" | "reference_audio";
         };
-        /** @description A video generation request, as JSON or multipart/form-data (the OpenAI SDK sends multipart with bracket-encoded keys, numbers and booleans as strings). It is checked against the model's catalogue entry: allowed seconds, priced resolution tiers, accepted content types, inline Base64. */
+        /** @description A video generation request, as JSON or multipart/form-data (the OpenAI SDK sends multipart with bracket-encoded keys, numbers and booleans as strings). It is checked against the model's catalogue entry: allowed seconds, priced resolution tiers, sizes and ratios, accepted content types and roles, inline Base64, and whether the model takes `generate_audio`, `watermark` and `reference_images`. An option the model's provider cannot carry is refused with 400 naming the field and the model; nothing is dropped. Unknown fields are refused. */
         VideoCreateRequest: {
             /** @description A public model id of group `video`. */
             model: string;
+            /** @description The prompt. With text items in `content`, all are joined (prompt first, one per line) into the one text input. */
             prompt?: string;
             content?: components["schemas"]["VideoContentItem"][];
             /** @description Requested duration in whole seconds; one of the model's allowed values. */
             seconds?: number | string;
+            /** @description Width x height, as the OpenAI SDK sends it (`1280x720`); one of the model's sizes, each standing for a priced resolution tier and a ratio. Give `size`, or `resolution` and `ratio`. */
+            size?: string;
             /** @description A resolution tier the model prices, e.g. `720p`. */
             resolution?: string;
+            /** @description One of the model's ratios (size-only models: the ratios of their sizes). */
             ratio?: string;
+            /** @description OpenAI's reference image (`input_reference[image_url]` in the SDK's multipart): the first frame. Models that take no image refuse it; file uploads and file ids are refused. */
+            input_reference?: {
+                image_url: string;
+            };
             reference_images?: components["schemas"]["UrlRef"][];
+            /** @description Only for models whose provider has a sound switch. */
             generate_audio?: boolean | ("true" | "false");
+            /** @description Only for models whose provider has a watermark switch. */
             watermark?: boolean | ("true" | "false");
         };
         VideoTaskAccepted: {

@@ -85,7 +85,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     settler,
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
     messages: createMessagesService({ passthrough, discovery }),
-    videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
+    videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,

@@ -19,12 +19,14 @@ export interface VideoContentItem {
 export interface NormalisedVideoRequest {
   /** The public model id. */
   model: string;
-  /** The prompt as a text item, then the content items in order. */
+  /** Exactly one text item, first (the prompt and any text items, joined), then the other inputs in order. */
   content: VideoContentItem[];
   seconds: number;
   /** The priced resolution tier. */
   resolution: string;
   ratio: string | null;
+  /** Width x height ("1280x720") when the caller gave one or the model's sizes name it; null otherwise (older rows lack it). */
+  size?: string | null;
   reference_images: Array<{ url: string }>;
   generate_audio: boolean | null;
   watermark: boolean | null;
@@ -40,8 +42,10 @@ export interface VideoPoll {
   deliveredSeconds: number | string | undefined;
   deliveredResolution: string | undefined;
   assetUrl: string | undefined;
-  /** The upstream confirmed the delivered file some other way (Sora's content endpoint answered). */
+  /** The task object itself is the delivery proof (OpenAI videos: `completed` with `seconds` and `size`; it has no URL). */
   deliveryConfirmed?: boolean;
+  /** When the provider stops serving the files (unix seconds), when it says or documents it. */
+  expiresAt?: number | null;
   error: { code: string; message: string } | undefined;
   /** The upstream's result object, as received. */
   raw: Record<string, unknown>;

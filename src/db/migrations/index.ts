@@ -6,6 +6,7 @@ import * as createRequestLogs from './20261122130100_create_request_logs.ts';
 import * as createVideoTasks from './20261122140000_create_video_tasks.ts';
 import * as ledgerOneResolution from './20261122130200_ledger_one_resolution.ts';
 import * as reservationOwners from './20261123100000_reservation_owners.ts';
+import * as videoTaskPlan from './20261124100000_video_task_plan.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261122140000_create_video_tasks', createVideoTasks],
   ['20261122130200_ledger_one_resolution', ledgerOneResolution],
   ['20261123100000_reservation_owners', reservationOwners],
+  ['20261124100000_video_task_plan', videoTaskPlan],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -46,6 +46,9 @@ export interface VideoTaskRow {
   next_poll_at: Date | null;
   lease_until: Date | null;
   deadline_at: Date;
+  /** The plan's cancel capability at acceptance; null on tasks older than the column. */
+  cancellable: boolean | null;
+  expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;

@@ -4,7 +4,9 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { randomBase62 } from '../../shared/ids.ts';
 import type { Caller } from '../../customers/service.ts';
+import type { CatalogueStore } from '../../catalogue/store.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
+import { isVideoProtocol, type VideoProtocol } from '../../catalogue/video-protocols.ts';
 import { Failure } from '../failure.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import { LedgerAbort, type Ledger } from '../../ledger/service.ts';
@@ -29,6 +31,8 @@ export interface VideoServiceDeps {
   db: Knex;
   ledger: Ledger;
   discovery: DiscoveryService;
+  /** Providers by id, for tasks whose model may since have left the catalogue. */
+  catalogue: CatalogueStore;
   logger: Logger;
   /** How long a task may take before it goes to review (default 48 h, Ark's own expiry). */
   deadlineMs?: number;
@@ -52,13 +56,15 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
 
   return {
     async create({ caller, body, idempotencyKey }) {
-      const model = typeof body.model === 'string' ? deps.discovery.findModel(caller, body.model) : undefined;
+      // A model the key may reach but no enabled provider serves is a 503, not a 404.
+      const model = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
       if (!model) return videoFailures.modelNotFound(String(body.model));
-      if (model.group !== 'video' || !model.video) return videoFailures.notVideo(model.id, model.group);
-      const request = validateVideoRequest(body, model);
-      if ('param' in request) return videoFailures.invalid(request.param, request.message);
-      const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol]);
+      const video = model.video;
+      if (model.group !== 'video' || !video) return videoFailures.notVideo(model.id, model.group);
+      const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
       if (!route) return videoFailures.noProvider(model.id);
+      const request = validateVideoRequest(body, model, route.provider.protocol as VideoProtocol);
+      if ('param' in request) return videoFailures.invalid(request.param, request.message);
       const hash = hashOf(request);
       if (idempotencyKey) {
         const existing = await findByIdempotencyKey(db, caller.customerId, idempotencyKey);
@@ -85,6 +91,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             request_hash: hash,
             next_poll_at: new Date(Date.now() + SUBMIT_LEASE_MS),
             deadline_at: new Date(Date.now() + (deps.deadlineMs ?? 48 * 3_600_000)),
+            cancellable: video.cancellable,
           });
           const reserved = await ledger.reserveWithin(trx, {
             ref: taskId,
@@ -115,7 +122,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         }
         await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
         await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Failed, error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }), next_poll_at: null, completed_at: db.fn.now() });
-        return videoFailures.upstreamRefused(submitted);
+        return videoFailures.upstreamRefused(submitted, [[route.upstreamModel, model.id]]);
       }
       await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Queued, upstream_task_id: submitted.upstreamId, next_poll_at: new Date(Date.now() + pollMs) });
       return { taskId };
@@ -129,29 +136,31 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
     async cancel(caller, taskId) {
       const task = await findTask(db, taskId);
       if (!task || task.customer_id !== caller.customerId) return videoFailures.taskNotFound();
-      const model = deps.discovery.findModel(caller, task.model_id);
-      const cancellable = model?.video?.cancellable ?? false;
+      // What the task was sold with decides, not today's catalogue (older rows: the catalogue).
+      const cancellable = task.cancellable ?? deps.discovery.findCatalogued(caller, task.model_id)?.video?.cancellable ?? false;
       if (!cancellable) return videoFailures.cancelNotSupported(task.model_id);
       if (task.status !== VideoStatus.Queued && task.status !== VideoStatus.InProgress) return videoFailures.notCancellable(task.status);
-      const provider = model!.routes.find((r) => r.provider.id === task.provider_id)?.provider;
+      const provider = deps.catalogue.current().providers.get(task.provider_id);
       const adapter = provider ? videoAdapters[provider.protocol] : undefined;
-      if (!provider || !adapter || !task.upstream_task_id) return videoFailures.notCancellable(task.status);
+      if (!provider || !adapter || !task.upstream_task_id) return videoFailures.providerUnavailable('the task cannot be cancelled now.');
+      const outcome = { db, ledger, logger: deps.logger };
       // Look first: a task that already finished is settled as finished, not cancelled.
       const before = await adapter.poll(provider, task.upstream_task_id);
       if (before instanceof UpstreamError) return videoFailures.upstreamUnreachable('the task goes on.');
       if (before.status !== 'queued' && before.status !== 'in_progress') {
-        await settleFromPoll({ db, ledger, logger: deps.logger }, task, before, pollMs);
-        return (await findTask(db, taskId))!;
+        await settleFromPoll(outcome, task, before, pollMs);
+        const after = (await findTask(db, taskId))!;
+        return after.status === VideoStatus.Cancelled ? after : videoFailures.notCancellable(after.status);
       }
       const answer = await adapter.cancel(provider, task.upstream_task_id);
       if (answer instanceof UpstreamError) return videoFailures.upstreamUnreachable('it could not be asked to cancel; the task goes on.');
-      if (answer === 'cancelled') {
-        // Only now, with the provider's confirmation, does the reservation move.
-        const released = await ledger.release({ ref: taskId, purpose: { reason: 'cancelled by the customer' } });
-        if (released !== LedgerError.AlreadySettled) await transition(db, taskId, [VideoStatus.Queued, VideoStatus.InProgress], { status: VideoStatus.Cancelled, upstream_status: 'cancelled', next_poll_at: null, completed_at: db.fn.now() });
-      } else {
-        await settleFromPoll({ db, ledger, logger: deps.logger }, task, before, pollMs); // refused: the task goes on
+      if (answer === 'refused') {
+        await settleFromPoll(outcome, task, before, pollMs); // the task goes on
+        return videoFailures.cancelRefused();
       }
+      // Only now, with the provider's confirmation, does the reservation move.
+      const released = await ledger.release({ ref: taskId, purpose: { reason: 'cancelled by the customer' } });
+      if (released !== LedgerError.AlreadySettled) await transition(db, taskId, [VideoStatus.Queued, VideoStatus.InProgress], { status: VideoStatus.Cancelled, upstream_status: 'cancelled', next_poll_at: null, completed_at: db.fn.now() });
       return (await findTask(db, taskId))!;
     },
   };

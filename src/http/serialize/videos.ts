@@ -6,9 +6,13 @@ type WireVideoTask = PublicComponents['schemas']['VideoTask'];
 
 const seconds = (date: Date | string | null): number | null => (date === null ? null : Math.floor(new Date(date).getTime() / 1000));
 
-/** Every string equal to an upstream id (the task's, the upstream model name) becomes ours. */
+/**
+ * Every value equal to an upstream id (the task's, the upstream model name) becomes ours: strings,
+ * and numbers when the upstream id is a long number (some upstreams send task ids as numbers).
+ */
 function withPlatformIds(node: unknown, replace: ReadonlyMap<string, string>): unknown {
   if (typeof node === 'string') return replace.get(node) ?? node;
+  if (typeof node === 'number' && Number.isSafeInteger(node) && node >= 100_000) return replace.get(String(node)) ?? node;
   if (Array.isArray(node)) return node.map((n) => withPlatformIds(n, replace));
   if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withPlatformIds(v, replace)]));
   return node;

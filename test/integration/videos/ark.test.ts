@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { ArkSimulator } from '../../../src/sandbox/ark/server.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 
 /** The sample catalogue without seedance's free seconds (exact charges), plus a non-cancellable plan. */
 function testCatalogue(): string {
@@ -39,7 +40,10 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     ({ key, customerId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
   });
-  afterEach(async () => gateway.close());
+  afterEach(async () => {
+    expectVideoUpstreamsOnContract(gateway);
+    await gateway.close();
+  });
 
   const create = async (body: Record<string, unknown>, headers: Record<string, string> = {}, apiKey = key) => {
     const response = await fetch(`${gateway.url}/v1/videos`, {
@@ -55,7 +59,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
   };
   const cancel = async (id: string, apiKey = key) => {
     const response = await fetch(`${gateway.url}/v1/videos/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } });
-    return { status: response.status, body: (await response.json()) as any };
+    return { status: response.status, body: (await response.json()) as any, headers: Object.fromEntries(response.headers) };
   };
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
   /** Runs the poller until the task leaves the live statuses. */
@@ -83,7 +87,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     const upstreamId = [...ark.tasks.keys()][0]!;
     expect(task.result.id).to.equal(created.body.task_id);
     expect(task.result.model).to.equal('sandbox/seedance');
-    expect(task.result.content.video_url).to.match(/^https:\/\/ark-sim\.example\/videos\//);
+    expect(task.result.content.video_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/assets\//); // the supplier URL, as given
     expect(JSON.stringify(task)).to.not.include(upstreamId);
     expect(JSON.stringify(task)).to.not.include('doubao');
     await gateway.services.videoWorker.processBatch();
@@ -163,10 +167,13 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     expect(refused.body.error.code).to.equal('cancel_not_supported');
     expect((await get(fixed.body.task_id)).body.status).to.equal('queued');
 
+    // Ark refuses to cancel a running task: 409, final (SDKs must not retry it); the task goes on.
     const running = await create({ prompt: 'x [[sim queued_ms=0 running_ms=400]]' });
     const answer = await cancel(running.body.task_id);
-    expect(answer.status).to.equal(200);
-    expect(answer.body.status).to.equal('in_progress'); // Ark refuses to cancel a running task
+    expect(answer.status).to.equal(409);
+    expect(answer.body.error.code).to.equal('cancel_refused');
+    expect(answer.headers['x-should-retry']).to.equal('false');
+    expect((await get(running.body.task_id)).body.status).to.equal('in_progress');
     expect((await pollUntilDone(running.body.task_id)).status).to.equal('completed');
     await reconciled();
   });
