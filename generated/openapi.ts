@@ -112,11 +112,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List your video tasks
+         * @description The caller's tasks (every key of the customer), newest first by default, as OpenAI's cursor page: the OpenAI SDK's `videos.list` pages through them by passing `last_id` as `after`.
+         */
+        get: operations["videos_list"];
         put?: never;
         /**
          * Create a video task
-         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the platform task id only. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds).
+         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the task: the OpenAI video object (what the OpenAI SDK's `videos.create` returns) beside the platform envelope, with the platform task id as both `id` and `task_id`. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds).
          */
         post: operations["videos_create"];
         delete?: never;
@@ -134,14 +138,14 @@ export interface paths {
         };
         /**
          * Get a video task
-         * @description Only the creating customer sees a task; anyone else gets 404.
+         * @description Only the creating customer sees a task; anyone else gets 404. The OpenAI SDK's `videos.retrieve`. The `openai-poll-after-ms` header says when to poll again.
          */
         get: operations["videos_get"];
         put?: never;
         post?: never;
         /**
          * Cancel a video task
-         * @description Only for models whose plan allows cancellation (409 otherwise, nothing changes). The cancel is asked of the provider; the reservation is released only once the provider confirms it, and a task that finished first is settled as finished.
+         * @description Cancels a live task, for plans that allow it (the plan in force when the task was accepted; 409 otherwise, nothing changes). The OpenAI SDK's `videos.delete` calls it. The cancel is asked of the provider; the reservation is released only once the provider confirms it (200, `task_status: cancelled`). A task that finished first is settled as finished, and the provider refusing (Ark: the task is already running) leaves it going: both 409. Finished tasks are not deleted: the gateway stores no files.
          */
         delete: operations["videos_cancel"];
         options?: never;
@@ -575,6 +579,80 @@ export interface components {
             currency: string;
             data: components["schemas"]["ModelPricing"][];
         };
+        /**
+         * @description - `queued`: entered on acceptance; left when the provider starts, finishes, fails or cancels.
+         *     - `in_progress`: entered when the provider reports work; left on completion, failure or cancel.
+         *     - `completed`: terminal; entered when the delivered output is confirmed and settled.
+         *     - `failed`: terminal; entered when the provider fails or expires the task; the reservation is released.
+         *     - `cancelled`: terminal; entered once the provider confirms a cancel; the reservation is released.
+         *     - `review`: entered when usage or cost cannot be confirmed, the provider reports an unknown
+         *       status or the deadline passes; the reservation is held until an operator settles or releases.
+         * @enum {string}
+         */
+        VideoTaskStatus: "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
+        /** @description A video task: the OpenAI video object (`id`, `object: "video"`, `model`, `status`, `progress`, `created_at`, `completed_at`, `expires_at`, `size`, `seconds`, `prompt`, `error`), so the OpenAI SDK's `videos.*` methods work, beside the platform envelope (`task_id`, `task_status`, `updated_at`, `request`, `billing`, `result`). Provider ids never appear; supplier URLs do. `status` is OpenAI's four: `queued`, `in_progress`, `completed`, `failed`; `task_status` is the platform's precise one. `cancelled` shows as `failed` with `error.code: "cancelled"`; `review` (the outcome awaits an operator, the reservation is held) shows as `in_progress`; a task the provider expired is `failed` with `error.code: "expired"`. */
+        VideoTask: {
+            /** @description The platform task id (also `task_id`). */
+            id: string;
+            /** @constant */
+            object: "video";
+            task_id: string;
+            model: string;
+            /**
+             * @description OpenAI's status (see the schema description for how `task_status` maps to it).
+             * @enum {string}
+             */
+            status: "queued" | "in_progress" | "completed" | "failed";
+            task_status: components["schemas"]["VideoTaskStatus"];
+            /** @description The provider's progress where it reports one; 0 while queued, 100 once completed. */
+            progress: number;
+            /** @description Unix seconds. */
+            created_at: number;
+            updated_at: number;
+            /** @description When the task reached a final status. */
+            completed_at: number | null;
+            /** @description When the provider stops serving the files (`GET /v1/videos/{task_id}/content` answers 404 after), where known. */
+            expires_at: number | null;
+            /** @description Width x height requested (or named by the model's sizes); else the nominal size of the tier and ratio. */
+            size: string;
+            /** @description Billed seconds once completed, else the requested seconds (a string, as OpenAI sends it). */
+            seconds: string;
+            prompt: string | null;
+            /** @description Always null (remix is not offered). */
+            remixed_from_video_id: null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            request: {
+                seconds: number | null;
+                resolution: string | null;
+                ratio: string | null;
+                size: string | null;
+            };
+            /** @description Set once the task is settled. */
+            billing: {
+                amount: components["schemas"]["Decimal"];
+                currency: string;
+                /** @description Whole billed seconds of the delivered output; null when an operator settled the task by amount. */
+                seconds: number | null;
+                resolution: string | null;
+                price_version: number;
+            } | null;
+            /** @description Once completed, the provider's result fields with every provider id replaced by the task id. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description The caller's tasks, newest first unless `order=asc`. As OpenAI's cursor page: pass `last_id` as `after` for the next page while `has_more` is true. */
+        VideoTaskList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["VideoTask"][];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+        };
         UrlRef: {
             url: string;
         };
@@ -616,55 +694,6 @@ export interface components {
             generate_audio?: boolean | ("true" | "false");
             /** @description Only for models whose provider has a watermark switch. */
             watermark?: boolean | ("true" | "false");
-        };
-        VideoTaskAccepted: {
-            task_id: string;
-        };
-        /**
-         * @description - `queued`: entered on acceptance; left when the provider starts, finishes, fails or cancels.
-         *     - `in_progress`: entered when the provider reports work; left on completion, failure or cancel.
-         *     - `completed`: terminal; entered when the delivered output is confirmed and settled.
-         *     - `failed`: terminal; entered when the provider fails or expires the task; the reservation is released.
-         *     - `cancelled`: terminal; entered once the provider confirms a cancel; the reservation is released.
-         *     - `review`: entered when usage or cost cannot be confirmed, the provider reports an unknown
-         *       status or the deadline passes; the reservation is held until an operator settles or releases.
-         * @enum {string}
-         */
-        VideoTaskStatus: "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
-        /** @description The platform envelope of a video task. Provider ids never appear; supplier URLs do. */
-        VideoTask: {
-            id: string;
-            /** @constant */
-            object: "video.task";
-            model: string;
-            status: components["schemas"]["VideoTaskStatus"];
-            progress: number | null;
-            /** @description Unix seconds. */
-            created_at: number;
-            updated_at: number;
-            completed_at: number | null;
-            request: {
-                seconds: number | null;
-                resolution: string | null;
-                ratio: string | null;
-            };
-            error: {
-                code: string;
-                message: string;
-            } | null;
-            /** @description Set once the task is settled. */
-            billing: {
-                amount: components["schemas"]["Decimal"];
-                currency: string;
-                /** @description Whole billed seconds of the delivered output; null when an operator settled the task by amount. */
-                seconds: number | null;
-                resolution: string | null;
-                price_version: number;
-            } | null;
-            /** @description Once completed, the provider's result fields with every provider id replaced by the task id. */
-            result: {
-                [key: string]: unknown;
-            } | null;
         };
         HealthStatus: {
             /** @constant */
@@ -1007,6 +1036,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The operation is in the contract but not implemented yet. */
+        NotImplemented: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "videos_create is not implemented yet on this gateway.",
+                 *         "type": "api_error",
+                 *         "code": "not_implemented",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The wallet balance does not cover the request. */
         PaymentRequired: {
             headers: {
@@ -1107,26 +1156,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The operation is in the contract but not implemented yet. */
-        NotImplemented: {
-            headers: {
-                "request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "videos_create is not implemented yet on this gateway.",
-                 *         "type": "api_error",
-                 *         "code": "not_implemented",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description The provider failed or refused the request. */
         BadGateway: {
             headers: {
@@ -1140,6 +1169,26 @@ export interface components {
                  *         "message": "The provider refused the request.",
                  *         "type": "api_error",
                  *         "code": "upstream_error",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No enabled provider serves the model right now (its credential is not configured, or it left the catalogue). Nothing was charged. */
+        NoProvider: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "No provider can serve `bytedance/seedance-1-5-pro` right now; nothing was charged.",
+                 *         "type": "api_error",
+                 *         "code": "no_provider",
                  *         "param": null
                  *       }
                  *     }
@@ -1167,10 +1216,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The task cannot be cancelled: the model's plan does not support it, or the task already finished. */
+        /** @description The task cannot be cancelled: the plan it was sold with has no cancel, it already finished, or the provider refused (the task goes on and is billed by its result). Final: `x-should-retry: false`. */
         TaskNotCancellable: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                /** @description Always `false`; the OpenAI and Anthropic SDKs would otherwise retry a 409. */
+                "x-should-retry"?: "false";
                 [name: string]: unknown;
             };
             content: {
@@ -1212,6 +1263,11 @@ export interface components {
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
          */
         RequestId: string;
+        /**
+         * @description How long to wait before polling the task again, in milliseconds (the OpenAI SDKs' pollers honour it): the gateway's poll interval while a task is live, longer while it awaits review.
+         * @example 5000
+         */
+        PollAfterMs: string;
     };
     pathItems: never;
 }
@@ -1539,6 +1595,84 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    videos_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A task id from a previous page (its `last_id`); the page starts after it.
+                 * @example vt_4fR8kP2mQ9xL7nB3vC6d
+                 */
+                after?: string;
+                /**
+                 * @description Page size.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description By creation time.
+                 * @example desc
+                 */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tasks. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "openai-poll-after-ms": components["headers"]["PollAfterMs"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *           "object": "video",
+                     *           "task_id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *           "model": "sandbox/seedance",
+                     *           "status": "queued",
+                     *           "task_status": "queued",
+                     *           "progress": 0,
+                     *           "created_at": 1779348818,
+                     *           "updated_at": 1779348818,
+                     *           "completed_at": null,
+                     *           "expires_at": null,
+                     *           "size": "1280x720",
+                     *           "seconds": "5",
+                     *           "prompt": "A cat yawning at sunrise",
+                     *           "remixed_from_video_id": null,
+                     *           "error": null,
+                     *           "request": {
+                     *             "seconds": 5,
+                     *             "resolution": "720p",
+                     *             "ratio": "16:9",
+                     *             "size": "1280x720"
+                     *           },
+                     *           "billing": null,
+                     *           "result": null
+                     *         }
+                     *       ],
+                     *       "first_id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *       "last_id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoTaskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
     videos_create: {
         parameters: {
             query?: never;
@@ -1569,26 +1703,21 @@ export interface operations {
                  *       "model": "sandbox/seedance",
                  *       "prompt": "A cat yawning at sunrise",
                  *       "seconds": "5",
-                 *       "resolution": "720p"
+                 *       "size": "1280x720"
                  *     }
                  */
                 "multipart/form-data": components["schemas"]["VideoCreateRequest"];
             };
         };
         responses: {
-            /** @description Accepted; the body carries only the platform task id. */
+            /** @description Accepted; the task as `GET /v1/videos/{task_id}` shows it. */
             202: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "task_id": "vt_4fR8kP2mQ9xL7nB3vC6d"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["VideoTaskAccepted"];
+                    "application/json": components["schemas"]["VideoTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1602,6 +1731,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["NoProvider"];
         };
     };
     videos_get: {
@@ -1619,16 +1749,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The task envelope. */
+            /** @description The task. */
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "openai-poll-after-ms": components["headers"]["PollAfterMs"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VideoTask"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaskNotFound"];
             500: components["responses"]["InternalError"];
@@ -1660,12 +1792,14 @@ export interface operations {
                     "application/json": components["schemas"]["VideoTask"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaskNotFound"];
             409: components["responses"]["TaskNotCancellable"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["NoProvider"];
         };
     };
     health_get: {

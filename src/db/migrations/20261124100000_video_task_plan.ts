@@ -8,9 +8,12 @@ export async function up(knex: Knex): Promise<void> {
     // When the provider stops serving the task's files (set on completion when known).
     t.timestamp('expires_at', { useTz: true });
   });
+  // GET /v1/videos: a customer's tasks by creation time, paged by (created_at, id).
+  await knex.raw('create index video_tasks_customer_created on video_tasks (customer_id, created_at, id)');
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop index video_tasks_customer_created');
   await knex.schema.alterTable('video_tasks', (t) => {
     t.dropColumn('cancellable');
     t.dropColumn('expires_at');

@@ -17,14 +17,25 @@ import type { DiscoveryService } from '../discovery/service.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
-import { findByIdempotencyKey, findTask, transition } from './repo.ts';
+import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
 import { validateVideoRequest } from './validate.ts';
 import { settleFromPoll } from './outcome.ts';
 
+export interface VideoPage {
+  after?: string;
+  limit: number;
+  order: 'asc' | 'desc';
+}
+
 export interface VideoService {
-  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ taskId: string } | Failure>;
+  /** The accepted task (or the one an Idempotency-Key replays). */
+  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<VideoTaskRow | Failure>;
   get(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
+  /** The customer's tasks, one page. */
+  list(caller: Caller, page: VideoPage): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean } | Failure>;
   cancel(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
+  /** When a client should look at the task (or at its list) again: openai-poll-after-ms. */
+  pollAfterMs(task?: VideoTaskRow): number;
 }
 
 export interface VideoServiceDeps {
@@ -41,6 +52,8 @@ export interface VideoServiceDeps {
 
 /** A submission unconfirmed after this long is treated as orphaned by its process (see worker). */
 export const SUBMIT_LEASE_MS = 60_000;
+/** A task in review waits for an operator: clients need not look often. */
+const REVIEW_POLL_AFTER_MS = 60_000;
 
 const hashOf = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
@@ -48,10 +61,10 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
   const { db, ledger } = deps;
   const pollMs = deps.pollIntervalMs ?? 5_000;
 
-  async function replay(existing: VideoTaskRow, hash: string): Promise<{ taskId: string } | Failure> {
+  async function replay(existing: VideoTaskRow, hash: string): Promise<VideoTaskRow | Failure> {
     if (existing.request_hash !== hash) return videoFailures.keyReused();
     if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS) return videoFailures.keyInFlight();
-    return { taskId: existing.id };
+    return existing;
   }
 
   return {
@@ -118,20 +131,31 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         if (submitted.kind === 'timeout' || submitted.kind === 'protocol') {
           // The provider may have accepted it: never resubmit, never release blindly.
           await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Review, error: JSON.stringify({ code: 'submission_unconfirmed', message: 'The provider did not confirm the submission.' }), next_poll_at: null });
-          return { taskId };
+          return (await findTask(db, taskId))!;
         }
         await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
         await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Failed, error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }), next_poll_at: null, completed_at: db.fn.now() });
         return videoFailures.upstreamRefused(submitted, [[route.upstreamModel, model.id]]);
       }
       await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Queued, upstream_task_id: submitted.upstreamId, next_poll_at: new Date(Date.now() + pollMs) });
-      return { taskId };
+      return (await findTask(db, taskId))!;
     },
 
     async get(caller, taskId) {
       const task = await findTask(db, taskId);
       return task && task.customer_id === caller.customerId ? task : videoFailures.taskNotFound();
     },
+
+    async list(caller, page) {
+      if (page.after) {
+        const cursor = await findTask(db, page.after);
+        if (!cursor || cursor.customer_id !== caller.customerId) return videoFailures.invalid('after', 'No video task of yours with this id to page after.');
+      }
+      const rows = await listTasks(db, caller.customerId, page);
+      return { tasks: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+    },
+
+    pollAfterMs: (task) => (task?.status === VideoStatus.Review ? REVIEW_POLL_AFTER_MS : pollMs),
 
     async cancel(caller, taskId) {
       const task = await findTask(db, taskId);

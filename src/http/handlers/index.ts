@@ -23,6 +23,7 @@ import { readiness_get } from './readiness_get.ts';
 import { videos_cancel } from './videos_cancel.ts';
 import { videos_create } from './videos_create.ts';
 import { videos_get } from './videos_get.ts';
+import { videos_list } from './videos_list.ts';
 
 /** Handlers by operationId. An operation of the contract without one answers 501 in its endpoint's error shape. */
 export const publicHandlers: Record<string, Handler> = {
@@ -35,6 +36,7 @@ export const publicHandlers: Record<string, Handler> = {
   messages_count_tokens,
   videos_create,
   videos_get,
+  videos_list,
   videos_cancel,
 } as unknown as Record<string, Handler>;
 

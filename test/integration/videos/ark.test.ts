@@ -68,7 +68,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     for (;;) {
       await gateway.services.videoWorker.processBatch();
       const task = (await get(id)).body;
-      if (!['queued', 'in_progress'].includes(task.status) || Date.now() > deadline) return task;
+      if (!['queued', 'in_progress'].includes(task.task_status) || Date.now() > deadline) return task;
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -77,10 +77,10 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
   it('lives to completed and is settled once by the delivered seconds and tier, with no upstream id shown', async () => {
     const created = await create({ prompt: `a cat ${QUICK} [[sim duration=10 resolution=1080p]]` });
     expect(created.status).to.equal(202);
-    expect(Object.keys(created.body)).to.deep.equal(['task_id']);
+    expect(created.body).to.include({ id: created.body.task_id, object: 'video', status: 'queued', task_status: 'queued' });
     expect((await wallet()).reserved).to.equal('0.500000'); // 5 s x 0.10 at 720p, as requested
     const task = await pollUntilDone(created.body.task_id);
-    expect(task.status).to.equal('completed');
+    expect(task).to.include({ status: 'completed', task_status: 'completed' });
     // Delivered 10 s at 1080p: 10 x 0.25 = 2.50, covered by the balance beyond the reservation.
     expect(task.billing).to.deep.equal({ amount: '2.500000', currency: 'USD', seconds: 10, resolution: '1080p', price_version: 1 });
     expect(await wallet()).to.include({ debits: '2.500000', reserved: '0.000000', available: '2.500000' });
@@ -99,12 +99,13 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
 
   it('releases a failed task and sends unconfirmable or unknown outcomes to review, holding the reservation', async () => {
     const failed = await create({ prompt: `x ${QUICK} [[sim fail]]` });
-    expect((await pollUntilDone(failed.body.task_id))).to.include({ status: 'failed', billing: null });
+    expect((await pollUntilDone(failed.body.task_id))).to.include({ status: 'failed', task_status: 'failed', billing: null });
     expect((await get(failed.body.task_id)).body.error.code).to.equal('OutputVideoSensitiveContentDetected');
     for (const directive of ['no_duration', 'no_url', 'resolution=4k', 'status=paused']) {
       const task = await create({ prompt: `x ${QUICK} [[sim ${directive}]]` });
       const done = await pollUntilDone(task.body.task_id);
-      expect(done.status, directive).to.equal('review');
+      expect(done.task_status, directive).to.equal('review');
+      expect(done.status, directive).to.equal('in_progress'); // OpenAI's view: not decided yet
       expect(done.billing).to.equal(null);
     }
     expect(await wallet()).to.include({ debits: '0.000000', reserved: '2.000000' }); // four reviews x 0.50
@@ -157,7 +158,8 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     await gateway.services.videoWorker.processBatch();
     const cancelled = await cancel(queued.body.task_id);
     expect(cancelled.status).to.equal(200);
-    expect(cancelled.body.status).to.equal('cancelled');
+    expect(cancelled.body).to.include({ status: 'failed', task_status: 'cancelled' });
+    expect(cancelled.body.error.code).to.equal('cancelled');
     expect((await wallet()).reserved).to.equal('0.000000');
     expect((await cancel(queued.body.task_id)).body.error.code).to.equal('task_not_cancellable');
 
@@ -165,7 +167,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     const refused = await cancel(fixed.body.task_id);
     expect(refused.status).to.equal(409);
     expect(refused.body.error.code).to.equal('cancel_not_supported');
-    expect((await get(fixed.body.task_id)).body.status).to.equal('queued');
+    expect((await get(fixed.body.task_id)).body.task_status).to.equal('queued');
 
     // Ark refuses to cancel a running task: 409, final (SDKs must not retry it); the task goes on.
     const running = await create({ prompt: 'x [[sim queued_ms=0 running_ms=400]]' });
@@ -173,8 +175,8 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     expect(answer.status).to.equal(409);
     expect(answer.body.error.code).to.equal('cancel_refused');
     expect(answer.headers['x-should-retry']).to.equal('false');
-    expect((await get(running.body.task_id)).body.status).to.equal('in_progress');
-    expect((await pollUntilDone(running.body.task_id)).status).to.equal('completed');
+    expect((await get(running.body.task_id)).body.task_status).to.equal('in_progress');
+    expect((await pollUntilDone(running.body.task_id)).task_status).to.equal('completed');
     await reconciled();
   });
 
@@ -240,7 +242,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     const created = await create({ prompt: `x ${QUICK}` });
     await gateway.db('video_tasks').where({ id: created.body.task_id }).update({ status: 'submitting', upstream_task_id: null, next_poll_at: new Date(Date.now() - 1000) });
     await gateway.services.videoWorker.processBatch();
-    expect((await get(created.body.task_id)).body.status).to.equal('review');
+    expect((await get(created.body.task_id)).body.task_status).to.equal('review');
     expect((await wallet()).reserved).to.equal('0.500000');
 
     const live = await create({ prompt: `x ${QUICK}` });

@@ -178,7 +178,7 @@ describe('video create options: mapped for the provider or refused, never droppe
     expect(gateway.services.catalogue.current().model('sandbox/seedance')!.video!.cancellable).to.equal(false);
     const cancelled = await v.cancel(queued.body.task_id);
     expect(cancelled.status).to.equal(200);
-    expect(cancelled.body.status).to.equal('cancelled');
+    expect(cancelled.body.task_status).to.equal('cancelled');
     expect((await wallet()).reserved).to.equal('0.000000');
     const later = await v.create({ model: 'sandbox/seedance', prompt: 'a [[sim queued_ms=60000]]' });
     expect((await v.cancel(later.body.task_id)).body.error.code).to.equal('cancel_not_supported');

@@ -37,7 +37,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     for (;;) {
       await gateway.services.videoWorker.processBatch();
       const task = (await (await fetch(`${gateway.url}/v1/videos/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
-      if (!['queued', 'in_progress'].includes(task.status) || Date.now() > deadline) return task;
+      if (!['queued', 'in_progress'].includes(task.task_status) || Date.now() > deadline) return task;
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -58,10 +58,10 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
 
     const unconfirmed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim no_duration]]`, seconds: 4 });
     const held = await finish(unconfirmed.body.task_id);
-    expect(held.status).to.equal('review');
+    expect(held.task_status).to.equal('review');
     expect(held.error.code).to.equal('no_duration');
     const failed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
-    expect((await finish(failed.body.task_id)).status).to.equal('failed');
+    expect((await finish(failed.body.task_id)).task_status).to.equal('failed');
     const cancel = await fetch(`${gateway.url}/v1/videos/${unconfirmed.body.task_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(cancel.status).to.equal(409);
     expect(await wallet()).to.include({ debits: '3.600000', reserved: '0.400000' }); // the review holds 4 s x 0.10
@@ -76,7 +76,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     it(`${c.model}: an unknown status goes to review; a price changed in flight does not change the bill`, async () => {
       const unknown = await create({ model: c.model, prompt: `x ${QUICK} [[sim status=paused]]`, seconds: 4, resolution: c.resolution });
       const held = await finish(unknown.body.task_id);
-      expect(held.status).to.equal('review');
+      expect(held.task_status).to.equal('review');
       expect(held.error.code).to.equal('unknown_status');
 
       const inFlight = await create({ model: c.model, prompt: 'x [[sim queued_ms=0 running_ms=300]]', seconds: 4, resolution: c.resolution });
@@ -110,7 +110,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     expect(tooMany.status).to.equal(400);
     expect(tooMany.body.error.param).to.equal('reference_images');
     const noDuration = await create({ model: 'sandbox/h3', prompt: `x ${QUICK} [[sim no_duration]]`, seconds: 4 });
-    expect((await finish(noDuration.body.task_id)).status).to.equal('review');
+    expect((await finish(noDuration.body.task_id)).task_status).to.equal('review');
     const failed = await create({ model: 'sandbox/h3', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
     expect((await finish(failed.body.task_id)).status).to.equal('failed');
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
