@@ -153,6 +153,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/videos/{task_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a video task's file
+         * @description The file of a completed task, streamed from the provider to the task's creator as it arrives: nothing is stored or buffered by the gateway. The OpenAI SDK's `videos.downloadContent`. The provider's download URL is resolved afresh on every call (supplier URLs expire): Ark's `video_url` (valid about 24 hours), MiniMax H3's `content.url` (signed by each query), OpenAI videos' own `/videos/{id}/content`. `content-type` and `content-length` are the provider's; a `Range` header is passed on and answered with 206 and `content-range`. A task not completed yet, failed, or whose files the provider no longer serves answers 404; so does another customer's task.
+         */
+        get: operations["videos_content"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1136,10 +1156,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests. */
+        /** @description Too many requests (the gateway's, or the provider's: then its `retry-after` and rate-limit headers are passed on). Nothing was charged. */
         RateLimited: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                /** @description Seconds to wait, when the provider said. */
+                "retry-after"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -1225,6 +1247,38 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such task of yours, or no file to download: the task is not completed (yet), failed, or the provider no longer serves its files. */
+        VideoContentNotAvailable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `Range` lies outside the file; `content-range` gives its size when the provider did. */
+        RangeNotSatisfiable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                /** @description `bytes *\/<size>` */
+                "content-range"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "The requested range lies outside the file.",
+                 *         "type": "invalid_request_error",
+                 *         "code": "range_not_satisfiable",
+                 *         "param": "Range"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1796,6 +1850,76 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaskNotFound"];
             409: components["responses"]["TaskNotCancellable"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["NoProvider"];
+        };
+    };
+    videos_content: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Which file: `video` (the MP4, default), `thumbnail` or `spritesheet` where the provider makes them (OpenAI videos); other providers offer `video` only (400 otherwise).
+                 * @example video
+                 */
+                variant?: "video" | "thumbnail" | "spritesheet";
+            };
+            header?: {
+                /**
+                 * @description A byte range (`bytes=0-1023`), passed on to the provider; other values are ignored.
+                 * @example bytes=0-1023
+                 */
+                Range?: string;
+            };
+            path: {
+                /**
+                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @example vt_4fR8kP2mQ9xL7nB3vC6d
+                 */
+                task_id: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description The file's size, as the provider gave it. */
+                    "content-length"?: string;
+                    /** @description `bytes` when the provider serves ranges. */
+                    "accept-ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (MP4 bytes) */
+                    "video/mp4": string;
+                    /** @example (WebP bytes) */
+                    "image/webp": string;
+                    /** @example (bytes) */
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range of the file. */
+            206: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description `bytes <first>-<last>/<size>` */
+                    "content-range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (MP4 bytes) */
+                    "video/mp4": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["VideoContentNotAvailable"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];

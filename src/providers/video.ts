@@ -51,9 +51,25 @@ export interface VideoPoll {
   raw: Record<string, unknown>;
 }
 
+export type VideoVariant = 'video' | 'thumbnail' | 'spritesheet';
+
+/** Where a finished task's bytes can be fetched right now. */
+export interface VideoAssetLocation {
+  url: string;
+  /** Send the provider credential (its own API endpoint); never to a supplier CDN URL. */
+  withCredential: boolean;
+}
+
 export interface VideoAdapter {
   submit(provider: ResolvedProvider, upstreamModel: string, request: NormalisedVideoRequest): Promise<{ upstreamId: string } | UpstreamError>;
   poll(provider: ResolvedProvider, upstreamId: string): Promise<VideoPoll | UpstreamError>;
   /** 'cancelled' once the upstream confirms; 'refused' when it will not (the task goes on). */
   cancel(provider: ResolvedProvider, upstreamId: string): Promise<'cancelled' | 'refused' | UpstreamError>;
+  /** The downloadable variants of a finished task. */
+  readonly variants: readonly VideoVariant[];
+  /**
+   * Where the bytes of a finished task are now, resolved afresh on each call (supplier URLs
+   * expire or are signed per query); 'gone' when the upstream no longer has them.
+   */
+  locate(provider: ResolvedProvider, upstreamId: string, variant: VideoVariant): Promise<VideoAssetLocation | 'gone' | UpstreamError>;
 }

@@ -41,11 +41,12 @@ export function assetBytes(seed: string, size: number): Buffer {
   return slice(seed, 0, size);
 }
 
-function stream(seed: string, start: number, end: number): Readable {
+function stream(seed: string, start: number, end: number, cutAt?: number): Readable {
   let at = start;
   return new Readable({
     highWaterMark: BLOCK,
     read() {
+      if (cutAt !== undefined && at >= cutAt) return void this.destroy(new Error('simulated broken connection'));
       if (at >= end) return void this.push(null);
       const next = Math.min(end, at + BLOCK);
       const chunk = slice(seed, at, next);
@@ -68,13 +69,14 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return start >= size || end <= start ? 'unsatisfiable' : { start, end };
 }
 
-export function assetAnswer(seed: string, size: number, contentType: string, rangeHeader: string | undefined): JsonAnswer {
+/** `cutAt`: the connection breaks after this many bytes of the file (`[[sim cut_bytes=N]]`). */
+export function assetAnswer(seed: string, size: number, contentType: string, rangeHeader: string | undefined, cutAt?: number): JsonAnswer {
   const range = parseRange(rangeHeader, size);
   if (range === 'unsatisfiable') return { status: 416, body: Buffer.alloc(0), headers: { 'content-type': contentType, 'content-range': `bytes */${size}` } };
   const { start, end } = range ?? { start: 0, end: size };
   return {
     status: range ? 206 : 200,
-    body: stream(seed, start, end),
+    body: stream(seed, start, end, cutAt),
     headers: {
       'content-type': contentType,
       'content-length': String(end - start),

@@ -35,6 +35,13 @@ export interface Exchange {
   body: unknown;
   /** False while, or if never, the whole answer was written (a streamed file whose reader left). */
   finished: boolean;
+  /** The connection closed (finished or not). */
+  closed: boolean;
+  /** Bytes of a streamed answer produced so far (what the reader's back-pressure let through). */
+  sent: number;
+  /** Whether the request carried credentials, and its Range. */
+  authorized: boolean;
+  range: string | undefined;
   offContract: boolean;
 }
 
@@ -67,13 +74,16 @@ export async function serveJson(route: JsonRoute, options: { basePath?: string }
       const streamed = answer.body instanceof Readable;
       const bytes = streamed || Buffer.isBuffer(answer.body);
       const contentType = answer.headers?.['content-type'] ?? 'application/json';
-      const exchange: Exchange = { method: req.method ?? 'GET', path: path + url.search, requestBody: chunks.length ? body : undefined, status: answer.status, contentType, body: bytes ? '[bytes]' : answer.body, finished: false, offContract: answer.offContract ?? false };
+      const exchange: Exchange = { method: req.method ?? 'GET', path: path + url.search, requestBody: chunks.length ? body : undefined, status: answer.status, contentType, body: bytes ? '[bytes]' : answer.body, finished: false, closed: false, sent: 0, authorized: req.headers.authorization !== undefined, range: req.headers.range, offContract: answer.offContract ?? false };
       exchanges.push(exchange);
       if (exchanges.length > KEPT_EXCHANGES) exchanges.shift();
       res.once('finish', () => (exchange.finished = true));
+      res.once('close', () => (exchange.closed = true));
       if (answer.body instanceof Readable) {
         res.writeHead(answer.status, { 'content-type': contentType, ...answer.headers });
         if (req.method === 'HEAD') return void (answer.body.destroy(), res.end());
+        answer.body.on('data', (chunk: Buffer) => (exchange.sent += chunk.length));
+        answer.body.on('error', () => res.destroy()); // a file that breaks off: the connection drops
         answer.body.pipe(res);
         res.once('close', () => (answer.body as Readable).destroy()); // the reader left: stop producing
         return;

@@ -1,7 +1,8 @@
 // Switches for the simulated video upstreams, written in the prompt: "[[sim fail]]",
 // "[[sim duration=7 resolution=1080p]]", "[[sim status=paused]]", "[[sim queued_ms=0 running_ms=0]]",
 // "[[sim reject]]" / "[[sim reject=429]]" (the submission is refused), "[[sim size=1792x1024]]",
-// "[[sim bytes=8388608]]" (size of the generated file), "[[sim url_ttl_ms=0]]" (file URLs expire).
+// "[[sim bytes=8388608]]" (size of the generated file), "[[sim url_ttl_ms=0]]" (file URLs expire),
+// "[[sim cut_bytes=65536]]" (a download breaks off).
 export interface TaskBehaviour {
   fail?: boolean;
   noDuration?: boolean;
@@ -20,6 +21,8 @@ export interface TaskBehaviour {
   bytes?: number;
   /** How long a file URL stays valid. */
   urlTtlMs?: number;
+  /** The file's connection breaks after this many bytes. */
+  cutBytes?: number;
 }
 
 export function parseTaskDirectives(text: string): TaskBehaviour {
@@ -39,6 +42,7 @@ export function parseTaskDirectives(text: string): TaskBehaviour {
       else if (name === 'size' && value) behaviour.size = value;
       else if (name === 'bytes' && value) behaviour.bytes = Number(value);
       else if (name === 'url_ttl_ms' && value) behaviour.urlTtlMs = Number(value);
+      else if (name === 'cut_bytes' && value) behaviour.cutBytes = Number(value);
     }
   }
   return behaviour;

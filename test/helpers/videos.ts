@@ -57,7 +57,9 @@ const CONTRACTS: Record<string, UpstreamApi> = {
 export function exchangeProblems(api: UpstreamApi, exchange: Exchange): string[] {
   const call = `${exchange.method} ${exchange.path}`;
   const request = validateUpstreamRequest(api, exchange.method, exchange.path, exchange.requestBody, exchange.requestBody ? 'application/json' : undefined, { documentedOnly: true });
-  const response = exchange.offContract ? [] : validateUpstreamResponse(api, exchange.method, exchange.path, exchange.status, exchange.body, exchange.contentType);
+  // A 206 is the 200 representation, in part (HTTP range requests): the contracts declare only 200.
+  const status = exchange.status === 206 ? 200 : exchange.status;
+  const response = exchange.offContract ? [] : validateUpstreamResponse(api, exchange.method, exchange.path, status, exchange.body, exchange.contentType);
   return [...request.map((p) => `${call} request: ${p}`), ...response.map((p) => `${call} -> ${exchange.status}: ${p}`)];
 }
 

@@ -20,6 +20,8 @@ import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
 import { validateVideoRequest } from './validate.ts';
 import { settleFromPoll } from './outcome.ts';
+import { streamContent, type ContentRequest } from './content.ts';
+import type { Sink } from '../sink.ts';
 
 export interface VideoPage {
   after?: string;
@@ -34,6 +36,8 @@ export interface VideoService {
   /** The customer's tasks, one page. */
   list(caller: Caller, page: VideoPage): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean } | Failure>;
   cancel(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
+  /** Streams the file of a completed task to its creator through the sink (failures come before any byte). */
+  content(caller: Caller, taskId: string, request: ContentRequest, sink: Sink): Promise<{ bytes: number } | Failure>;
   /** When a client should look at the task (or at its list) again: openai-poll-after-ms. */
   pollAfterMs(task?: VideoTaskRow): number;
 }
@@ -153,6 +157,12 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       }
       const rows = await listTasks(db, caller.customerId, page);
       return { tasks: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+    },
+
+    async content(caller, taskId, request, sink) {
+      const task = await findTask(db, taskId);
+      if (!task || task.customer_id !== caller.customerId) return videoFailures.taskNotFound();
+      return streamContent({ catalogue: deps.catalogue, logger: deps.logger }, task, request, sink);
     },
 
     pollAfterMs: (task) => (task?.status === VideoStatus.Review ? REVIEW_POLL_AFTER_MS : pollMs),

@@ -21,6 +21,7 @@ import { models_pricing } from './models_pricing.ts';
 import { models_retrieve } from './models_retrieve.ts';
 import { readiness_get } from './readiness_get.ts';
 import { videos_cancel } from './videos_cancel.ts';
+import { videos_content } from './videos_content.ts';
 import { videos_create } from './videos_create.ts';
 import { videos_get } from './videos_get.ts';
 import { videos_list } from './videos_list.ts';
@@ -38,6 +39,7 @@ export const publicHandlers: Record<string, Handler> = {
   videos_get,
   videos_list,
   videos_cancel,
+  videos_content,
 } as unknown as Record<string, Handler>;
 
 export const adminHandlers: Record<string, Handler> = {

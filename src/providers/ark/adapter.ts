@@ -3,7 +3,7 @@
 // 24 hours after completion (the task is re-queried for it on each download).
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
-import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
+import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = {
   queued: 'queued',
@@ -73,5 +73,12 @@ export const arkAdapter: VideoAdapter = {
     if (answer instanceof UpstreamError) return answer.status && answer.status < 500 && answer.status !== 429 ? 'refused' : answer;
     const after = await this.poll(provider, upstreamId);
     return !(after instanceof UpstreamError) && after.status === 'cancelled' ? 'cancelled' : 'refused';
+  },
+  variants: ['video'],
+  async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
+    // `video_url` is valid 24 h after completion; the task record (and so the URL) 7 days.
+    const task = await this.poll(provider, upstreamId);
+    if (task instanceof UpstreamError) return task.status === 404 ? 'gone' : task;
+    return task.status === 'completed' && task.assetUrl ? { url: task.assetUrl, withCredential: false } : 'gone';
   },
 };

@@ -4,7 +4,7 @@
 // afresh by each query.
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
-import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
+import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = { queued: 'queued', running: 'in_progress', succeeded: 'completed', failed: 'failed', cancelled: 'cancelled', expired: 'failed' };
 
@@ -62,4 +62,11 @@ export const minimaxAdapter: VideoAdapter = {
   },
   // H3 has no cancel API; the catalogue marks its plans not cancellable.
   cancel: async () => 'refused',
+  variants: ['video'],
+  async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
+    // Each query signs a fresh content.url; an unknown or too old task is `invalid task_id` (400).
+    const task = await this.poll(provider, upstreamId);
+    if (task instanceof UpstreamError) return task.status === 404 || task.status === 400 ? 'gone' : task;
+    return task.status === 'completed' && task.assetUrl ? { url: task.assetUrl, withCredential: false } : 'gone';
+  },
 };

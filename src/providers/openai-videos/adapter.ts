@@ -2,6 +2,7 @@
 // /v1. The video object carries no URL: a `completed` status with `seconds` and `size` is the
 // delivery (the bytes are fetched from GET /videos/{id}/content only when a customer downloads).
 import { tierOfSize } from '../../catalogue/video-protocols.ts';
+import { joinUrl } from '../http.ts';
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
@@ -59,4 +60,8 @@ export const openaiVideosAdapter: VideoAdapter = {
   },
   // OpenAI videos cannot be cancelled; the catalogue marks their plans not cancellable.
   cancel: async () => 'refused',
+  variants: ['video', 'thumbnail', 'spritesheet'],
+  // The provider's own endpoint answers the bytes, with our credential; a gone video answers 404.
+  locate: async (provider, upstreamId, variant) =>
+    provider.baseUrl ? { url: joinUrl(provider.baseUrl, `/videos/${encodeURIComponent(upstreamId)}/content?variant=${variant}`), withCredential: true } : new UpstreamError('connect', true),
 };

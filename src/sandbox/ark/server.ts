@@ -82,7 +82,7 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
       const task = byAsset.get(asset[1]!);
       if (!task || stateOf(task) !== 'succeeded') return { status: 404, body: { message: 'NoSuchKey' } };
       if (Number(req.query.get('X-Expires')) < Date.now()) return { status: 403, body: { message: 'AccessDenied: Request has expired' } };
-      return assetAnswer(task.asset, book.bytes(task), 'video/mp4', req.headers.range);
+      return assetAnswer(task.asset, book.bytes(task), 'video/mp4', req.headers.range, task.behaviour.cutBytes);
     }
     if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) return arkError(401, 'AuthenticationError', 'The API key in the request is missing or invalid.');
     const match = /^\/contents\/generations\/tasks(?:\/([^/]+))?$/.exec(req.path);

@@ -83,7 +83,7 @@ export async function startMiniMaxSimulator(options: { queuedMs?: number; runnin
       const signed = tokens.get(req.query.get('token') ?? '');
       if (!signed || !req.path.includes(signed.task.asset)) return { status: 404, body: { message: 'not found' } };
       if (signed.expires < Date.now()) return { status: 403, body: { message: 'signature expired' } };
-      return assetAnswer(signed.task.asset, book.bytes(signed.task), 'video/mp4', req.headers.range);
+      return assetAnswer(signed.task.asset, book.bytes(signed.task), 'video/mp4', req.headers.range, signed.task.behaviour.cutBytes);
     }
     if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) return minimaxError(401, 'invalid api key', 1004);
     if (req.method === 'POST' && req.path === '/v2/video_generation') {

@@ -92,7 +92,7 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
         if (!VARIANTS[variant]) return openaiError(400, `Invalid value for 'variant': '${variant}'.`, 'variant');
         const ready = book.phase(task) === 'succeeded' && !task.behaviour.noUrl;
         if (!ready) return openaiError(404, 'Video content is not available.', 'video_id', 'not_found');
-        return assetAnswer(`${task.asset}:${variant}`, variantSize(book.bytes(task), variant), VARIANTS[variant]!.type, req.headers.range);
+        return assetAnswer(`${task.asset}:${variant}`, variantSize(book.bytes(task), variant), VARIANTS[variant]!.type, req.headers.range, task.behaviour.cutBytes);
       }
       if (req.method === 'GET') return videoAnswer(view(task));
       if (req.method === 'DELETE') {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { VIDEO_PROTOCOL_TRAITS } from '../../../src/catalogue/video-protocols.ts';
 import { arkBody, parseArkTask } from '../../../src/providers/ark/adapter.ts';
+import { assetUrlAllowed } from '../../../src/providers/asset.ts';
 import { minimaxBody, parseMiniMaxTask } from '../../../src/providers/minimax/adapter.ts';
 import { parseVideo, soraBody } from '../../../src/providers/openai-videos/adapter.ts';
 import type { NormalisedVideoRequest } from '../../../src/providers/video.ts';
@@ -99,5 +100,15 @@ describe('video adapters: what they send is on the provider contract, and nothin
     expect(validateUpstreamResponse('openai-videos', 'GET', '/videos/video_1', 200, video)).to.deep.equal([]);
     expect(parseVideo(video)).to.deep.include({ status: 'completed', deliveryConfirmed: true, deliveredSeconds: '8', deliveredResolution: '720p', expiresAt: 3602 });
     expect(parseVideo({ ...video, status: 'in_progress', progress: 33.3 })).to.deep.include({ deliveryConfirmed: false, progress: 33 });
+  });
+});
+
+describe('video downloads: which URLs the gateway fetches', () => {
+  const provider = (baseUrl: string) => ({ id: 'p', protocol: 'ark-video' as const, sandbox: false, baseUrl, timeouts: { connect_ms: 1, first_byte_ms: 1, response_ms: 1, idle_ms: 1 }, credential: () => 'k' });
+  it('supplier URLs must be https; http only when the provider itself is reached over http (local, tests)', () => {
+    expect(assetUrlAllowed(provider('https://ark.example.com/api/v3'), 'https://cdn.example.com/v.mp4')).to.equal(true);
+    expect(assetUrlAllowed(provider('https://ark.example.com/api/v3'), 'http://cdn.example.com/v.mp4')).to.equal(false);
+    expect(assetUrlAllowed(provider('http://127.0.0.1:9000'), 'http://127.0.0.1:9000/assets/a.mp4')).to.equal(true);
+    for (const url of ['file:///etc/passwd', 'ftp://x/y', 'data:video/mp4;base64,AAAA', '//cdn.example.com/v.mp4']) expect(assetUrlAllowed(provider('http://127.0.0.1:9000'), url), url).to.equal(false);
   });
 });
