@@ -42,6 +42,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
     await gateway.close();
   });
 

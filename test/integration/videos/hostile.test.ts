@@ -17,7 +17,10 @@ describe('video paths under hostile input', function () {
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
     v = videoCalls(gateway, key);
   });
-  after(async () => gateway.close());
+  after(async () => {
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+    await gateway.close();
+  });
 
   const MARK = 'hostile-7f3a';
   const unstorable: Array<[string, string]> = [

@@ -25,6 +25,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
     await gateway.close();
   });
 
