@@ -1,5 +1,5 @@
-// Video tasks: accept (validate, reserve and record in one transaction, then submit), show, cancel.
-// Settlement by delivered output happens in the worker (worker.ts).
+// Video tasks: accept (validate, reserve and record in one transaction, then submit), show, list,
+// cancel, download (content.ts). Settlement by delivered output happens in the worker (worker.ts).
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { randomBase62 } from '../../shared/ids.ts';
@@ -13,15 +13,15 @@ import { LedgerAbort, type Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
 import { videoLines } from '../../pricing/cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
-import type { DiscoveryService } from '../discovery/service.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
+import type { DiscoveryService } from '../discovery/service.ts';
+import type { Sink } from '../sink.ts';
+import { streamContent, type ContentRequest } from './content.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
+import { settleFromPoll } from './outcome.ts';
 import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
 import { validateVideoRequest } from './validate.ts';
-import { settleFromPoll } from './outcome.ts';
-import { streamContent, type ContentRequest } from './content.ts';
-import type { Sink } from '../sink.ts';
 
 export interface VideoPage {
   after?: string;
