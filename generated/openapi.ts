@@ -1768,6 +1768,7 @@ export interface operations {
             202: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "openai-poll-after-ms": components["headers"]["PollAfterMs"];
                     [name: string]: unknown;
                 };
                 content: {
