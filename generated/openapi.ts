@@ -132,11 +132,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List your video tasks
+         * @description The caller's tasks (every key of the customer), newest first by default, as OpenAI's cursor page: the OpenAI SDK's `videos.list` pages through them by passing `last_id` as `after`.
+         */
+        get: operations["videos_list"];
         put?: never;
         /**
          * Create a video task
-         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the platform task id only. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds).
+         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the task: the OpenAI video object (what the OpenAI SDK's `videos.create` returns) beside the platform envelope, with the platform task id as both `id` and `task_id`. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds).
          */
         post: operations["videos_create"];
         delete?: never;
@@ -154,16 +158,36 @@ export interface paths {
         };
         /**
          * Get a video task
-         * @description Only the creating customer sees a task; anyone else gets 404.
+         * @description Only the creating customer sees a task; anyone else gets 404. The OpenAI SDK's `videos.retrieve`. The `openai-poll-after-ms` header says when to poll again.
          */
         get: operations["videos_get"];
         put?: never;
         post?: never;
         /**
          * Cancel a video task
-         * @description Only for models whose plan allows cancellation (409 otherwise, nothing changes). The cancel is asked of the provider; the reservation is released only once the provider confirms it, and a task that finished first is settled as finished.
+         * @description Cancels a live task, for plans that allow it (the plan in force when the task was accepted; 409 otherwise, nothing changes). The OpenAI SDK's `videos.delete` calls it. The cancel is asked of the provider; the reservation is released only once the provider confirms it (200, `task_status: cancelled`). A task that finished first is settled as finished, and the provider refusing (Ark: the task is already running) leaves it going: both 409. Finished tasks are not deleted: the gateway stores no files.
          */
         delete: operations["videos_cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/videos/{task_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a video task's file
+         * @description The file of a completed task, streamed from the provider to the task's creator as it arrives: nothing is stored or buffered by the gateway. The OpenAI SDK's `videos.downloadContent`. The provider's download URL is resolved afresh on every call (supplier URLs expire): Ark's `video_url` (valid about 24 hours), MiniMax H3's `content.url` (signed by each query), OpenAI videos' own `/videos/{id}/content`. `content-type` and `content-length` are the provider's; a `Range` header is passed on and answered with 206 and `content-range`. A task not completed yet, failed, or whose files the provider no longer serves answers 404; so does another customer's task.
+         */
+        get: operations["videos_content"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -775,38 +799,6 @@ export interface components {
             currency: string;
             data: components["schemas"]["ModelPricing"][];
         };
-        UrlRef: {
-            url: string;
-        };
-        /** @description One input item, in the Ark content shape. URLs must be `http(s)://` URLs, or `data:` URLs where the model accepts inline Base64. File ids are not accepted. */
-        VideoContentItem: {
-            /** @enum {string} */
-            type: "text" | "image_url" | "video_url" | "audio_url";
-            text?: string;
-            image_url?: components["schemas"]["UrlRef"];
-            video_url?: components["schemas"]["UrlRef"];
-            audio_url?: components["schemas"]["UrlRef"];
-            /** @enum {string} */
-            role?: "first_frame" | "last_frame" | "reference_image" | "reference_video" | "reference_audio";
-        };
-        /** @description A video generation request, as JSON or multipart/form-data (the OpenAI SDK sends multipart with bracket-encoded keys, numbers and booleans as strings). It is checked against the model's catalogue entry: allowed seconds, priced resolution tiers, accepted content types, inline Base64. */
-        VideoCreateRequest: {
-            /** @description A public model id of group `video`. */
-            model: string;
-            prompt?: string;
-            content?: components["schemas"]["VideoContentItem"][];
-            /** @description Requested duration in whole seconds; one of the model's allowed values. */
-            seconds?: number | string;
-            /** @description A resolution tier the model prices, e.g. `720p`. */
-            resolution?: string;
-            ratio?: string;
-            reference_images?: components["schemas"]["UrlRef"][];
-            generate_audio?: boolean | ("true" | "false");
-            watermark?: boolean | ("true" | "false");
-        };
-        VideoTaskAccepted: {
-            task_id: string;
-        };
         /**
          * @description - `queued`: entered on acceptance; left when the provider starts, finishes, fails or cancels.
          *     - `in_progress`: entered when the provider reports work; left on completion, failure or cancel.
@@ -818,27 +810,46 @@ export interface components {
          * @enum {string}
          */
         VideoTaskStatus: "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
-        /** @description The platform envelope of a video task. Provider ids never appear; supplier URLs do. */
+        /** @description A video task: the OpenAI video object (`id`, `object: "video"`, `model`, `status`, `progress`, `created_at`, `completed_at`, `expires_at`, `size`, `seconds`, `prompt`, `error`), so the OpenAI SDK's `videos.*` methods work, beside the platform envelope (`task_id`, `task_status`, `updated_at`, `request`, `billing`, `result`). Provider ids never appear; supplier URLs do. `status` is OpenAI's four: `queued`, `in_progress`, `completed`, `failed`; `task_status` is the platform's precise one. `cancelled` shows as `failed` with `error.code: "cancelled"`; `review` (the outcome awaits an operator, the reservation is held) shows as `in_progress`; a task the provider expired is `failed` with `error.code: "expired"`. */
         VideoTask: {
+            /** @description The platform task id (also `task_id`). */
             id: string;
             /** @constant */
-            object: "video.task";
+            object: "video";
+            task_id: string;
             model: string;
-            status: components["schemas"]["VideoTaskStatus"];
-            progress: number | null;
+            /**
+             * @description OpenAI's status (see the schema description for how `task_status` maps to it).
+             * @enum {string}
+             */
+            status: "queued" | "in_progress" | "completed" | "failed";
+            task_status: components["schemas"]["VideoTaskStatus"];
+            /** @description The provider's progress where it reports one; 0 while queued, 100 once completed. */
+            progress: number;
             /** @description Unix seconds. */
             created_at: number;
             updated_at: number;
+            /** @description When the task reached a final status. */
             completed_at: number | null;
-            request: {
-                seconds: number | null;
-                resolution: string | null;
-                ratio: string | null;
-            };
+            /** @description When the provider stops serving the files (`GET /v1/videos/{task_id}/content` answers 404 after), where known. */
+            expires_at: number | null;
+            /** @description Width x height requested (or named by the model's sizes); else the nominal size of the tier and ratio. */
+            size: string;
+            /** @description Billed seconds once completed, else the requested seconds (a string, as OpenAI sends it). */
+            seconds: string;
+            prompt: string | null;
+            /** @description Always null (remix is not offered). */
+            remixed_from_video_id: null;
             error: {
                 code: string;
                 message: string;
             } | null;
+            request: {
+                seconds: number | null;
+                resolution: string | null;
+                ratio: string | null;
+                size: string | null;
+            };
             /** @description Set once the task is settled. */
             billing: {
                 amount: components["schemas"]["Decimal"];
@@ -852,6 +863,67 @@ export interface components {
             result: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** @description The caller's tasks, newest first unless `order=asc`. As OpenAI's cursor page: pass `last_id` as `after` for the next page while `has_more` is true. */
+        VideoTaskList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["VideoTask"][];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+        };
+        UrlRef: {
+            url: string;
+        };
+        /** @description One input item, in the Ark content shape. URLs must be `http(s)://` URLs, or `data:` URLs where the model accepts inline Base64. File ids are not accepted. */
+        VideoContentItem: {
+            /** @enum {string} */
+            type: "text" | "image_url" | "video_url" | "audio_url";
+            text?: string;
+            image_url?: components["schemas"]["UrlRef"];
+            video_url?: components["schemas"]["UrlRef"];
+            audio_url?: components["schemas"]["UrlRef"];
+            /**
+             * @description `image_url`: `first_frame` (also an image without a role), `last_frame` or `reference_image`, as the model's protocol allows (OpenAI videos: one image, the first frame); `video_url`: `reference_video`; `audio_url`: `reference_audio`.
+             * @enum {string}
+             */
+            role?: "first_frame" | "last_frame" | "reference_image" | "reference_video" | "reference_audio";
+        };
+        /** @description A video generation request, as JSON or multipart/form-data (the OpenAI SDK sends multipart with bracket-encoded keys, numbers and booleans as strings). It is checked against the model's catalogue entry: allowed seconds, priced resolution tiers, sizes and ratios, accepted content types and roles, inline Base64, and whether the model takes `generate_audio`, `watermark` and `reference_images`. An option the model's provider cannot carry is refused with 400 naming the field and the model; nothing is dropped. Unknown fields are refused. */
+        VideoCreateRequest: {
+            /** @description A public model id of group `video`. */
+            model: string;
+            /** @description The prompt. With text items in `content`, all are joined (prompt first, one per line) into the one text input. */
+            prompt?: string;
+            content?: components["schemas"]["VideoContentItem"][];
+            /** @description Requested duration in whole seconds; one of the model's allowed values. */
+            seconds?: number | string;
+            /** @description Width x height, as the OpenAI SDK sends it (`1280x720`); one of the model's sizes, each standing for a priced resolution tier and a ratio. Give `size`, or `resolution` and `ratio`. */
+            size?: string;
+            /** @description A resolution tier the model prices, e.g. `720p`. */
+            resolution?: string;
+            /** @description One of the model's ratios (size-only models: the ratios of their sizes). */
+            ratio?: string;
+            /** @description OpenAI's reference image (`input_reference[image_url]` in the SDK's multipart): the first frame. Models that take no image refuse it; file uploads and file ids are refused. */
+            input_reference?: {
+                image_url: string;
+            };
+            reference_images?: components["schemas"]["UrlRef"][];
+            /** @description Only for models whose provider has a sound switch. */
+            generate_audio?: boolean | ("true" | "false");
+            /** @description Only for models whose provider has a watermark switch. */
+            watermark?: boolean | ("true" | "false");
+        };
+        /** @description The platform task id, the only id a client ever sees, under both names: `task_id` (the platform's) and `id` (what the OpenAI SDK's `videos.create` reads). Poll `GET /v1/videos/{task_id}` for the task. */
+        VideoTaskAccepted: {
+            /** @example vt_4fR8kP2mQ9xL7nB3vC6d */
+            task_id: string;
+            /**
+             * @description The same value as `task_id`.
+             * @example vt_4fR8kP2mQ9xL7nB3vC6d
+             */
+            id: string;
         };
         HealthStatus: {
             /** @constant */
@@ -1094,8 +1166,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests. */
+        /** @description Too many requests (the gateway's, or the provider's: then its `retry-after` and rate-limit headers are passed on). Nothing was charged. */
         RateLimited: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                /** @description Seconds to wait, when the provider said. */
+                "retry-after"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No enabled provider serves the model right now (its credential is not configured, or it left the catalogue). Nothing was charged. */
+        NoProvider: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1114,10 +1198,34 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The task cannot be cancelled: the model's plan does not support it, or the task already finished. */
+        /** @description The task cannot be cancelled: the plan it was sold with has no cancel, it already finished, or the provider refused (the task goes on and is billed by its result). Final: `x-should-retry: false`. */
         TaskNotCancellable: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                /** @description Always `false`; the OpenAI and Anthropic SDKs would otherwise retry a 409. */
+                "x-should-retry"?: "false";
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such task of yours, or no file to download: the task is not completed (yet), failed, or the provider no longer serves its files. */
+        VideoContentNotAvailable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `Range` lies outside the file; `content-range` gives its size when the provider did. */
+        RangeNotSatisfiable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                /** @description `bytes *\/<size>` */
+                "content-range"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -1159,6 +1267,11 @@ export interface components {
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
          */
         RequestId: string;
+        /**
+         * @description How long to wait before polling the task again, in milliseconds (the OpenAI SDKs' pollers honour it): the gateway's poll interval while a task is live, longer while it awaits review.
+         * @example 5000
+         */
+        PollAfterMs: string;
     };
     pathItems: never;
 }
@@ -1624,6 +1737,84 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    videos_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A task id from a previous page (its `last_id`); the page starts after it.
+                 * @example vt_4fR8kP2mQ9xL7nB3vC6d
+                 */
+                after?: string;
+                /**
+                 * @description Page size.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description By creation time.
+                 * @example desc
+                 */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tasks. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "openai-poll-after-ms": components["headers"]["PollAfterMs"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *           "object": "video",
+                     *           "task_id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *           "model": "sandbox/seedance",
+                     *           "status": "queued",
+                     *           "task_status": "queued",
+                     *           "progress": 0,
+                     *           "created_at": 1779348818,
+                     *           "updated_at": 1779348818,
+                     *           "completed_at": null,
+                     *           "expires_at": null,
+                     *           "size": "1280x720",
+                     *           "seconds": "5",
+                     *           "prompt": "A cat yawning at sunrise",
+                     *           "remixed_from_video_id": null,
+                     *           "error": null,
+                     *           "request": {
+                     *             "seconds": 5,
+                     *             "resolution": "720p",
+                     *             "ratio": "16:9",
+                     *             "size": "1280x720"
+                     *           },
+                     *           "billing": null,
+                     *           "result": null
+                     *         }
+                     *       ],
+                     *       "first_id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *       "last_id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoTaskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
     videos_create: {
         parameters: {
             query?: never;
@@ -1654,23 +1845,25 @@ export interface operations {
                  *       "model": "sandbox/seedance",
                  *       "prompt": "A cat yawning at sunrise",
                  *       "seconds": "5",
-                 *       "resolution": "720p"
+                 *       "size": "1280x720"
                  *     }
                  */
                 "multipart/form-data": components["schemas"]["VideoCreateRequest"];
             };
         };
         responses: {
-            /** @description Accepted; the body carries only the platform task id. */
+            /** @description Accepted; the body carries only the platform task id (as `task_id` and as `id`). */
             202: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "openai-poll-after-ms": components["headers"]["PollAfterMs"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "task_id": "vt_4fR8kP2mQ9xL7nB3vC6d"
+                     *       "task_id": "vt_4fR8kP2mQ9xL7nB3vC6d",
+                     *       "id": "vt_4fR8kP2mQ9xL7nB3vC6d"
                      *     }
                      */
                     "application/json": components["schemas"]["VideoTaskAccepted"];
@@ -1687,6 +1880,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["NoProvider"];
         };
     };
     videos_get: {
@@ -1704,16 +1898,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The task envelope. */
+            /** @description The task. */
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "openai-poll-after-ms": components["headers"]["PollAfterMs"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VideoTask"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaskNotFound"];
             500: components["responses"]["InternalError"];
@@ -1745,12 +1941,84 @@ export interface operations {
                     "application/json": components["schemas"]["VideoTask"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaskNotFound"];
             409: components["responses"]["TaskNotCancellable"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
+            503: components["responses"]["NoProvider"];
+        };
+    };
+    videos_content: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Which file: `video` (the MP4, default), `thumbnail` or `spritesheet` where the provider makes them (OpenAI videos); other providers offer `video` only (400 otherwise).
+                 * @example video
+                 */
+                variant?: "video" | "thumbnail" | "spritesheet";
+            };
+            header?: {
+                /**
+                 * @description A byte range (`bytes=0-1023`), passed on to the provider; other values are ignored.
+                 * @example bytes=0-1023
+                 */
+                Range?: string;
+            };
+            path: {
+                /**
+                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @example vt_4fR8kP2mQ9xL7nB3vC6d
+                 */
+                task_id: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description The file's size, as the provider gave it. */
+                    "content-length"?: string;
+                    /** @description `bytes` when the provider serves ranges. */
+                    "accept-ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (MP4 bytes) */
+                    "video/mp4": string;
+                    /** @example (WebP bytes) */
+                    "image/webp": string;
+                    /** @example (bytes) */
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range of the file. */
+            206: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description `bytes <first>-<last>/<size>` */
+                    "content-range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (MP4 bytes) */
+                    "video/mp4": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["VideoContentNotAvailable"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["NoProvider"];
         };
     };
     health_get: {

@@ -29,6 +29,7 @@ import { createHolds } from './ledger/holds.ts';
 import { createInstance } from './ledger/instance.ts';
 import { createLedger } from './ledger/service.ts';
 import { createSettler } from './ledger/settler.ts';
+import { resolveProviders } from './providers/registry.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
 import { startSandbox, type Simulator } from './sandbox/index.ts';
 import type { Services } from './services.ts';
@@ -66,7 +67,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const db = overrides.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirFor(config.dataDir) }));
   const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
-  const catalogue = await createCatalogueStore({ path: config.cataloguePath, db, logger, env: process.env, sandbox: config.sandbox, sandboxUrls: sandbox?.urls ?? new Map() });
+  const catalogue = await createCatalogueStore({ path: config.cataloguePath, resolveProviders, db, logger, env: process.env, sandbox: config.sandbox, sandboxUrls: sandbox?.urls ?? new Map() });
   catalogue.watch();
 
   let draining = false;
@@ -100,7 +101,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
     messages: createMessagesService({ passthrough, discovery }),
     chat: createChatService({ passthrough }),
-    videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
+    videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,

@@ -6,6 +6,7 @@ import { parseDocument, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { ROOT_DIR } from '../config.ts';
 import { VIDEO_PROTOCOLS, isVideoPrice, type Catalogue } from './types.ts';
+import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
 
 // Read from the source tree, so a build (dist/) needs no copy of it.
 const schema = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'src/catalogue/catalogue.schema.json'), 'utf8')) as object;
@@ -80,6 +81,15 @@ function semanticErrors(catalogue: Catalogue): string[] {
     }
     if (model.video && isVideoPrice(model.price) && model.video.reference_images && !model.video.content_types.includes('image_url')) {
       errors.push(`${where}.video: reference_images needs image_url among content_types`);
+    }
+    if (model.group === 'video' && model.video && isVideoPrice(model.price)) {
+      // One protocol per video model: what it accepts is validated once, for that protocol.
+      const protocols = [...new Set(model.routes.map((r) => providers.get(r.provider)?.protocol).filter((p) => p !== undefined))];
+      if (protocols.length > 1) errors.push(`${where}.routes: a video model's routes must speak one protocol (${protocols.join(', ')})`);
+      const [protocol] = protocols;
+      if (protocols.length === 1 && isVideoProtocol(protocol!)) {
+        for (const problem of videoSpecProblems(protocol, model.video, Object.keys(model.price.per_second))) errors.push(`${where}.${problem}`);
+      }
     }
   });
   return errors;

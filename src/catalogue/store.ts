@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
-import { resolveProviders, type ResolvedProvider } from '../providers/registry.ts';
+import type { RegistryOptions, ResolvedProvider } from '../providers/registry.ts';
 import { parseCatalogue } from './load.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
 import type { Catalogue, ModelEntry, ProviderEntry } from './types.ts';
@@ -50,6 +50,11 @@ export interface CatalogueStore {
 
 export interface CatalogueStoreDeps {
   path: string;
+  /**
+   * Which providers are enabled (src/providers/registry.ts `resolveProviders`), given by the
+   * composition root so the catalogue does not load provider code.
+   */
+  resolveProviders(entries: readonly ProviderEntry[], options: RegistryOptions): ReadonlyMap<string, ResolvedProvider>;
   db: Knex;
   logger: Logger;
   env: NodeJS.ProcessEnv;
@@ -72,7 +77,7 @@ export function readCatalogueProviders(path: string): ProviderEntry[] {
 }
 
 function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, contentHash: string, deps: CatalogueStoreDeps): LoadedCatalogue {
-  const providers = resolveProviders(catalogue.providers, deps);
+  const providers = deps.resolveProviders(catalogue.providers, deps);
   const models = new Map<string, ResolvedModel>();
   for (const model of catalogue.models) {
     const routes = model.routes

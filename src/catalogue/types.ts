@@ -60,6 +60,17 @@ export interface VideoPrice {
   per_second: Record<string, string>;
 }
 
+/** A pixel size a video model accepts as `size`, with the priced tier and the ratio it stands for. */
+export interface VideoSizeEntry {
+  resolution: string;
+  ratio: string;
+}
+
+/**
+ * What a video model takes. Every option a caller may set is listed here, or refused with 400:
+ * nothing is dropped on the way to the provider. What each protocol can express at all is in
+ * video-protocols.ts (load.ts checks the two agree).
+ */
 export interface VideoSpec {
   seconds: number[];
   cancellable: boolean;
@@ -67,6 +78,14 @@ export interface VideoSpec {
   inline_base64: boolean | { max_bytes: number };
   content_types: Array<'text' | 'image_url' | 'video_url' | 'audio_url'>;
   reference_images?: { max: number };
+  /** `generate_audio` is accepted (the provider has a sound switch). Default false: refused. */
+  audio?: boolean;
+  /** `watermark` is accepted. Default false: refused. */
+  watermark?: boolean;
+  /** Accepted `ratio` values, sent as the provider's own. Absent: `ratio` is refused (size-only protocols take the ratios of `sizes`). */
+  ratios?: string[];
+  /** Accepted `size` values ("1280x720"), each a priced tier and a ratio. Absent: `size` is refused. */
+  sizes?: Record<string, VideoSizeEntry>;
 }
 
 export interface ModelEntry {

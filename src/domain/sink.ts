@@ -11,6 +11,11 @@ export interface Sink {
   write(chunk: string | Uint8Array): Promise<void>;
   /** Ends the body (with a last piece). Idempotent; a no-op once the client has gone. */
   end(chunk?: string | Uint8Array): void;
+  /**
+   * Cuts the response after start(): the client sees a broken transfer, never a short body passed
+   * off as complete (a proxied file whose upstream broke mid-way).
+   */
+  abort(): void;
   /** True once start() was called. */
   readonly started: boolean;
   /** True once the client went away before end(), or the response ended. */

@@ -28,6 +28,8 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
     if (!operation.bodyTypes.has('multipart/form-data')) return new Failure(HttpError.UnsupportedMediaType, 'This operation takes a JSON body (content-type: application/json).');
     const form = await parseMultipart(req, limitBytes);
     if (form instanceof Failure) return form;
+    const problem = checkJson(form, !operation.passthrough);
+    if (problem) return new Failure(HttpError.InvalidRequest, problem.message, { param: problem.param });
     return { raw: Buffer.alloc(0), value: form, form: 'multipart' };
   }
   if (!operation.bodyTypes.has('application/json')) return new Failure(HttpError.UnsupportedMediaType, `This operation does not take a ${type || 'JSON'} body.`);

@@ -88,6 +88,7 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [VideoError.UpstreamRateLimited]: { status: 429, type: 'rate_limit_error' },
   [VideoError.UpstreamRejected]: invalid(),
   [VideoError.ContentNotAvailable]: notFound(),
+  [VideoError.RangeNotSatisfiable]: { status: 416, type: 'invalid_request_error' },
 
   [CustomerError.CustomerNotFound]: notFound('No customer with this id.'),
   [CustomerError.ExternalReferenceTaken]: conflict('Another customer already has this external_reference.'),

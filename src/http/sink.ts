@@ -35,6 +35,11 @@ export function responseSink(res: ServerResponse, baseHeaders: Record<string, st
       ended = true;
       if (!res.destroyed) res.end(chunk);
     },
+    abort() {
+      if (ended) return;
+      ended = true;
+      res.destroy();
+    },
     get started() {
       return res.headersSent;
     },

@@ -20,6 +20,8 @@ export interface UpstreamCall {
   idleMs: number;
   /** Header carrying the upstream's request id. */
   requestIdHeader?: string;
+  /** More headers of an error answer to keep (beyond retry-after and rate limits), e.g. content-range of a 416. */
+  errorHeaders?: RegExp;
 }
 
 // One pool set per connect timeout (undici sets it per agent). No cap on connections per origin:
@@ -70,16 +72,16 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   const upstreamRequestId = first(headers[call.requestIdHeader ?? 'request-id']) ?? first(headers['x-request-id']);
   if (response.statusCode >= 400) {
     const text = await collect(response.body);
-    return new UpstreamError('status', FAILOVER_STATUSES.has(response.statusCode), response.statusCode, text, upstreamRequestId, actionableHeaders(headers));
+    return new UpstreamError('status', FAILOVER_STATUSES.has(response.statusCode), response.statusCode, text, upstreamRequestId, actionableHeaders(headers, call.errorHeaders));
   }
   return { status: response.statusCode, headers, body: response.body, upstreamRequestId };
 }
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-function actionableHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+function actionableHeaders(headers: IncomingHttpHeaders, more?: RegExp): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (CLIENT_ACTIONABLE_HEADERS.test(name) && value !== undefined) kept[name] = String(first(value));
+  for (const [name, value] of Object.entries(headers)) if ((CLIENT_ACTIONABLE_HEADERS.test(name) || more?.test(name)) && value !== undefined) kept[name] = String(first(value));
   return kept;
 }
 

@@ -13,6 +13,9 @@ export interface SimTask {
   asset: string;
 }
 
+/** Size of a generated file unless `[[sim bytes=N]]` says otherwise. */
+export const DEFAULT_ASSET_BYTES = 256 * 1024;
+
 export type SimPhase = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | string;
 
 export function createTaskBook(options: { queuedMs?: number; runningMs?: number; idPrefix: string }) {
@@ -28,10 +31,15 @@ export function createTaskBook(options: { queuedMs?: number; runningMs?: number;
       if (task.cancelled) return 'cancelled';
       const elapsed = Date.now() - task.createdAt;
       const queued = task.behaviour.queuedMs ?? options.queuedMs ?? 1500;
-      const running = task.behaviour.runningMs ?? options.runningMs ?? 3000;
       if (elapsed < queued) return 'queued';
-      if (elapsed < queued + running) return 'running';
+      if (Date.now() < this.doneAt(task)) return 'running';
       return task.behaviour.status ?? (task.behaviour.fail ? 'failed' : 'succeeded');
     },
+    /** When the task finished (or will), in ms. */
+    doneAt(task: SimTask): number {
+      return task.createdAt + (task.behaviour.queuedMs ?? options.queuedMs ?? 1500) + (task.behaviour.runningMs ?? options.runningMs ?? 3000);
+    },
+    /** The generated file's size. */
+    bytes: (task: SimTask): number => task.behaviour.bytes ?? DEFAULT_ASSET_BYTES,
   };
 }

@@ -109,8 +109,24 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await p('POST', '/v1/videos', { body: { ...body, model: 'nobody/x' }, headers: auth })).status).to.equal(404);
     expect((await p('GET', `/v1/videos/${created.body.task_id}`, { headers: auth })).status).to.equal(200);
     expect((await p('GET', '/v1/videos/vt_nobody', { headers: auth })).status).to.equal(404);
+    expect((await p('GET', '/v1/videos/not-a-task-id', { headers: auth })).status).to.equal(400);
+    expect((await p('GET', '/v1/videos?limit=1', { headers: auth })).status).to.equal(200);
+    expect((await p('GET', '/v1/videos?after=vt_nobody', { headers: auth })).status).to.equal(400);
+    expect((await p('POST', '/v1/videos', { body: { ...body, generate_audio: 'maybe' }, headers: auth })).status).to.equal(400);
+    expect((await p('GET', `/v1/videos/${created.body.task_id}/content`, { headers: auth })).status).to.equal(404);
     expect((await p('DELETE', `/v1/videos/${created.body.task_id}`, { headers: auth })).status).to.equal(200);
     expect((await p('DELETE', `/v1/videos/${created.body.task_id}`, { headers: auth })).status).to.equal(409);
+
+    const done = await p('POST', '/v1/videos', { body: { ...body, prompt: 'a cat [[sim queued_ms=0 running_ms=0]]' }, headers: auth });
+    for (let i = 0; i < 100 && (await gateway.db('video_tasks').where({ id: done.body.task_id }).first()).status !== 'completed'; i++) {
+      await gateway.services.videoWorker.processBatch();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    const file = `/v1/videos/${done.body.task_id}/content`;
+    expect((await p('GET', file, { headers: auth })).status).to.equal(200);
+    expect((await p('GET', file, { headers: { ...auth, range: 'bytes=0-99' } })).status).to.equal(206);
+    expect((await p('GET', file, { headers: { ...auth, range: 'bytes=999999999-' } })).status).to.equal(416);
+    expect((await p('GET', `${file}?variant=thumbnail`, { headers: auth })).status).to.equal(400);
   });
 
   it('admin operations, successes and errors', async () => {

@@ -31,10 +31,10 @@ function operations(bundle: string): Array<{ method: string; path: string; op: O
   );
 }
 
-function expectedExample(op: Operation): { status: number; body: unknown } {
+function expectedExample(op: Operation): { status: number; type: string; body: unknown } {
   const status = Object.keys(op.responses).filter((s) => s.startsWith('2')).sort()[0]!;
-  const json = op.responses[status]!.content!['application/json']!;
-  return { status: Number(status), body: json.example ?? Object.values(json.examples ?? {})[0]!.value };
+  const [type, media] = Object.entries(op.responses[status]!.content!)[0]!; // JSON, or the first binary type of a download
+  return { status: Number(status), type, body: media.example ?? Object.values(media.examples ?? {})[0]!.value };
 }
 
 describe('npm run mock: Prism serves an example for every operation', function () {
@@ -50,6 +50,23 @@ describe('npm run mock: Prism serves an example for every operation', function (
   });
   after(async () => mock?.stop());
 
+  it('serves the official OpenAI SDK: videos.create (multipart form data) gets a 2xx, retrieve and list their examples', async () => {
+    const posted: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      if (init?.method === 'POST') posted.push(init.body instanceof FormData ? 'multipart/form-data' : String(new Headers(init.headers).get('content-type')));
+      return fetch(input, init);
+    };
+    const client = new OpenAI({ apiKey: 'sk-gw-mock', baseURL: `http://127.0.0.1:${publicPort}/v1`, maxRetries: 0, fetch: recording });
+    const created = await client.videos.create({ model: 'sandbox/seedance', prompt: 'a cat', seconds: '4', size: '1280x720' });
+    expect(posted).to.deep.equal(['multipart/form-data']);
+    expect(created.id).to.match(/^vt_/);
+    const withReference = await client.videos.create({ model: 'sandbox/sora-2', prompt: 'a cat', input_reference: { image_url: 'https://example.com/a.png' } });
+    expect(withReference.id).to.match(/^vt_/);
+    expect((await client.videos.retrieve(created.id)).object).to.equal('video');
+    const page = await client.videos.list({ limit: 2 });
+    expect(page.data.map((v) => v.object)).to.deep.equal(['video']);
+  });
+
   for (const [bundle, portOf] of [['openapi.json', () => publicPort], ['admin.json', () => adminPort]] as const) {
     for (const { method, path: template, op } of operations(bundle)) {
       it(`${bundle}: ${op.operationId}`, async () => {
@@ -63,7 +80,8 @@ describe('npm run mock: Prism serves an example for every operation', function (
         });
         const expected = expectedExample(op);
         expect(response.status, await response.clone().text()).to.equal(expected.status);
-        expect(await response.json()).to.deep.equal(expected.body);
+        if (expected.type === 'application/json') expect(await response.json()).to.deep.equal(expected.body);
+        else expect({ type: response.headers.get('content-type'), body: await response.text() }).to.deep.equal({ type: expected.type, body: expected.body });
       });
       it(`${bundle}: ${op.operationId} serves a named example for each error status`, async () => {
         const url = template.replace(/\{(\w+)\}/g, (_, name) => String(op.parameters?.find((p) => p.name === name)?.example ?? 'x'));

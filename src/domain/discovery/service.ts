@@ -6,12 +6,19 @@ export interface DiscoveryService {
   visibleModels(caller: Caller | null): ResolvedModel[];
   /** The model if the caller may see it; undefined hides existence from those who may not. */
   findModel(caller: Caller | null, modelId: string): ResolvedModel | undefined;
+  /** Like findModel, but also a model no enabled provider serves right now (its `routes` is empty). */
+  findCatalogued(caller: Caller | null, modelId: string): ResolvedModel | undefined;
   serviceName(): string;
   currency(): string;
 }
 
 export function canSee(caller: Caller | null, model: ResolvedModel): boolean {
   if (model.routes.length === 0) return false; // no enabled provider serves it
+  return mayReach(caller, model);
+}
+
+/** The key's allow-list, or the model's public flag for keys without one. */
+function mayReach(caller: Caller | null, model: ResolvedModel): boolean {
   if (!caller?.allowedModels) return model.public !== false;
   return caller.allowedModels.includes(model.id);
 }
@@ -24,6 +31,10 @@ export function createDiscoveryService(deps: { catalogue: CatalogueStore }): Dis
     findModel(caller, modelId) {
       const model = deps.catalogue.current().models.get(modelId);
       return model && canSee(caller, model) ? model : undefined;
+    },
+    findCatalogued(caller, modelId) {
+      const model = deps.catalogue.current().models.get(modelId);
+      return model && mayReach(caller, model) ? model : undefined;
     },
     serviceName: () => deps.catalogue.current().serviceName,
     currency: () => deps.catalogue.current().currency,

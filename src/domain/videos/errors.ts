@@ -22,6 +22,8 @@ export enum VideoError {
   UpstreamError = 'upstream_error',
   /** The task has no downloadable result (yet, or any more). */
   ContentNotAvailable = 'content_not_available',
+  /** The Range asked for lies outside the file. */
+  RangeNotSatisfiable = 'range_not_satisfiable',
 }
 
 export const videoFailures = {
@@ -43,14 +45,22 @@ export const videoFailures = {
   notCancellable: (status: string) => new Failure(VideoError.TaskNotCancellable, `The task is ${status} and can no longer be cancelled.`),
   notInReview: (status: string) => new Failure(VideoError.TaskNotInReview, `The task is ${status}, not in review.`),
   cancelRefused: () => new Failure(VideoError.CancelRefused, 'The provider refused to cancel the task; it goes on and will be billed by its result.'),
-  contentNotAvailable: (why: string) => new Failure(VideoError.ContentNotAvailable, why),
+  contentNotAvailable: (why: string) => new Failure(VideoError.ContentNotAvailable, why, { param: 'task_id' }),
+  rangeNotSatisfiable: (contentRange: string | undefined) =>
+    new Failure(VideoError.RangeNotSatisfiable, 'The requested range lies outside the file.', { param: 'Range', ...(contentRange ? { headers: { 'content-range': contentRange } } : {}) }),
+  rateLimited: (headers: Record<string, string>) => new Failure(VideoError.UpstreamRateLimited, 'The provider is rate limiting; retry later.', { headers }),
   upstreamUnreachable: (what: string) => new Failure(VideoError.UpstreamError, `The provider could not be reached; ${what}`),
-  /** The provider refused a new task: nothing was reserved for long, nothing is charged. */
-  upstreamRefused(error: UpstreamError): Failure {
+  /** The task's provider is not enabled on this gateway now (its credential was removed, or it left the catalogue). */
+  providerUnavailable: (what: string) => new Failure(VideoError.NoProvider, `The provider of this task is not available right now; ${what}`),
+  /**
+   * The provider refused a new task: nothing was reserved for long, nothing is charged. Its text
+   * is sanitised, with each upstream model name replaced by its public id.
+   */
+  upstreamRefused(error: UpstreamError, replacements: ReadonlyArray<readonly [string, string]> = []): Failure {
     if (error.status === 429) return new Failure(VideoError.UpstreamRateLimited, 'The provider is rate limiting; retry later. Nothing was charged.', { headers: error.headers });
     if (error.status && error.status < 500 && error.status !== 401 && error.status !== 403) {
       const { message } = upstreamErrorParts(error.body);
-      const clean = message ? sanitizeUpstreamMessage(message) : '';
+      const clean = message ? sanitizeUpstreamMessage(message, replacements) : '';
       return new Failure(VideoError.UpstreamRejected, `The provider rejected the request${clean ? `: ${clean}` : ''}. Nothing was charged.`);
     }
     return new Failure(VideoError.UpstreamError, 'The provider failed to accept the task. Nothing was charged.');

@@ -1,3 +1,5 @@
+import type { NormalisedVideoRequest } from '../../providers/video.ts';
+
 /** The life of a video task. Every change is an UPDATE guarded by the status it leaves. */
 export enum VideoStatus {
   /** Entered on acceptance, in the transaction that reserves; left once the upstream id is stored (queued), on a refusal (failed), or by recovery. */
@@ -44,28 +46,10 @@ export interface VideoTaskRow {
   next_poll_at: Date | null;
   lease_until: Date | null;
   deadline_at: Date;
+  /** The plan's cancel capability at acceptance; null on tasks older than the column. */
+  cancellable: boolean | null;
+  expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
-}
-
-export interface VideoContentItem {
-  type: 'text' | 'image_url' | 'video_url' | 'audio_url';
-  text?: string;
-  image_url?: { url: string };
-  video_url?: { url: string };
-  audio_url?: { url: string };
-  role?: string;
-}
-
-/** The request as validated against the catalogue: what adapters translate for their upstream. */
-export interface NormalisedVideoRequest {
-  model: string;
-  content: VideoContentItem[];
-  seconds: number;
-  resolution: string;
-  ratio: string | null;
-  reference_images: Array<{ url: string }>;
-  generate_audio: boolean | null;
-  watermark: boolean | null;
 }

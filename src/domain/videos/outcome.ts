@@ -6,6 +6,7 @@ import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
 import { billedSeconds, videoLines } from '../../pricing/cost.ts';
+import { sanitizeUpstreamMessage } from '../../providers/sanitize.ts';
 import type { VideoPoll } from '../../providers/video.ts';
 import { LIVE_STATUSES, VideoStatus, type VideoTaskRow } from './model.ts';
 import { transition } from './repo.ts';
@@ -21,6 +22,14 @@ const json = (value: unknown) => JSON.stringify(value);
 export async function toReview(deps: OutcomeDeps, task: VideoTaskRow, code: string, message: string, extra: Record<string, unknown> = {}): Promise<void> {
   deps.logger.warn({ video_task_id: task.id, code }, 'video task needs review');
   await transition(deps.db, task.id, LIVE_STATUSES, { status: VideoStatus.Review, error: json({ code, message }), next_poll_at: null, lease_until: null, ...extra });
+}
+
+/** A provider's failure as the customer sees it: its code, and its text without hosts, ids or our upstream model name. */
+function customerError(task: VideoTaskRow, poll: VideoPoll): { code: string; message: string } {
+  const fallback = `The provider reports the task ${poll.upstreamStatus}.`;
+  if (!poll.error) return { code: poll.upstreamStatus, message: fallback };
+  const message = sanitizeUpstreamMessage(poll.error.message, [[task.upstream_model, task.model_id]]);
+  return { code: /^[A-Za-z0-9_.-]{1,64}$/.test(poll.error.code) ? poll.error.code : poll.upstreamStatus, message: message || fallback };
 }
 
 export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll: VideoPoll, pollMs: number): Promise<void> {
@@ -44,7 +53,7 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
       await transition(db, task.id, LIVE_STATUSES, {
         ...seen,
         status: poll.status === 'failed' ? VideoStatus.Failed : VideoStatus.Cancelled,
-        error: json(poll.error ?? { code: poll.upstreamStatus, message: `The provider reports the task ${poll.upstreamStatus}.` }),
+        error: json(customerError(task, poll)),
         next_poll_at: null,
         lease_until: null,
         completed_at: db.fn.now(),
@@ -72,6 +81,7 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         billed_seconds: seconds,
         billed_tier: tier,
         billed_amount: settled.charged.toString(),
+        expires_at: poll.expiresAt ? new Date(poll.expiresAt * 1000) : null,
         next_poll_at: null,
         lease_until: null,
         completed_at: db.fn.now(),

@@ -11,6 +11,17 @@ export async function findByIdempotencyKey(db: Knex, customerId: string, key: st
   return db('video_tasks').where({ customer_id: customerId, idempotency_key: key }).first();
 }
 
+/** A customer's tasks by creation time, after the task `after` (which must be theirs), one more than `limit`. */
+export async function listTasks(db: Knex, customerId: string, page: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<VideoTaskRow[]> {
+  const query = db('video_tasks')
+    .where({ customer_id: customerId })
+    .orderBy([{ column: 'created_at', order: page.order }, { column: 'id', order: page.order }])
+    .limit(page.limit + 1);
+  // The cursor row is read in the same statement: its created_at keeps PostgreSQL's microseconds.
+  if (page.after) query.whereRaw(`(created_at, id) ${page.order === 'desc' ? '<' : '>'} (select created_at, id from video_tasks where id = ? and customer_id = ?)`, [page.after, customerId]);
+  return query;
+}
+
 /** Applies `changes` only if the task is still in `from`; true when it was. */
 export async function transition(db: Knex, id: string, from: VideoStatus | readonly VideoStatus[], changes: Record<string, unknown>): Promise<boolean> {
   const updated = await db('video_tasks')

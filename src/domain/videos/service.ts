@@ -1,34 +1,53 @@
-// Video tasks: accept (validate, reserve and record in one transaction, then submit), show, cancel.
-// Settlement by delivered output happens in the worker (worker.ts).
+// Video tasks: accept (validate, reserve and record in one transaction, then submit), show, list,
+// cancel, download (content.ts). Settlement by delivered output happens in the worker (worker.ts).
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { randomBase62 } from '../../shared/ids.ts';
 import type { Caller } from '../../customers/service.ts';
+import type { CatalogueStore } from '../../catalogue/store.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
+import { isVideoProtocol, type VideoProtocol } from '../../catalogue/video-protocols.ts';
 import { Failure } from '../failure.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import { LedgerAbort, type Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
 import { videoLines } from '../../pricing/cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
+import { videoAdapters } from '../../providers/video-adapters.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
-import { videoAdapters } from './adapters.ts';
+import type { Sink } from '../sink.ts';
+import { streamContent, type ContentRequest } from './content.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
-import { findByIdempotencyKey, findTask, transition } from './repo.ts';
-import { validateVideoRequest } from './validate.ts';
 import { settleFromPoll } from './outcome.ts';
+import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
+import { validateVideoRequest } from './validate.ts';
+
+export interface VideoPage {
+  after?: string;
+  limit: number;
+  order: 'asc' | 'desc';
+}
 
 export interface VideoService {
-  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ taskId: string } | Failure>;
+  /** The accepted task (or the one an Idempotency-Key replays). */
+  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<VideoTaskRow | Failure>;
   get(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
+  /** The customer's tasks, one page. */
+  list(caller: Caller, page: VideoPage): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean } | Failure>;
   cancel(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
+  /** Streams the file of a completed task to its creator through the sink (failures come before any byte). */
+  content(caller: Caller, taskId: string, request: ContentRequest, sink: Sink): Promise<{ bytes: number } | Failure>;
+  /** When a client should look at the task (or at its list) again: openai-poll-after-ms. */
+  pollAfterMs(task?: VideoTaskRow): number;
 }
 
 export interface VideoServiceDeps {
   db: Knex;
   ledger: Ledger;
   discovery: DiscoveryService;
+  /** Providers by id, for tasks whose model may since have left the catalogue. */
+  catalogue: CatalogueStore;
   logger: Logger;
   /** How long a task may take before it goes to review (default 48 h, Ark's own expiry). */
   deadlineMs?: number;
@@ -37,6 +56,8 @@ export interface VideoServiceDeps {
 
 /** A submission unconfirmed after this long is treated as orphaned by its process (see worker). */
 export const SUBMIT_LEASE_MS = 60_000;
+/** A task in review waits for an operator: clients need not look often. */
+const REVIEW_POLL_AFTER_MS = 60_000;
 
 const hashOf = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
@@ -44,21 +65,23 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
   const { db, ledger } = deps;
   const pollMs = deps.pollIntervalMs ?? 5_000;
 
-  async function replay(existing: VideoTaskRow, hash: string): Promise<{ taskId: string } | Failure> {
+  async function replay(existing: VideoTaskRow, hash: string): Promise<VideoTaskRow | Failure> {
     if (existing.request_hash !== hash) return videoFailures.keyReused();
     if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS) return videoFailures.keyInFlight();
-    return { taskId: existing.id };
+    return existing;
   }
 
   return {
     async create({ caller, body, idempotencyKey }) {
-      const model = typeof body.model === 'string' ? deps.discovery.findModel(caller, body.model) : undefined;
+      // A model the key may reach but no enabled provider serves is a 503, not a 404.
+      const model = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
       if (!model) return videoFailures.modelNotFound(String(body.model));
-      if (model.group !== 'video' || !model.video) return videoFailures.notVideo(model.id, model.group);
-      const request = validateVideoRequest(body, model);
-      if ('param' in request) return videoFailures.invalid(request.param, request.message);
-      const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol]);
+      const video = model.video;
+      if (model.group !== 'video' || !video) return videoFailures.notVideo(model.id, model.group);
+      const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
       if (!route) return videoFailures.noProvider(model.id);
+      const request = validateVideoRequest(body, model, route.provider.protocol as VideoProtocol);
+      if ('param' in request) return videoFailures.invalid(request.param, request.message);
       const hash = hashOf(request);
       if (idempotencyKey) {
         const existing = await findByIdempotencyKey(db, caller.customerId, idempotencyKey);
@@ -85,6 +108,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             request_hash: hash,
             next_poll_at: new Date(Date.now() + SUBMIT_LEASE_MS),
             deadline_at: new Date(Date.now() + (deps.deadlineMs ?? 48 * 3_600_000)),
+            cancellable: video.cancellable,
           });
           const reserved = await ledger.reserveWithin(trx, {
             ref: taskId,
@@ -111,14 +135,14 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         if (submitted.kind === 'timeout' || submitted.kind === 'protocol') {
           // The provider may have accepted it: never resubmit, never release blindly.
           await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Review, error: JSON.stringify({ code: 'submission_unconfirmed', message: 'The provider did not confirm the submission.' }), next_poll_at: null });
-          return { taskId };
+          return (await findTask(db, taskId))!;
         }
         await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
         await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Failed, error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }), next_poll_at: null, completed_at: db.fn.now() });
-        return videoFailures.upstreamRefused(submitted);
+        return videoFailures.upstreamRefused(submitted, [[route.upstreamModel, model.id]]);
       }
       await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Queued, upstream_task_id: submitted.upstreamId, next_poll_at: new Date(Date.now() + pollMs) });
-      return { taskId };
+      return (await findTask(db, taskId))!;
     },
 
     async get(caller, taskId) {
@@ -126,32 +150,51 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       return task && task.customer_id === caller.customerId ? task : videoFailures.taskNotFound();
     },
 
+    async list(caller, page) {
+      if (page.after) {
+        const cursor = await findTask(db, page.after);
+        if (!cursor || cursor.customer_id !== caller.customerId) return videoFailures.invalid('after', 'No video task of yours with this id to page after.');
+      }
+      const rows = await listTasks(db, caller.customerId, page);
+      return { tasks: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+    },
+
+    async content(caller, taskId, request, sink) {
+      const task = await findTask(db, taskId);
+      if (!task || task.customer_id !== caller.customerId) return videoFailures.taskNotFound();
+      return streamContent({ catalogue: deps.catalogue, logger: deps.logger }, task, request, sink);
+    },
+
+    pollAfterMs: (task) => (task?.status === VideoStatus.Review ? REVIEW_POLL_AFTER_MS : pollMs),
+
     async cancel(caller, taskId) {
       const task = await findTask(db, taskId);
       if (!task || task.customer_id !== caller.customerId) return videoFailures.taskNotFound();
-      const model = deps.discovery.findModel(caller, task.model_id);
-      const cancellable = model?.video?.cancellable ?? false;
+      // What the task was sold with decides, not today's catalogue (older rows: the catalogue).
+      const cancellable = task.cancellable ?? deps.discovery.findCatalogued(caller, task.model_id)?.video?.cancellable ?? false;
       if (!cancellable) return videoFailures.cancelNotSupported(task.model_id);
       if (task.status !== VideoStatus.Queued && task.status !== VideoStatus.InProgress) return videoFailures.notCancellable(task.status);
-      const provider = model!.routes.find((r) => r.provider.id === task.provider_id)?.provider;
+      const provider = deps.catalogue.current().providers.get(task.provider_id);
       const adapter = provider ? videoAdapters[provider.protocol] : undefined;
-      if (!provider || !adapter || !task.upstream_task_id) return videoFailures.notCancellable(task.status);
+      if (!provider || !adapter || !task.upstream_task_id) return videoFailures.providerUnavailable('the task cannot be cancelled now.');
+      const outcome = { db, ledger, logger: deps.logger };
       // Look first: a task that already finished is settled as finished, not cancelled.
       const before = await adapter.poll(provider, task.upstream_task_id);
       if (before instanceof UpstreamError) return videoFailures.upstreamUnreachable('the task goes on.');
       if (before.status !== 'queued' && before.status !== 'in_progress') {
-        await settleFromPoll({ db, ledger, logger: deps.logger }, task, before, pollMs);
-        return (await findTask(db, taskId))!;
+        await settleFromPoll(outcome, task, before, pollMs);
+        const after = (await findTask(db, taskId))!;
+        return after.status === VideoStatus.Cancelled ? after : videoFailures.notCancellable(after.status);
       }
       const answer = await adapter.cancel(provider, task.upstream_task_id);
       if (answer instanceof UpstreamError) return videoFailures.upstreamUnreachable('it could not be asked to cancel; the task goes on.');
-      if (answer === 'cancelled') {
-        // Only now, with the provider's confirmation, does the reservation move.
-        const released = await ledger.release({ ref: taskId, purpose: { reason: 'cancelled by the customer' } });
-        if (released !== LedgerError.AlreadySettled) await transition(db, taskId, [VideoStatus.Queued, VideoStatus.InProgress], { status: VideoStatus.Cancelled, upstream_status: 'cancelled', next_poll_at: null, completed_at: db.fn.now() });
-      } else {
-        await settleFromPoll({ db, ledger, logger: deps.logger }, task, before, pollMs); // refused: the task goes on
+      if (answer === 'refused') {
+        await settleFromPoll(outcome, task, before, pollMs); // the task goes on
+        return videoFailures.cancelRefused();
       }
+      // Only now, with the provider's confirmation, does the reservation move.
+      const released = await ledger.release({ ref: taskId, purpose: { reason: 'cancelled by the customer' } });
+      if (released !== LedgerError.AlreadySettled) await transition(db, taskId, [VideoStatus.Queued, VideoStatus.InProgress], { status: VideoStatus.Cancelled, upstream_status: 'cancelled', next_poll_at: null, completed_at: db.fn.now() });
       return (await findTask(db, taskId))!;
     },
   };

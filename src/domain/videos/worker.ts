@@ -2,7 +2,7 @@
 // per-task backoff, applies each outcome. No transaction is held across an upstream call.
 import type { CatalogueStore } from '../../catalogue/store.ts';
 import { UpstreamError } from '../../providers/types.ts';
-import { videoAdapters } from './adapters.ts';
+import { videoAdapters } from '../../providers/video-adapters.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, toReview, type OutcomeDeps } from './outcome.ts';
 import { claimDue, transition } from './repo.ts';

@@ -24,8 +24,10 @@ import { models_pricing } from './models_pricing.ts';
 import { models_retrieve } from './models_retrieve.ts';
 import { readiness_get } from './readiness_get.ts';
 import { videos_cancel } from './videos_cancel.ts';
+import { videos_content } from './videos_content.ts';
 import { videos_create } from './videos_create.ts';
 import { videos_get } from './videos_get.ts';
+import { videos_list } from './videos_list.ts';
 
 /** Handlers by operationId. An operation of the contract without one answers 501 in its endpoint's error shape. */
 export const publicHandlers: Record<string, Handler> = {
@@ -39,7 +41,9 @@ export const publicHandlers: Record<string, Handler> = {
   chat_completions_create,
   videos_create,
   videos_get,
+  videos_list,
   videos_cancel,
+  videos_content,
 } as unknown as Record<string, Handler>;
 
 export const adminHandlers: Record<string, Handler> = {

@@ -6,5 +6,5 @@ import { videoTaskToWire } from '../serialize/videos.ts';
 export async function videos_get(ctx: RequestContext): Promise<Ok<PublicOperations, 'videos_get'> | Failure> {
   const task = await ctx.services.videos.get(ctx.caller!, ctx.params.task_id ?? '');
   if (task instanceof Failure) return task;
-  return { status: 200, body: videoTaskToWire(task) };
+  return { status: 200, body: videoTaskToWire(task), headers: { 'openai-poll-after-ms': String(ctx.services.videos.pollAfterMs(task)) } };
 }

@@ -1,8 +1,9 @@
 // Volcengine Ark (Seedance) content-generation tasks: POST/GET/DELETE /contents/generations/tasks.
-import type { NormalisedVideoRequest } from '../../domain/videos/model.ts';
-import { asRecord, asString, callJson } from '../json-http.ts';
+// Our reference_images become image items with role `reference_image`; `video_url` is the MP4 for
+// 24 hours after completion (the task is re-queried for it on each download).
+import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
-import type { VideoAdapter, VideoPoll } from '../video.ts';
+import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = {
   queued: 'queued',
@@ -15,10 +16,14 @@ const STATUS: Record<string, VideoPoll['status']> = {
   cancelled: 'cancelled',
 };
 
+/** How long Ark's `video_url` stays valid. */
+const URL_LIFETIME_S = 24 * 3600;
+
 export function arkBody(upstreamModel: string, request: NormalisedVideoRequest): Record<string, unknown> {
+  const references = request.reference_images.map((ref) => ({ type: 'image_url', image_url: { url: ref.url }, role: 'reference_image' }));
   return {
     model: upstreamModel,
-    content: request.content,
+    content: [...request.content, ...references],
     resolution: request.resolution,
     ...(request.ratio ? { ratio: request.ratio } : {}),
     duration: request.seconds,
@@ -30,6 +35,7 @@ export function arkBody(upstreamModel: string, request: NormalisedVideoRequest):
 export function parseArkTask(body: Record<string, unknown>): VideoPoll {
   const upstreamStatus = String(body.status ?? '');
   const error = asRecord(body.error);
+  const finished = typeof body.updated_at === 'number' ? body.updated_at : undefined;
   return {
     status: STATUS[upstreamStatus] ?? 'unknown',
     upstreamStatus,
@@ -37,28 +43,42 @@ export function parseArkTask(body: Record<string, unknown>): VideoPoll {
     deliveredSeconds: typeof body.duration === 'number' || typeof body.duration === 'string' ? body.duration : undefined,
     deliveredResolution: asString(body.resolution),
     assetUrl: asString(asRecord(body.content).video_url),
-    error: asString(error.code) ? { code: String(error.code), message: String(error.message ?? '') } : undefined,
+    expiresAt: upstreamStatus === 'succeeded' && finished ? finished + URL_LIFETIME_S : null,
+    error: asString(error.code)
+      ? { code: String(error.code), message: String(error.message ?? '') }
+      : upstreamStatus === 'expired'
+        ? { code: 'expired', message: 'The provider expired the task before it ran; nothing was charged.' }
+        : undefined,
     raw: body,
   };
 }
+
+const taskPath = (upstreamId: string) => `/contents/generations/tasks/${encodeURIComponent(upstreamId)}`;
 
 export const arkAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
     const answer = await callJson(provider, 'POST', '/contents/generations/tasks', arkBody(upstreamModel, request));
     if (answer instanceof UpstreamError) return answer;
-    const id = asString(answer.body.id);
+    const id = asId(answer.body.id);
     return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
   },
   async poll(provider, upstreamId) {
-    const answer = await callJson(provider, 'GET', `/contents/generations/tasks/${encodeURIComponent(upstreamId)}`);
+    const answer = await callJson(provider, 'GET', taskPath(upstreamId));
     return answer instanceof UpstreamError ? answer : parseArkTask(answer.body);
   },
   async cancel(provider, upstreamId) {
     // Ark deletes the record of a finished task on DELETE: the caller polls first and only
     // cancels a task the upstream still reports queued. A running task is refused upstream.
-    const answer = await callJson(provider, 'DELETE', `/contents/generations/tasks/${encodeURIComponent(upstreamId)}`);
+    const answer = await callJson(provider, 'DELETE', taskPath(upstreamId));
     if (answer instanceof UpstreamError) return answer.status && answer.status < 500 && answer.status !== 429 ? 'refused' : answer;
     const after = await this.poll(provider, upstreamId);
     return !(after instanceof UpstreamError) && after.status === 'cancelled' ? 'cancelled' : 'refused';
+  },
+  variants: ['video'],
+  async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
+    // `video_url` is valid 24 h after completion; the task record (and so the URL) 7 days.
+    const task = await this.poll(provider, upstreamId);
+    if (task instanceof UpstreamError) return task.status === 404 ? 'gone' : task;
+    return task.status === 'completed' && task.assetUrl ? { url: task.assetUrl, withCredential: false } : 'gone';
   },
 };

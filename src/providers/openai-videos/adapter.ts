@@ -1,64 +1,67 @@
-// OpenAI videos (Sora): POST /v1/videos, GET /v1/videos/{id}, and GET .../content as delivery
-// proof, since the video object carries no URL.
-import type { NormalisedVideoRequest } from '../../domain/videos/model.ts';
-import { asRecord, asString, callJson } from '../json-http.ts';
+// OpenAI videos (and compatible providers): POST /videos, GET /videos/{id}; the base URL ends in
+// /v1. The video object carries no URL: a `completed` status with `seconds` and `size` is the
+// delivery (the bytes are fetched from GET /videos/{id}/content only when a customer downloads).
+import { tierOfSize } from '../../catalogue/video-protocols.ts';
+import { joinUrl } from '../http.ts';
+import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
-import type { VideoAdapter, VideoPoll } from '../video.ts';
+import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = { queued: 'queued', in_progress: 'in_progress', completed: 'completed', failed: 'failed' };
-const SIZES: Record<string, [number, number]> = { '720p': [1280, 720], '1080p': [1920, 1080] };
+const SIZES: Record<string, [number, number]> = { '720p': [1280, 720], '1024p': [1792, 1024] };
 
-/** Resolution tier and ratio -> Sora's `size` ("1280x720"; portrait when the ratio is taller than wide). */
+/** Older tasks (accepted before `size` was kept): tier and ratio -> a size, portrait when taller than wide. */
 export function soraSize(resolution: string, ratio: string | null): string {
   const [w, h] = SIZES[resolution] ?? [1280, 720];
   const [rw, rh] = (ratio ?? '16:9').split(':').map(Number);
   return rw !== undefined && rh !== undefined && rh > rw ? `${h}x${w}` : `${w}x${h}`;
 }
 
-/** "1920x1080" -> "1080p": the tier is named by the shorter side. */
-export function tierOfSize(size: unknown): string | undefined {
-  const match = typeof size === 'string' ? /^(\d+)x(\d+)$/.exec(size) : null;
-  return match ? `${Math.min(Number(match[1]), Number(match[2]))}p` : undefined;
-}
-
 export function soraBody(upstreamModel: string, request: NormalisedVideoRequest): Record<string, unknown> {
   const prompt = request.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-  return { model: upstreamModel, prompt, seconds: String(request.seconds), size: soraSize(request.resolution, request.ratio) };
+  const image = request.content.find((c) => c.type === 'image_url')?.image_url?.url;
+  return {
+    model: upstreamModel,
+    prompt,
+    seconds: String(request.seconds),
+    size: request.size ?? soraSize(request.resolution, request.ratio),
+    ...(image ? { input_reference: { image_url: image } } : {}),
+  };
+}
+
+export function parseVideo(body: Record<string, unknown>): VideoPoll {
+  const upstreamStatus = String(body.status ?? '');
+  const status = STATUS[upstreamStatus] ?? 'unknown';
+  const error = asRecord(body.error);
+  return {
+    status,
+    upstreamStatus,
+    progress: typeof body.progress === 'number' ? Math.round(body.progress) : null,
+    deliveredSeconds: typeof body.seconds === 'string' || typeof body.seconds === 'number' ? body.seconds : undefined,
+    deliveredResolution: tierOfSize(body.size),
+    assetUrl: undefined,
+    deliveryConfirmed: status === 'completed',
+    expiresAt: typeof body.expires_at === 'number' ? body.expires_at : null,
+    error: asString(error.code) ? { code: String(error.code), message: String(error.message ?? '') } : undefined,
+    raw: body,
+  };
 }
 
 export const openaiVideosAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
-    const answer = await callJson(provider, 'POST', '/v1/videos', soraBody(upstreamModel, request));
+    const answer = await callJson(provider, 'POST', '/videos', soraBody(upstreamModel, request));
     if (answer instanceof UpstreamError) return answer;
-    const id = asString(answer.body.id);
+    const id = asId(answer.body.id);
     return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
   },
   async poll(provider, upstreamId) {
-    const path = `/v1/videos/${encodeURIComponent(upstreamId)}`;
-    const answer = await callJson(provider, 'GET', path);
-    if (answer instanceof UpstreamError) return answer;
-    const body = answer.body;
-    const upstreamStatus = String(body.status ?? '');
-    const status = STATUS[upstreamStatus] ?? 'unknown';
-    const error = asRecord(body.error);
-    let deliveryConfirmed = false;
-    if (status === 'completed') {
-      const content = await callJson(provider, 'GET', `${path}/content`);
-      if (content instanceof UpstreamError && (content.status === undefined || content.status >= 500 || content.status === 429)) return content; // retry later
-      deliveryConfirmed = !(content instanceof UpstreamError);
-    }
-    return {
-      status,
-      upstreamStatus,
-      progress: typeof body.progress === 'number' ? body.progress : null,
-      deliveredSeconds: typeof body.seconds === 'string' || typeof body.seconds === 'number' ? body.seconds : undefined,
-      deliveredResolution: tierOfSize(body.size),
-      assetUrl: undefined,
-      deliveryConfirmed,
-      error: asString(error.code) ? { code: String(error.code), message: String(error.message ?? '') } : undefined,
-      raw: body,
-    };
+    const answer = await callJson(provider, 'GET', `/videos/${encodeURIComponent(upstreamId)}`);
+    return answer instanceof UpstreamError ? answer : parseVideo(answer.body);
   },
-  // Sora cannot cancel a task; the catalogue marks its plans not cancellable.
+  // OpenAI videos cannot be cancelled; the catalogue marks their plans not cancellable.
   cancel: async () => 'refused',
+  variants: ['video', 'thumbnail', 'spritesheet'],
+  // The provider's own endpoint answers the bytes, with our credential; a gone video answers 404.
+  locate: async (provider, upstreamId, variant) =>
+    provider.baseUrl ? { url: joinUrl(provider.baseUrl, `/videos/${encodeURIComponent(upstreamId)}/content?variant=${variant}`), withCredential: true } : new UpstreamError('connect', true),
 };

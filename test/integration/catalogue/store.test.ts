@@ -7,6 +7,7 @@ import { createCatalogueStore, type CatalogueStore } from '../../../src/catalogu
 import { syncPriceVersions } from '../../../src/catalogue/price-versions.ts';
 import { parseCatalogue } from '../../../src/catalogue/load.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { resolveProviders } from '../../../src/providers/registry.ts';
 import { getTestDatabase, resetDatabase, usingPostgres } from '../../helpers/db.ts';
 import { SAMPLE_CATALOGUE } from '../../helpers/gateway.ts';
 
@@ -42,7 +43,7 @@ describe('catalogue store', () => {
 
   const open = async () => {
     const sink = new Writable({ write: (chunk, _e, cb) => ((logs += chunk.toString()), cb()) });
-    store = await createCatalogueStore({ path: file, db: await getTestDatabase(), logger: createLogger('info', sink), env: {}, sandbox: true, sandboxUrls: new Map() });
+    store = await createCatalogueStore({ path: file, resolveProviders, db: await getTestDatabase(), logger: createLogger('info', sink), env: {}, sandbox: true, sandboxUrls: new Map() });
     return store;
   };
   const sonnet = () => store!.current().models.get('sandbox/claude-sonnet')!;
@@ -122,7 +123,7 @@ describe('catalogue store', () => {
     expect(store!.current().models.get('anthropic/claude-sonnet-4-5')!.routes).to.have.length(0);
     expect(store!.current().models.get('sandbox/claude-sonnet')!.routes.map((r) => r.provider.id)).to.deep.equal(['sandbox-anthropic', 'sandbox-anthropic-backup']);
     store!.close();
-    store = await createCatalogueStore({ path: file, db: await getTestDatabase(), logger: createLogger('silent'), env: { ANTHROPIC_API_KEY: 'sk-ant-x' }, sandbox: false, sandboxUrls: new Map() });
+    store = await createCatalogueStore({ path: file, resolveProviders, db: await getTestDatabase(), logger: createLogger('silent'), env: { ANTHROPIC_API_KEY: 'sk-ant-x' }, sandbox: false, sandboxUrls: new Map() });
     const route = store.current().models.get('anthropic/claude-sonnet-4-5')!.routes[0]!;
     expect(route.upstreamModel).to.equal('claude-sonnet-4-5-20250929');
     expect(route.provider.credential()).to.equal('sk-ant-x');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { ArkSimulator } from '../../../src/sandbox/ark/server.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 
 /** The sample catalogue without seedance's free seconds (exact charges), plus a non-cancellable plan. */
 function testCatalogue(): string {
@@ -39,7 +40,11 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     ({ key, customerId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
   });
-  afterEach(async () => gateway.close());
+  afterEach(async () => {
+    expectVideoUpstreamsOnContract(gateway);
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+    await gateway.close();
+  });
 
   const create = async (body: Record<string, unknown>, headers: Record<string, string> = {}, apiKey = key) => {
     const response = await fetch(`${gateway.url}/v1/videos`, {
@@ -55,7 +60,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
   };
   const cancel = async (id: string, apiKey = key) => {
     const response = await fetch(`${gateway.url}/v1/videos/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } });
-    return { status: response.status, body: (await response.json()) as any };
+    return { status: response.status, body: (await response.json()) as any, headers: Object.fromEntries(response.headers) };
   };
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
   /** Runs the poller until the task leaves the live statuses. */
@@ -64,7 +69,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     for (;;) {
       await gateway.services.videoWorker.processBatch();
       const task = (await get(id)).body;
-      if (!['queued', 'in_progress'].includes(task.status) || Date.now() > deadline) return task;
+      if (!['queued', 'in_progress'].includes(task.task_status) || Date.now() > deadline) return task;
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -73,17 +78,18 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
   it('lives to completed and is settled once by the delivered seconds and tier, with no upstream id shown', async () => {
     const created = await create({ prompt: `a cat ${QUICK} [[sim duration=10 resolution=1080p]]` });
     expect(created.status).to.equal(202);
-    expect(Object.keys(created.body)).to.deep.equal(['task_id']);
+    expect(created.body).to.deep.equal({ task_id: created.body.task_id, id: created.body.task_id }); // the platform id only
+    expect((await get(created.body.task_id)).body).to.include({ id: created.body.task_id, object: 'video', status: 'queued', task_status: 'queued' });
     expect((await wallet()).reserved).to.equal('0.500000'); // 5 s x 0.10 at 720p, as requested
     const task = await pollUntilDone(created.body.task_id);
-    expect(task.status).to.equal('completed');
+    expect(task).to.include({ status: 'completed', task_status: 'completed' });
     // Delivered 10 s at 1080p: 10 x 0.25 = 2.50, covered by the balance beyond the reservation.
     expect(task.billing).to.deep.equal({ amount: '2.500000', currency: 'USD', seconds: 10, resolution: '1080p', price_version: 1 });
     expect(await wallet()).to.include({ debits: '2.500000', reserved: '0.000000', available: '2.500000' });
     const upstreamId = [...ark.tasks.keys()][0]!;
     expect(task.result.id).to.equal(created.body.task_id);
     expect(task.result.model).to.equal('sandbox/seedance');
-    expect(task.result.content.video_url).to.match(/^https:\/\/ark-sim\.example\/videos\//);
+    expect(task.result.content.video_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/assets\//); // the supplier URL, as given
     expect(JSON.stringify(task)).to.not.include(upstreamId);
     expect(JSON.stringify(task)).to.not.include('doubao');
     await gateway.services.videoWorker.processBatch();
@@ -95,12 +101,13 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
 
   it('releases a failed task and sends unconfirmable or unknown outcomes to review, holding the reservation', async () => {
     const failed = await create({ prompt: `x ${QUICK} [[sim fail]]` });
-    expect((await pollUntilDone(failed.body.task_id))).to.include({ status: 'failed', billing: null });
+    expect((await pollUntilDone(failed.body.task_id))).to.include({ status: 'failed', task_status: 'failed', billing: null });
     expect((await get(failed.body.task_id)).body.error.code).to.equal('OutputVideoSensitiveContentDetected');
     for (const directive of ['no_duration', 'no_url', 'resolution=4k', 'status=paused']) {
       const task = await create({ prompt: `x ${QUICK} [[sim ${directive}]]` });
       const done = await pollUntilDone(task.body.task_id);
-      expect(done.status, directive).to.equal('review');
+      expect(done.task_status, directive).to.equal('review');
+      expect(done.status, directive).to.equal('in_progress'); // OpenAI's view: not decided yet
       expect(done.billing).to.equal(null);
     }
     expect(await wallet()).to.include({ debits: '0.000000', reserved: '2.000000' }); // four reviews x 0.50
@@ -153,7 +160,8 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     await gateway.services.videoWorker.processBatch();
     const cancelled = await cancel(queued.body.task_id);
     expect(cancelled.status).to.equal(200);
-    expect(cancelled.body.status).to.equal('cancelled');
+    expect(cancelled.body).to.include({ status: 'failed', task_status: 'cancelled' });
+    expect(cancelled.body.error.code).to.equal('cancelled');
     expect((await wallet()).reserved).to.equal('0.000000');
     expect((await cancel(queued.body.task_id)).body.error.code).to.equal('task_not_cancellable');
 
@@ -161,13 +169,16 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     const refused = await cancel(fixed.body.task_id);
     expect(refused.status).to.equal(409);
     expect(refused.body.error.code).to.equal('cancel_not_supported');
-    expect((await get(fixed.body.task_id)).body.status).to.equal('queued');
+    expect((await get(fixed.body.task_id)).body.task_status).to.equal('queued');
 
+    // Ark refuses to cancel a running task: 409, final (SDKs must not retry it); the task goes on.
     const running = await create({ prompt: 'x [[sim queued_ms=0 running_ms=400]]' });
     const answer = await cancel(running.body.task_id);
-    expect(answer.status).to.equal(200);
-    expect(answer.body.status).to.equal('in_progress'); // Ark refuses to cancel a running task
-    expect((await pollUntilDone(running.body.task_id)).status).to.equal('completed');
+    expect(answer.status).to.equal(409);
+    expect(answer.body.error.code).to.equal('cancel_refused');
+    expect(answer.headers['x-should-retry']).to.equal('false');
+    expect((await get(running.body.task_id)).body.task_status).to.equal('in_progress');
+    expect((await pollUntilDone(running.body.task_id)).task_status).to.equal('completed');
     await reconciled();
   });
 
@@ -233,7 +244,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     const created = await create({ prompt: `x ${QUICK}` });
     await gateway.db('video_tasks').where({ id: created.body.task_id }).update({ status: 'submitting', upstream_task_id: null, next_poll_at: new Date(Date.now() - 1000) });
     await gateway.services.videoWorker.processBatch();
-    expect((await get(created.body.task_id)).body.status).to.equal('review');
+    expect((await get(created.body.task_id)).body.task_status).to.equal('review');
     expect((await wallet()).reserved).to.equal('0.500000');
 
     const live = await create({ prompt: `x ${QUICK}` });

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { MiniMaxSimulator } from '../../../src/sandbox/minimax/server.ts';
 import type { OpenAIVideosSimulator } from '../../../src/sandbox/openai-videos/server.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
 
@@ -22,7 +23,11 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     ({ key, customerId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '20.00', reference: 'fund' });
   });
-  afterEach(async () => gateway.close());
+  afterEach(async () => {
+    expectVideoUpstreamsOnContract(gateway);
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+    await gateway.close();
+  });
 
   const create = async (body: Record<string, unknown>) => {
     const response = await fetch(`${gateway.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -33,27 +38,31 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     for (;;) {
       await gateway.services.videoWorker.processBatch();
       const task = (await (await fetch(`${gateway.url}/v1/videos/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
-      if (!['queued', 'in_progress'].includes(task.status) || Date.now() > deadline) return task;
+      if (!['queued', 'in_progress'].includes(task.task_status) || Date.now() > deadline) return task;
       await new Promise((r) => setTimeout(r, 50));
     }
   };
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
 
-  it('Sora: size from tier and ratio, settles by the delivered seconds once the content endpoint confirms', async () => {
+  it('Sora: size from tier and ratio; the completed task object (seconds, size) is the delivery, never a download', async () => {
     const sora = gateway.simulators.get('sandbox-openai-videos') as OpenAIVideosSimulator;
-    const created = await create({ model: 'sandbox/sora-2', prompt: `a wave ${QUICK} [[sim duration=12 resolution=1080p]]`, seconds: 8, resolution: '720p', ratio: '9:16' });
+    const created = await create({ model: 'sandbox/sora-2', prompt: `a wave ${QUICK} [[sim duration=12 size=1792x1024]]`, seconds: 8, resolution: '720p', ratio: '9:16' });
     expect(created.status).to.equal(202);
     expect(sora.submissions[0]).to.deep.include({ model: 'sora-2', seconds: '8', size: '720x1280' });
     const task = await finish(created.body.task_id);
     expect(task.status).to.equal('completed');
-    expect(task.billing).to.deep.include({ amount: '3.600000', seconds: 12, resolution: '1080p' }); // 12 s x 0.30
+    expect(task.billing).to.deep.include({ amount: '3.600000', seconds: 12, resolution: '1024p' }); // 12 s x 0.30
     expect(task.result.id).to.equal(created.body.task_id);
     expect(JSON.stringify(task)).to.not.match(/video_[0-9a-f]{16}/);
+    // The content endpoint answers bytes, and is never read to settle: only the task object is.
+    expect(sora.exchanges.filter((e) => e.path.includes('/content'))).to.deep.equal([]);
 
-    const unconfirmed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim no_url]]`, seconds: 4 });
-    expect((await finish(unconfirmed.body.task_id)).status).to.equal('review');
+    const unconfirmed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim no_duration]]`, seconds: 4 });
+    const held = await finish(unconfirmed.body.task_id);
+    expect(held.task_status).to.equal('review');
+    expect(held.error.code).to.equal('no_duration');
     const failed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
-    expect((await finish(failed.body.task_id)).status).to.equal('failed');
+    expect((await finish(failed.body.task_id)).task_status).to.equal('failed');
     const cancel = await fetch(`${gateway.url}/v1/videos/${unconfirmed.body.task_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(cancel.status).to.equal(409);
     expect(await wallet()).to.include({ debits: '3.600000', reserved: '0.400000' }); // the review holds 4 s x 0.10
@@ -61,14 +70,14 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   });
 
   const cases = [
-    { model: 'sandbox/sora-2', resolution: '720p', oldPrice: 'per_second: {720p: "0.10", 1080p: "0.30"}', newPrice: 'per_second: {720p: "0.90", 1080p: "0.30"}', bill: '0.400000' },
+    { model: 'sandbox/sora-2', resolution: '720p', oldPrice: 'per_second: {720p: "0.10", 1024p: "0.30"}', newPrice: 'per_second: {720p: "0.90", 1024p: "0.30"}', bill: '0.400000' },
     { model: 'sandbox/h3', resolution: '768P', oldPrice: 'per_second: {768P: "0.08", 2K: "0.20"}}\n', newPrice: 'per_second: {768P: "0.80", 2K: "0.20"}}\n', bill: '0.320000' },
   ];
   for (const c of cases) {
     it(`${c.model}: an unknown status goes to review; a price changed in flight does not change the bill`, async () => {
       const unknown = await create({ model: c.model, prompt: `x ${QUICK} [[sim status=paused]]`, seconds: 4, resolution: c.resolution });
       const held = await finish(unknown.body.task_id);
-      expect(held.status).to.equal('review');
+      expect(held.task_status).to.equal('review');
       expect(held.error.code).to.equal('unknown_status');
 
       const inFlight = await create({ model: c.model, prompt: 'x [[sim queued_ms=0 running_ms=300]]', seconds: 4, resolution: c.resolution });
@@ -96,13 +105,13 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     expect(items.slice(1)).to.deep.equal(references.map((r) => ({ type: 'image_url', image_url: { url: r.url }, role: 'reference_image' })));
     const task = await finish(created.body.task_id);
     expect(task.billing).to.deep.include({ amount: '1.200000', seconds: 6, resolution: '2K' }); // 6 s x 0.20
-    expect(task.result.content.url).to.match(/^https:\/\/minimax-sim\.example\//);
+    expect(task.result.content.url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/assets\//);
 
     const tooMany = await create({ model: 'sandbox/h3', prompt: 'x', seconds: 6, reference_images: [...references, { url: 'https://example.com/10.png' }] });
     expect(tooMany.status).to.equal(400);
     expect(tooMany.body.error.param).to.equal('reference_images');
     const noDuration = await create({ model: 'sandbox/h3', prompt: `x ${QUICK} [[sim no_duration]]`, seconds: 4 });
-    expect((await finish(noDuration.body.task_id)).status).to.equal('review');
+    expect((await finish(noDuration.body.task_id)).task_status).to.equal('review');
     const failed = await create({ model: 'sandbox/h3', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
     expect((await finish(failed.body.task_id)).status).to.equal('failed');
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);

@@ -126,6 +126,37 @@ describe('catalogue parsing', () => {
     expect(parseCatalogue(stringify(c), 'c.yaml').ok).to.equal(true);
   });
 
+  it('offers on a video model only what its protocol can carry, so no option is dropped upstream', () => {
+    const c = base() as any;
+    c.providers.push({ id: 'o', protocol: 'openai-videos', sandbox: true }, { id: 'h', protocol: 'minimax-video-v2', sandbox: true });
+    const video = (extra: object) => ({ seconds: [4], cancellable: false, inline_base64: false, content_types: ['text'], ...extra });
+    c.models.push(
+      { id: 'o/no-sizes', group: 'video', routes: [{ provider: 'o' }], video: video({ ratios: ['16:9'], audio: true, watermark: true }), price: { per_second: { '720p': '1' } } },
+      { id: 'o/sized', group: 'video', routes: [{ provider: 'o' }], video: video({ seconds: [5], sizes: { '1280x720': { resolution: 'hd', ratio: '16:9' }, '1920x1080': { resolution: '1080p', ratio: '16:9' } } }), price: { per_second: { hd: '1', '1080p': '2' } } },
+      { id: 'h/m', group: 'video', routes: [{ provider: 'h' }], video: video({ audio: true, ratios: ['5:4'], content_types: ['text', 'image_url'], reference_images: { max: 9 } }), price: { per_second: { '720p': '1' } } },
+      { id: 'v/mixed', group: 'video', routes: [{ provider: 'v' }, { provider: 'h' }], video: video({ sizes: { '1280x720': { resolution: '1080p', ratio: '16:9' } } }), price: { per_second: { '720p': '1' } } },
+    );
+    const errors = errorsOf(c);
+    for (const expected of [
+      'models.2 (o/no-sizes).video.sizes: openai-videos takes a pixel size only; list the sizes it may be asked for',
+      'models.2 (o/no-sizes).video.ratios: openai-videos takes no ratio; the ratios are those of video.sizes',
+      'models.2 (o/no-sizes).video.audio: openai-videos has no sound switch (generate_audio)',
+      'models.2 (o/no-sizes).video.watermark: openai-videos has no watermark switch',
+      'models.3 (o/sized).video.seconds: openai-videos does not take 5 (it takes 4, 8, 12)',
+      'models.3 (o/sized).video.sizes: openai-videos does not take 1920x1080',
+      'models.3 (o/sized).video.sizes.1280x720: openai-videos answers are billed by the shorter side, so its resolution must be 720p',
+      'models.4 (h/m).video.audio: minimax-video-v2 has no sound switch (generate_audio)',
+      'models.4 (h/m).video.ratios: minimax-video-v2 does not take 5:4',
+      'models.4 (h/m).price.per_second: minimax-video-v2 does not take 720p (it takes 480P, 768P, 1080P, 2K)',
+      "models.5 (v/mixed).routes: a video model's routes must speak one protocol (ark-video, minimax-video-v2)",
+    ]) {
+      expect(errors).to.include(expected);
+    }
+    c.models = c.models.slice(0, 2);
+    c.models[1].video = { ...c.models[1].video, sizes: { '1280x720': { resolution: '1080p', ratio: '16:9' } } };
+    expect(errorsOf(c)).to.include('models.1 (v/m).video.sizes.1280x720: resolution 1080p has no price in price.per_second');
+  });
+
   it('requires video settings and per-second prices on video models, and token prices elsewhere', () => {
     const c = base() as any;
     delete c.models[1].video;

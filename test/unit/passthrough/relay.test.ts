@@ -28,6 +28,7 @@ function fakeSink(options: { slowMs?: number } = {}) {
     },
     signal: abort.signal,
     leave: () => abort.abort(),
+    abort: () => abort.abort(),
   };
   return sink;
 }
