@@ -707,7 +707,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The customer id (`cus_...`).
+         * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
          * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
          */
         CustomerId: string;
@@ -717,17 +717,17 @@ export interface components {
          */
         PageLimit: number;
         /**
-         * @description Return rows older than this id (the previous page's `next_before`).
+         * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
          * @example 1042
          */
         PageBefore: string;
         /**
-         * @description The platform video task id returned by `POST /v1/videos`.
+         * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
          * @example vt_4fR8kP2mQ9xL7nB3vC6d
          */
         TaskId: string;
         /**
-         * @description The API key id (`key_...`), never the key itself.
+         * @description The API key id (`key_...`), never the key itself. An id outside this pattern names no key: 404, like an unknown one.
          * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
          */
         KeyId: string;
@@ -795,7 +795,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -834,7 +834,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -884,7 +884,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -953,7 +953,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -1067,7 +1067,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -1111,7 +1111,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PageLimit"];
                 /**
-                 * @description Return rows older than this id (the previous page's `next_before`).
+                 * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
                  * @example 1042
                  */
                 before?: components["parameters"]["PageBefore"];
@@ -1119,7 +1119,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -1205,7 +1205,10 @@ export interface operations {
             query?: {
                 /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
                 customer_id?: string;
-                /** @example sandbox/claude-sonnet */
+                /**
+                 * @description A model id as logged; text with NUL, which is never stored, is refused.
+                 * @example sandbox/claude-sonnet
+                 */
                 model?: string;
                 /**
                  * @description An operationId.
@@ -1213,12 +1216,12 @@ export interface operations {
                  */
                 endpoint?: string;
                 /**
-                 * @description Inclusive lower bound on the request time.
+                 * @description Inclusive lower bound on the request time (years 0001 to 9999 in UTC).
                  * @example 2026-11-22T00:00:00Z
                  */
                 from?: string;
                 /**
-                 * @description Exclusive upper bound on the request time.
+                 * @description Exclusive upper bound on the request time (years 0001 to 9999 in UTC).
                  * @example 2026-11-23T00:00:00Z
                  */
                 to?: string;
@@ -1228,7 +1231,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PageLimit"];
                 /**
-                 * @description Return rows older than this id (the previous page's `next_before`).
+                 * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
                  * @example 1042
                  */
                 before?: components["parameters"]["PageBefore"];
@@ -1369,7 +1372,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];
@@ -1434,7 +1437,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];
@@ -1513,7 +1516,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The API key id (`key_...`), never the key itself.
+                 * @description The API key id (`key_...`), never the key itself. An id outside this pattern names no key: 404, like an unknown one.
                  * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
                  */
                 key_id: components["parameters"]["KeyId"];

@@ -1187,7 +1187,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The platform video task id returned by `POST /v1/videos`.
+         * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
          * @example vt_4fR8kP2mQ9xL7nB3vC6d
          */
         TaskId: string;
@@ -1597,7 +1597,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];
@@ -1628,7 +1628,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];

@@ -12,6 +12,7 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
   let gateway: TestGateway;
   let key: string;
   let customerId: string;
+  const admin = () => ({ authorization: `Bearer ${gateway.adminToken}` });
   const customer = () => ({ authorization: `Bearer ${key}` });
   const get = (path: string, headers: Record<string, string>) => send(gateway.url, { method: 'GET', path, headers }, 5000);
   const errorOf = (text: string) => (JSON.parse(text) as { error: { message: string; code: string | null; param: string | null } }).error;
@@ -50,5 +51,45 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
     expect(response.timedOut).to.equal(false);
     expect(response.status).to.equal(413);
     expect(Date.now() - started).to.be.below(4000);
+  });
+
+  it('answers ids outside their pattern, NUL and malformed percent-encoding in a path with a 404 in the error shape', async () => {
+    const paths: Array<[string, Record<string, string>]> = [];
+    for (const id of ['%00', 'cus_%00', 'cus_a%00b', '%ff', '%', '%ED%A0%80', 'cus_ab-c', `cus_${'a'.repeat(65)}`]) {
+      for (const suffix of ['', '/wallet', '/ledger', '/api-keys']) paths.push([`/admin/v1/customers/${id}${suffix}`, admin()]);
+    }
+    for (const id of ['%00', 'vt_%00', '%ff', 'vt_x.y']) paths.push([`/admin/v1/video-tasks/${id}`, admin()], [`/v1/videos/${id}`, customer()]);
+    paths.push(['/v1/models/%ff', {}]);
+    for (const [target, headers] of paths) {
+      const response = await get(target, headers);
+      expect(response.status, target).to.equal(404);
+      expect(errorOf(response.text).code, target).to.equal('route_not_found');
+    }
+    const revoke = await send(gateway.url, { method: 'DELETE', path: '/admin/v1/api-keys/key_%00', headers: admin() }, 5000);
+    expect(revoke.status).to.equal(404);
+    // Ids in the pattern that exist nowhere are the ordinary not-found.
+    expect(errorOf((await get('/admin/v1/customers/cus_nobody', admin())).text).code).to.equal('customer_not_found');
+  });
+
+  it('refuses NUL in query filters, `before` beyond 64 bits and times no timestamp holds with a 400 naming the parameter', async () => {
+    const cases: Array<[string, string]> = [
+      ['/admin/v1/request-logs?customer_id=a%00b', 'customer_id'],
+      ['/admin/v1/request-logs?model=a%00b', 'model'],
+      ['/admin/v1/request-logs?endpoint=a%00b', 'endpoint'],
+      ['/admin/v1/video-tasks?customer_id=cus_%00', 'customer_id'],
+      ['/admin/v1/request-logs?before=9223372036854775808', 'before'],
+      [`/admin/v1/customers/${customerId}/ledger?before=9999999999999999999`, 'before'],
+      ['/admin/v1/request-logs?from=2026-11-22T23:59:60Z', 'from'],
+      ['/admin/v1/request-logs?from=0000-01-01T00:00:00Z', 'from'],
+      ['/admin/v1/request-logs?to=9999-12-31T23:59:59-23:59', 'to'],
+    ];
+    for (const [target, param] of cases) {
+      const response = await get(target, admin());
+      expect(response.status, target).to.equal(400);
+      expect(errorOf(response.text).param, target).to.equal(param);
+    }
+    for (const target of ['/admin/v1/request-logs?before=999999999999999999&from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z', `/admin/v1/customers/${customerId}/ledger?before=999999999999999999`]) {
+      expect((await get(target, admin())).status, target).to.equal(200);
+    }
   });
 });
