@@ -564,6 +564,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The body has a content type this operation does not take (e.g. multipart/form-data where only JSON is accepted). */
+        UnsupportedMediaType: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "This operation takes a JSON body (content-type: application/json).",
+                 *         "type": "invalid_request_error",
+                 *         "code": "unsupported_media_type",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The gateway failed; nothing was charged. */
         InternalError: {
             headers: {
@@ -786,6 +806,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["ExternalReferenceTaken"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -944,6 +965,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1058,6 +1080,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             409: components["responses"]["ReferenceConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1507,6 +1531,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaskNotFound"];
             409: components["responses"]["TaskNotInReview"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

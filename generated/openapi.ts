@@ -794,6 +794,26 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
+        /** @description The body has a content type this operation does not take (it takes JSON). */
+        AnthropicUnsupportedMediaType: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "error",
+                 *       "error": {
+                 *         "type": "invalid_request_error",
+                 *         "message": "This operation takes a JSON body (content-type: application/json)."
+                 *       },
+                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
         /** @description The provider or the gateway is rate limiting. */
         AnthropicRateLimited: {
             headers: {
@@ -1310,6 +1330,7 @@ export interface operations {
             403: components["responses"]["AnthropicForbidden"];
             404: components["responses"]["AnthropicNotFound"];
             413: components["responses"]["AnthropicPayloadTooLarge"];
+            415: components["responses"]["AnthropicUnsupportedMediaType"];
             429: components["responses"]["AnthropicRateLimited"];
             500: components["responses"]["AnthropicInternalError"];
             501: components["responses"]["AnthropicNotImplemented"];
@@ -1373,6 +1394,7 @@ export interface operations {
             403: components["responses"]["AnthropicForbidden"];
             404: components["responses"]["AnthropicNotFound"];
             413: components["responses"]["AnthropicPayloadTooLarge"];
+            415: components["responses"]["AnthropicUnsupportedMediaType"];
             429: components["responses"]["AnthropicRateLimited"];
             500: components["responses"]["AnthropicInternalError"];
             501: components["responses"]["AnthropicNotImplemented"];

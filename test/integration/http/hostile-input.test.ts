@@ -1,6 +1,9 @@
 // Regression tests for what the fuzz suite (test/fuzz/) found in the HTTP layer and the contract:
 // each input here once crashed the process, answered 500, or answered outside the contract.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
+import { ROOT_DIR } from '../../../src/config.ts';
 import { send } from '../../fuzz/http-client.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
@@ -90,6 +93,24 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
     }
     for (const target of ['/admin/v1/request-logs?before=999999999999999999&from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z', `/admin/v1/customers/${customerId}/ledger?before=999999999999999999`]) {
       expect((await get(target, admin())).status, target).to.equal(200);
+    }
+  });
+
+  it('answers 415 for multipart on JSON-only operations, a status their contracts declare', async () => {
+    const publicSpec = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'generated/openapi.json'), 'utf8'));
+    const adminSpec = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'generated/admin.json'), 'utf8'));
+    const body = `${part('form-data; name="name"', 'x')}--${BOUNDARY}--\r\n`;
+    for (const [target, spec, pathKey, headers] of [
+      ['/v1/messages', publicSpec, '/v1/messages', { 'x-api-key': key }],
+      ['/v1/messages/count_tokens', publicSpec, '/v1/messages/count_tokens', { 'x-api-key': key }],
+      ['/admin/v1/customers', adminSpec, '/admin/v1/customers', admin()],
+      [`/admin/v1/customers/${customerId}/api-keys`, adminSpec, '/admin/v1/customers/{customer_id}/api-keys', admin()],
+      [`/admin/v1/customers/${customerId}/credits`, adminSpec, '/admin/v1/customers/{customer_id}/credits', admin()],
+      ['/admin/v1/video-tasks/vt_nobody/resolve', adminSpec, '/admin/v1/video-tasks/{task_id}/resolve', admin()],
+    ] as const) {
+      const response = await send(gateway.url, { method: 'POST', path: target, headers: { ...headers, 'content-type': MULTIPART }, body }, 5000);
+      expect(response.status, target).to.equal(415);
+      expect(Object.keys(spec.paths[pathKey].post.responses), target).to.include('415');
     }
   });
 });
