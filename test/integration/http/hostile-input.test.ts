@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
-import { send } from '../../fuzz/http-client.ts';
+import { send, sendRaw } from '../../fuzz/http-client.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 const BOUNDARY = 'hostileBoundaryQ3vX';
@@ -112,5 +112,24 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
       expect(response.status, target).to.equal(415);
       expect(Object.keys(spec.paths[pathKey].post.responses), target).to.include('415');
     }
+  });
+
+  it('answers what the HTTP parser refuses with a JSON error in the path\'s shape and a request-id', async () => {
+    const cases: Array<[string, number, 'openai' | 'anthropic']> = [
+      ['GET /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400, 'openai'],
+      ['POST /admin/v1/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 400, 'openai'],
+      ['POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'anthropic'],
+      [`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'openai'],
+      ['GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n', 400, 'openai'],
+    ];
+    for (const [bytes, status, shape] of cases) {
+      const response = await sendRaw(gateway.url, bytes, 5000);
+      expect(response.status, bytes.slice(0, 60)).to.equal(status);
+      expect(String(response.headers['request-id'])).to.match(/^req_/);
+      const body = JSON.parse(response.text) as Record<string, any>;
+      if (shape === 'anthropic') expect(body).to.include({ type: 'error', request_id: response.headers['request-id'] });
+      else expect(body.error).to.have.keys('message', 'type', 'code', 'param');
+    }
+    expect((await get('/healthz', {})).status).to.equal(200);
   });
 });
