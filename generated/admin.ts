@@ -619,6 +619,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The body has a content type this operation does not take (e.g. multipart/form-data where only JSON is accepted). */
+        UnsupportedMediaType: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "This operation takes a JSON body (content-type: application/json).",
+                 *         "type": "invalid_request_error",
+                 *         "code": "unsupported_media_type",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The gateway failed; nothing was charged. */
         InternalError: {
             headers: {
@@ -692,7 +712,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The customer id (`cus_...`).
+         * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
          * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
          */
         CustomerId: string;
@@ -702,7 +722,7 @@ export interface components {
          */
         PageLimit: number;
         /**
-         * @description Return rows older than this id (the previous page's `next_before`).
+         * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
          * @example 1042
          */
         PageBefore: string;
@@ -712,12 +732,12 @@ export interface components {
          */
         ReservationRef: string;
         /**
-         * @description The platform video task id returned by `POST /v1/videos`.
+         * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
          * @example vt_4fR8kP2mQ9xL7nB3vC6d
          */
         TaskId: string;
         /**
-         * @description The API key id (`key_...`), never the key itself.
+         * @description The API key id (`key_...`), never the key itself. An id outside this pattern names no key: 404, like an unknown one.
          * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
          */
         KeyId: string;
@@ -776,6 +796,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["ExternalReferenceTaken"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -785,7 +806,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -824,7 +845,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -874,7 +895,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -934,6 +955,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -943,7 +965,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -1048,6 +1070,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             409: components["responses"]["ReferenceConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1057,7 +1081,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -1101,7 +1125,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PageLimit"];
                 /**
-                 * @description Return rows older than this id (the previous page's `next_before`).
+                 * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
                  * @example 1042
                  */
                 before?: components["parameters"]["PageBefore"];
@@ -1109,7 +1133,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The customer id (`cus_...`).
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
                  * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
                  */
                 customer_id: components["parameters"]["CustomerId"];
@@ -1344,7 +1368,10 @@ export interface operations {
             query?: {
                 /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
                 customer_id?: string;
-                /** @example sandbox/claude-sonnet */
+                /**
+                 * @description A model id as logged; text with NUL, which is never stored, is refused.
+                 * @example sandbox/claude-sonnet
+                 */
                 model?: string;
                 /**
                  * @description An operationId.
@@ -1352,12 +1379,12 @@ export interface operations {
                  */
                 endpoint?: string;
                 /**
-                 * @description Inclusive lower bound on the request time.
+                 * @description Inclusive lower bound on the request time (years 0001 to 9999 in UTC).
                  * @example 2026-11-22T00:00:00Z
                  */
                 from?: string;
                 /**
-                 * @description Exclusive upper bound on the request time.
+                 * @description Exclusive upper bound on the request time (years 0001 to 9999 in UTC).
                  * @example 2026-11-23T00:00:00Z
                  */
                 to?: string;
@@ -1367,7 +1394,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PageLimit"];
                 /**
-                 * @description Return rows older than this id (the previous page's `next_before`).
+                 * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
                  * @example 1042
                  */
                 before?: components["parameters"]["PageBefore"];
@@ -1508,7 +1535,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];
@@ -1573,7 +1600,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];
@@ -1643,6 +1670,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TaskNotFound"];
             409: components["responses"]["TaskNotInReview"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1652,7 +1681,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The API key id (`key_...`), never the key itself.
+                 * @description The API key id (`key_...`), never the key itself. An id outside this pattern names no key: 404, like an unknown one.
                  * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
                  */
                 key_id: components["parameters"]["KeyId"];

@@ -1006,6 +1006,26 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
+        /** @description The body has a content type this operation does not take (it takes JSON). */
+        AnthropicUnsupportedMediaType: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "error",
+                 *       "error": {
+                 *         "type": "invalid_request_error",
+                 *         "message": "This operation takes a JSON body (content-type: application/json)."
+                 *       },
+                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
         /** @description The provider or the gateway is rate limiting. */
         AnthropicRateLimited: {
             headers: {
@@ -1255,7 +1275,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The platform video task id returned by `POST /v1/videos`.
+         * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
          * @example vt_4fR8kP2mQ9xL7nB3vC6d
          */
         TaskId: string;
@@ -1383,6 +1403,7 @@ export interface operations {
             403: components["responses"]["AnthropicForbidden"];
             404: components["responses"]["AnthropicNotFound"];
             413: components["responses"]["AnthropicPayloadTooLarge"];
+            415: components["responses"]["AnthropicUnsupportedMediaType"];
             429: components["responses"]["AnthropicRateLimited"];
             500: components["responses"]["AnthropicInternalError"];
             501: components["responses"]["AnthropicNotImplemented"];
@@ -1446,6 +1467,7 @@ export interface operations {
             403: components["responses"]["AnthropicForbidden"];
             404: components["responses"]["AnthropicNotFound"];
             413: components["responses"]["AnthropicPayloadTooLarge"];
+            415: components["responses"]["AnthropicUnsupportedMediaType"];
             429: components["responses"]["AnthropicRateLimited"];
             500: components["responses"]["AnthropicInternalError"];
             501: components["responses"]["AnthropicNotImplemented"];
@@ -1889,7 +1911,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];
@@ -1922,7 +1944,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];
@@ -1969,7 +1991,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The platform video task id returned by `POST /v1/videos`.
+                 * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
                  * @example vt_4fR8kP2mQ9xL7nB3vC6d
                  */
                 task_id: components["parameters"]["TaskId"];

@@ -19,6 +19,7 @@ import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
 import { createVideoWorker } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
+import { answerClientError } from './http/client-error.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { loadSpec } from './http/spec.ts';
 import { every, videoPollerJob, type Ticker } from './jobs/cron.ts';
@@ -131,6 +132,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     if (draining) res.setHeader('connection', 'close'); // clients reconnect to another replica
     app(req, res);
   });
+  server.on('clientError', (error, socket) => answerClientError(error, socket, logger));
   // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;

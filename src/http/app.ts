@@ -100,7 +100,9 @@ export function createApp(options: AppOptions): express.Express {
   async function dispatch(surface: Surface, req: IncomingMessage, res: ServerResponse, path: string, exchange: Exchange): Promise<Reply> {
     const matched = surface.spec.match(req.method ?? 'GET', path);
     if (!matched) return new Failure(HttpError.RouteNotFound, `No route for ${req.method} ${path.slice(0, 200)}.`);
-    if ('malformed' in matched) return new Failure(HttpError.InvalidRequest, 'The path has malformed percent-encoding.');
+    // A path that cannot name a resource (bad percent-encoding, an id outside its pattern) is a 404
+    // like any other unknown id: every operation with a path parameter declares one.
+    if ('malformed' in matched) return new Failure(HttpError.RouteNotFound, 'The path has malformed percent-encoding, so it names nothing.');
     const { operation, params } = matched;
     exchange.operationId = operation.operationId;
     if (params.model_id) exchange.model = params.model_id;
@@ -114,8 +116,10 @@ export function createApp(options: AppOptions): express.Express {
       if (auth.kind === 'caller') caller = exchange.caller = auth.caller;
     }
 
+    const badPath = operation.validate('path', params);
+    if (badPath) return new Failure(HttpError.RouteNotFound, `Nothing exists at this path. ${badPath.message}`, { param: badPath.param });
     const query = declaredQuery(req.url ?? '', operation);
-    const invalid = operation.validate('path', params) ?? operation.validate('query', query) ?? operation.validate('header', req.headers);
+    const invalid = operation.validate('query', query) ?? operation.validate('header', req.headers);
     if (invalid) return new Failure(HttpError.InvalidRequest, invalid.message, { param: invalid.param });
     const body = await readBody(req, operation, options.bodyLimitBytes);
     if (body instanceof Failure) return body;

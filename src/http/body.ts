@@ -24,6 +24,10 @@ const EMPTY: ParsedBody = { raw: Buffer.alloc(0), value: undefined, form: 'none'
 export async function readBody(req: IncomingMessage, operation: SpecOperation, limitBytes: number): Promise<ParsedBody | Failure> {
   if (operation.bodyTypes.size === 0) return EMPTY;
   const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  // A declared length over the limit is refused before reading, whatever the type: waiting for
+  // bytes that may never come would hold the connection open.
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) return tooLarge(limitBytes);
   if (type === 'multipart/form-data') {
     if (!operation.bodyTypes.has('multipart/form-data')) return new Failure(HttpError.UnsupportedMediaType, 'This operation takes a JSON body (content-type: application/json).');
     const form = await parseMultipart(req, limitBytes);
@@ -34,8 +38,6 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   }
   if (!operation.bodyTypes.has('application/json')) return new Failure(HttpError.UnsupportedMediaType, `This operation does not take a ${type || 'JSON'} body.`);
   // A missing or other content type is read as JSON: curl -d sends form-urlencoded by default.
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) return tooLarge(limitBytes);
   const raw = await readAll(req, limitBytes);
   if (raw instanceof Failure) return raw;
   if (raw.length === 0) return EMPTY;

@@ -54,7 +54,8 @@ export function parseMultipart(req: IncomingMessage, limitBytes: number): Promis
   return new Promise((resolve) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fieldSize: limitBytes, fields: 1000, files: 0, parts: 1000 } });
+      // Field names in UTF-8, as browsers and the SDKs send them (busboy's default reads them as latin-1).
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fieldSize: limitBytes, fields: 1000, files: 0, parts: 1000 } });
     } catch (error) {
       return resolve(new Failure(HttpError.InvalidRequest, `Malformed multipart body: ${(error as Error).message}`));
     }
@@ -62,17 +63,20 @@ export function parseMultipart(req: IncomingMessage, limitBytes: number): Promis
     let failure: Failure | undefined;
     let received = 0;
     const refuse = (next: Failure) => (failure ??= next);
-    parser.on('field', (name, value, info) => {
-      received += name.length + value.length;
-      if (info.valueTruncated || received > limitBytes) refuse(new Failure(HttpError.RequestTooLarge, `Request body exceeds the limit of ${limitBytes} bytes.`));
-      else if (!failure) {
-        const problem = assignBracketKey(body, name, value);
-        if (problem) refuse(new Failure(HttpError.InvalidRequest, problem, { param: name.slice(0, 100) }));
-      }
+    // A part without a name (`name=""` or none at all) comes with an undefined name: refused, never
+    // dereferenced, since a throw inside these listeners would be uncaught and end the process.
+    parser.on('field', (name: string | undefined, value: string | undefined, info) => {
+      if (failure) return;
+      if (!name) return refuse(new Failure(HttpError.InvalidRequest, 'A form field has no name.'));
+      received += name.length + (value ?? '').length;
+      if (info.valueTruncated || received > limitBytes) return refuse(new Failure(HttpError.RequestTooLarge, `Request body exceeds the limit of ${limitBytes} bytes.`));
+      const problem = assignBracketKey(body, name, value ?? '');
+      if (problem) refuse(new Failure(HttpError.InvalidRequest, problem, { param: name.slice(0, 100) }));
     });
-    parser.on('file', (name, stream) => {
+    parser.on('file', (name: string | undefined, stream) => {
       stream.resume();
-      refuse(new Failure(HttpError.InvalidRequest, `File uploads are not accepted (field ${name.slice(0, 100)}); pass assets as URLs.`, { param: name.slice(0, 100) }));
+      const field = (name ?? '').slice(0, 100);
+      refuse(new Failure(HttpError.InvalidRequest, `File uploads are not accepted (field ${field || 'without a name'}); pass assets as URLs.`, { param: field || null }));
     });
     parser.on('filesLimit', () => refuse(new Failure(HttpError.InvalidRequest, 'File uploads are not accepted; pass assets as URLs.')));
     parser.on('fieldsLimit', () => refuse(new Failure(HttpError.InvalidRequest, 'Too many form fields.')));
@@ -83,6 +87,10 @@ export function parseMultipart(req: IncomingMessage, limitBytes: number): Promis
       resolve(failure ?? new Failure(HttpError.InvalidRequest, `Malformed multipart body: ${error.message}`));
     });
     parser.on('close', () => resolve(failure ?? body));
+    // A client that leaves mid-body never ends the parser: answer (to no one) so the request finishes.
+    req.once('close', () => {
+      if (!req.complete) resolve(failure ?? new Failure(HttpError.InvalidRequest, 'The request body was cut off.'));
+    });
     req.pipe(parser);
   });
 }

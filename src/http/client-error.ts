@@ -1,0 +1,35 @@
+// Requests Node's HTTP parser refuses before any route sees them (a Content-Length that is not a
+// number or appears twice, Content-Length with Transfer-Encoding, NUL in a header, headers over the
+// size limit): answered like every other error, a JSON body in the endpoint's error shape and a
+// request-id, instead of Node's bare "400 Bad Request". The connection is closed after it.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Failure } from '../domain/failure.ts';
+import type { Logger } from '../logger.ts';
+import { randomBase62 } from '../shared/ids.ts';
+import { HttpError, renderFailure, shapeOfPath } from './errors.ts';
+
+/** The request target of the packet being parsed, when its request line is readable. */
+function targetOf(rawPacket: unknown): string {
+  if (!Buffer.isBuffer(rawPacket)) return '/';
+  const line = /^[A-Z]+ (\/[^ \r\n]*) HTTP\/1\.[01]\r?\n/.exec(rawPacket.subarray(0, 2048).toString('latin1'));
+  return line ? line[1]! : '/';
+}
+
+export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, logger: Logger): void {
+  // The client is gone, or a response has begun on this socket: nothing can be answered (as Node does).
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const requestId = `req_${randomBase62(24)}`;
+  const code = error.code === 'HPE_HEADER_OVERFLOW' ? HttpError.HeadersTooLarge : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? HttpError.RequestTimeout : HttpError.MalformedHttp;
+  const reply = renderFailure(new Failure(code, ''), shapeOfPath(targetOf(error.rawPacket).split('?')[0]!), requestId);
+  const text = JSON.stringify(reply.body);
+  logger.info({ request_id: requestId, status: reply.status, parse_error: error.code }, 'malformed request refused');
+  socket.end(
+    `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\nconnection: close\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(text)}\r\nrequest-id: ${requestId}\r\nx-request-id: ${requestId}\r\n\r\n${text}`,
+  );
+}

@@ -1,0 +1,31 @@
+// Findings of the fuzz suite whose fix belongs to another owner (a domain service or a contract
+// file being rewritten). Each is matched narrowly (operation, status, and the gateway's own log
+// line for that request), so it is reported on every run without failing it, while any other
+// failure still fails. Remove an entry once its owner has fixed it; an entry that no longer
+// matches anything is reported as stale.
+
+export interface KnownFinding {
+  id: string;
+  owner: string;
+  operationId: string;
+  status: number;
+  /** Matched against the error log lines the gateway wrote for the request. */
+  log: RegExp;
+  summary: string;
+}
+
+export const KNOWN_FINDINGS: KnownFinding[] = [
+  {
+    id: 'count-tokens-model-object',
+    owner: 'src/domain/messages/service.ts (countTokens)',
+    operationId: 'messages_count_tokens',
+    status: 500,
+    log: /Cannot convert object to primitive value[^]*countTokens/,
+    summary:
+      'A `model` that is an object whose toString/valueOf is not a function ({"model":{"toString":1},...}) reaches String(id) in the not-found message and throws a TypeError: 500 instead of 400. messages_create checks the type first (protocol.check); countTokens does not.',
+  },
+];
+
+export function knownFindingFor(operationId: string | undefined, status: number, errorLogs: string[]): KnownFinding | undefined {
+  return KNOWN_FINDINGS.find((f) => f.operationId === operationId && f.status === status && errorLogs.some((line) => f.log.test(line)));
+}

@@ -1,0 +1,77 @@
+// What must hold for every answer, whatever was sent: an answer at all, no 5xx, a request-id, the
+// endpoint's error shape on every 4xx, a status the operation's contract declares and a body that
+// validates against it, no stack traces, and 401 for every credential-less call to an operation
+// that needs one (nothing is looked at before authentication).
+import type { Spec } from '../../src/http/spec.ts';
+import type { FuzzResponse } from './http-client.ts';
+import { errorShapeOf, type FuzzOperation } from './operations.ts';
+import type { GeneratedRequest } from './requests.ts';
+
+export interface Surfaces {
+  public: Spec;
+  admin: Spec;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNullableString = (v: unknown) => v === null || typeof v === 'string';
+
+/** The error-shape problems of a body, or none. */
+export function errorShapeProblems(body: unknown, shape: 'anthropic' | 'openai'): string[] {
+  const b = body as Record<string, any> | null;
+  if (!b || typeof b !== 'object') return ['error body is not a JSON object'];
+  if (shape === 'anthropic') {
+    const ok = b.type === 'error' && b.error && isString(b.error.type) && isString(b.error.message) && isString(b.request_id) && Object.keys(b).length === 3;
+    return ok ? [] : [`not the Anthropic error shape {"type":"error","error":{"type","message"},"request_id"}`];
+  }
+  const e = b.error as Record<string, unknown> | undefined;
+  const ok = e && isString(e.message) && isString(e.type) && isNullableString(e.code) && isNullableString(e.param) && Object.keys(b).length === 1;
+  return ok ? [] : ['not the error shape {"error":{"message","type","code","param"}}'];
+}
+
+/** Which operation the gateway routes this method and raw path to, if any. */
+export function routed(surfaces: Surfaces, method: string, rawPath: string): { operationId: string } | 'malformed' | undefined {
+  const pathOnly = rawPath.split('?')[0]!;
+  const spec = pathOnly === '/admin' || pathOnly.startsWith('/admin/') ? surfaces.admin : surfaces.public;
+  const matched = spec.match(method, pathOnly);
+  if (!matched) return undefined;
+  if ('malformed' in matched) return 'malformed';
+  return { operationId: matched.operation.operationId };
+}
+
+export function checkResponse(surfaces: Surfaces, operations: Map<string, FuzzOperation>, request: GeneratedRequest, response: FuzzResponse): string[] {
+  if (response.timedOut) return ['no answer in time'];
+  const problems: string[] = [];
+  const { status } = response;
+  if (status >= 500) problems.push(`status ${status}`);
+  if (!isString(response.headers['request-id']) || !/^req_[A-Za-z0-9]+$/.test(response.headers['request-id'])) problems.push('no request-id header');
+  const streamed = String(response.headers['content-type'] ?? '').startsWith('text/event-stream');
+  let body: unknown;
+  if (!streamed && request.method !== 'HEAD') {
+    try {
+      body = JSON.parse(response.text);
+    } catch {
+      problems.push('body is not JSON');
+    }
+  }
+  if (status >= 400 && request.method !== 'HEAD') {
+    problems.push(...errorShapeProblems(body, errorShapeOf(request.path)));
+    const message = String((body as { error?: { message?: unknown } })?.error?.message ?? '');
+    if (/\.ts:\d+|node_modules|\bat [\w.<>]+ \(/.test(message)) problems.push('error message carries a stack trace');
+  }
+  const route = routed(surfaces, request.method, request.path);
+  // No operation (or a path no operation can decode): a 404, whatever the body and credentials.
+  if ((!route || route === 'malformed') && status !== 404) problems.push(`${route ?? 'unrouted'} path got ${status}, not 404`);
+  if (route && route !== 'malformed') {
+    const op = operations.get(route.operationId)!;
+    if (!op.statuses.has(String(status)) && !op.statuses.has('default')) problems.push(`status ${status} is not declared for ${op.operationId}`);
+    if (body !== undefined) {
+      const spec = op.document === 'admin' ? surfaces.admin : surfaces.public;
+      const mismatch = spec.validateResponse(op.operationId, status, body);
+      if (mismatch) problems.push(`body does not match the contract: ${mismatch}`);
+    }
+    const needsKey = !op.anonymous && request.credential !== 'valid';
+    const wrongKey = op.anonymous && op.schemes.length > 0 && (request.credential === 'wrong' || request.credential === 'other-surface');
+    if ((needsKey || wrongKey) && status !== 401) problems.push(`credential "${request.credential}" got ${status}, not 401`);
+  }
+  return problems;
+}
