@@ -1116,6 +1116,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The body has a content type this operation does not take (e.g. multipart/form-data where only JSON is accepted). */
+        UnsupportedMediaType: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "message": "This operation takes a JSON body (content-type: application/json).",
+                 *         "type": "invalid_request_error",
+                 *         "code": "unsupported_media_type",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The gateway failed; nothing was charged. */
         InternalError: {
             headers: {
@@ -1575,6 +1595,7 @@ export interface operations {
             };
             404: components["responses"]["ModelNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Every route's provider is rate-limited; its `retry-after` is passed on. */
             429: {
                 headers: {

@@ -14,17 +14,7 @@ export interface KnownFinding {
   summary: string;
 }
 
-export const KNOWN_FINDINGS: KnownFinding[] = [
-  {
-    id: 'count-tokens-model-object',
-    owner: 'src/domain/messages/service.ts (countTokens)',
-    operationId: 'messages_count_tokens',
-    status: 500,
-    log: /Cannot convert object to primitive value[^]*countTokens/,
-    summary:
-      'A `model` that is an object whose toString/valueOf is not a function ({"model":{"toString":1},...}) reaches String(id) in the not-found message and throws a TypeError: 500 instead of 400. messages_create checks the type first (protocol.check); countTokens does not.',
-  },
-];
+export const KNOWN_FINDINGS: KnownFinding[] = [];
 
 export function knownFindingFor(operationId: string | undefined, status: number, errorLogs: string[]): KnownFinding | undefined {
   return KNOWN_FINDINGS.find((f) => f.operationId === operationId && f.status === status && errorLogs.some((line) => f.log.test(line)));

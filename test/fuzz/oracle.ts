@@ -44,7 +44,9 @@ export function checkResponse(surfaces: Surfaces, operations: Map<string, FuzzOp
   const { status } = response;
   if (status >= 500) problems.push(`status ${status}`);
   if (!isString(response.headers['request-id']) || !/^req_[A-Za-z0-9]+$/.test(response.headers['request-id'])) problems.push('no request-id header');
-  const streamed = String(response.headers['content-type'] ?? '').startsWith('text/event-stream');
+  // Streams and files (a finished video's bytes) are not JSON; everything else must be.
+  const type = String(response.headers['content-type'] ?? '');
+  const streamed = type.startsWith('text/event-stream') || (status < 400 && /^(video|image|audio)\/|^application\/octet-stream/.test(type));
   let body: unknown;
   if (!streamed && request.method !== 'HEAD') {
     try {

@@ -62,6 +62,17 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
     await unchanged();
   });
 
+  it('refuses a model that is not a string with a 400 naming it, on messages and count_tokens', async () => {
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+      for (const model of ['{"toString":1}', '[{"toString":1}]', '42', 'null']) {
+        const response = await post(path, `{"model":${model},"max_tokens":10,"messages":[{"role":"user","content":"x"}]}`);
+        expect(response.status, `${path} ${model}`).to.equal(400);
+        expect(((await response.json()) as any).error.message).to.include('model');
+      }
+    }
+    await unchanged();
+  });
+
   it('accepts unknown block types and nesting within the limit, and estimates them without failing', async () => {
     const text = `{"model":"${HAIKU}","messages":[{"role":"user","content":[{"type":"future_block","payload":${nested(100)}},{"type":"text","text":"hi"}]}]}`;
     primary.next({ error: 503 });
