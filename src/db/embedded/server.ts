@@ -1,0 +1,83 @@
+// The embedded database's own process, forked by ./index.ts: PGlite on the data directory (or in
+// memory), served over the PostgreSQL wire protocol on a Unix socket that only this user can reach.
+// Postgres compiled to WebAssembly runs synchronously; here it does so off the gateway's event loop.
+//
+// The gateway decides when this process ends: it asks (a `close` message), or it dies and the IPC
+// channel disconnects. SIGINT and SIGTERM are ignored, because a terminal's Ctrl-C or a process
+// group's SIGTERM reaches this process too while the gateway still needs the database to drain.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { durableOptions } from './durable-fs.ts';
+import { acquireLock, holderForThisProcess } from './lock.ts';
+import { SOCKET_PORT, type ChildMessage, type ParentMessage } from './messages.ts';
+
+const dir = process.argv[2] ?? 'memory://';
+const inMemory = dir.startsWith('memory://');
+
+let db: PGlite | undefined;
+let server: PGLiteSocketServer | undefined;
+let socketDir: string | undefined;
+let releaseLock: (() => void) | undefined;
+let exiting = false;
+
+const send = (message: ChildMessage) => {
+  if (process.connected) process.send!(message);
+};
+
+async function start(): Promise<void> {
+  if (!inMemory) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    releaseLock = await acquireLock(dir, holderForThisProcess());
+  }
+  try {
+    db = await PGlite.create(inMemory ? { dataDir: dir } : durableOptions(dir));
+  } catch (error) {
+    throw new Error(`cannot open the embedded database in ${dir}: ${messageOf(error)}`);
+  }
+  // A fresh private directory (mkdtemp makes it 0700): PGlite has no authentication, so the
+  // socket's directory is what keeps other local users out.
+  socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-db-'));
+  const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
+  // One connection: the server interleaves the protocol messages of several connections.
+  server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
+  await server.start();
+  fs.chmodSync(socketPath, 0o600);
+  send({ type: 'ready', socketDir });
+}
+
+/** Closes PGlite cleanly (a shutdown checkpoint), frees the lock and the socket, and exits. */
+async function exit(code: number): Promise<void> {
+  if (exiting) return;
+  exiting = true;
+  try {
+    await server?.stop();
+    if (db && !db.closed) await db.close();
+  } catch (error) {
+    send({ type: 'error', message: `closing the embedded database failed: ${messageOf(error)}` });
+    code = code || 1;
+  }
+  releaseLock?.();
+  if (socketDir) fs.rmSync(socketDir, { recursive: true, force: true });
+  process.exit(code);
+}
+
+function fail(error: unknown): void {
+  send({ type: 'error', message: messageOf(error) });
+  void exit(1);
+}
+
+// The message alone: the parent shows it as one line, with no stack trace.
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error));
+
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+process.on('disconnect', () => void exit(0));
+process.on('message', (message: ParentMessage) => {
+  if (message.type === 'close') void exit(0);
+});
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
+start().catch(fail);
