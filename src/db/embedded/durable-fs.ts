@@ -11,6 +11,7 @@
 // syncs the WAL once per commit, before the commit's answer; the gateway commits once per batch
 // (the wallet queue's multi-row statements, the request-log flush), so that is one sync per batch.
 import fs from 'node:fs';
+import path from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 
@@ -46,4 +47,25 @@ export function durableOptions(dir: string): PGliteOptions {
     fs: new SyncingNodeFS(dir),
     startParams: [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'],
   };
+}
+
+/**
+ * Syncs every file and directory under `dir`. PGlite creates a database by copying the files
+ * initdb made into the directory, unsynced; Postgres later syncs only the files it writes.
+ */
+export function syncTree(dir: string): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) syncTree(path.join(dir, entry.name));
+    else if (entry.isFile()) syncPath(path.join(dir, entry.name));
+  }
+  syncPath(dir);
+}
+
+function syncPath(target: string): void {
+  const fd = fs.openSync(target, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }

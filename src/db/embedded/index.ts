@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { assertNotHeld } from './lock.ts';
+import { assertNotHeld, DataDirInUseError } from './lock.ts';
 import { SOCKET_PORT, type ChildMessage, type ParentMessage } from './messages.ts';
 
 export { DataDirInUseError } from './lock.ts';
@@ -32,7 +32,7 @@ export interface EmbeddedOptions {
  * gateway, or PGlite cannot open it.
  */
 export async function startEmbeddedDatabase(dir: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
-  if (!dir.startsWith('memory://')) assertNotHeld(dir); // fail at once, before forking
+  if (!dir.startsWith('memory://')) checkNotHeld(dir); // fail at once, before forking
   // server.ts under tsx, dist/src/db/embedded/server.js once built; fork passes on this process's
   // execArgv, so tsx's loader comes along when it is in use.
   const here = fileURLToPath(import.meta.url);
@@ -82,6 +82,15 @@ export async function startEmbeddedDatabase(dir: string, options: EmbeddedOption
       clearTimeout(killer);
     },
   };
+}
+
+function checkNotHeld(dir: string): void {
+  try {
+    assertNotHeld(dir);
+  } catch (error) {
+    if (error instanceof DataDirInUseError) throw error;
+    throw new Error(`cannot use the embedded database's directory ${dir}: ${(error as Error).message}`);
+  }
 }
 
 function unref(child: ChildProcess): void {

@@ -36,8 +36,9 @@ export function holderForThisProcess(): LockHolder {
 function identityOf(pid: number): string | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const startTicks = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[19]; // field 22, starttime
-    return `${fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${startTicks}`;
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' '); // from field 3, the state
+    if (fields[0] === 'Z') return undefined; // exited, not yet reaped: it holds nothing
+    return `${fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${fields[19]}`; // field 22: start time
   } catch {
     return undefined;
   }
@@ -65,10 +66,17 @@ function standingOf(holder: LockHolder): Standing {
 }
 
 function readHolder(file: string): LockHolder | undefined {
+  let text: string;
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as LockHolder;
+    text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // No lock, or no directory yet (opening it will say what is wrong with it).
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code!)) return undefined;
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as LockHolder;
+  } catch {
     // Written whole by link() below, so an unreadable lock is damage, not a lock being written.
     throw new DataDirInUseError(`the lock file ${file} is unreadable; if no gateway is running on this DATA_DIR, delete it`);
   }

@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { durableOptions } from './durable-fs.ts';
-import { acquireLock, holderForThisProcess } from './lock.ts';
+import { durableOptions, syncTree } from './durable-fs.ts';
+import { acquireLock, DataDirInUseError, holderForThisProcess } from './lock.ts';
 import { SOCKET_PORT, type ChildMessage, type ParentMessage } from './messages.ts';
 
 const dir = process.argv[2] ?? 'memory://';
@@ -29,14 +29,21 @@ const send = (message: ChildMessage) => {
 
 async function start(): Promise<void> {
   if (!inMemory) {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    releaseLock = await acquireLock(dir, holderForThisProcess());
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      releaseLock = await acquireLock(dir, holderForThisProcess());
+    } catch (error) {
+      if (error instanceof DataDirInUseError) throw error;
+      throw new Error(`cannot use the embedded database's directory ${dir}: ${messageOf(error)}`);
+    }
   }
+  const created = !inMemory && !fs.existsSync(path.join(dir, 'PG_VERSION'));
   try {
     db = await PGlite.create(inMemory ? { dataDir: dir } : durableOptions(dir));
   } catch (error) {
     throw new Error(`cannot open the embedded database in ${dir}: ${messageOf(error)}`);
   }
+  if (created) syncTree(dir);
   // A fresh private directory (mkdtemp makes it 0700): PGlite has no authentication, so the
   // socket's directory is what keeps other local users out.
   socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-db-'));
