@@ -6,6 +6,7 @@
 // channel disconnects. SIGINT and SIGTERM are ignored, because a terminal's Ctrl-C or a process
 // group's SIGTERM reaches this process too while the gateway still needs the database to drain.
 import fs from 'node:fs';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -52,7 +53,32 @@ async function start(): Promise<void> {
   server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
   await server.start();
   fs.chmodSync(socketPath, 0o600);
+  // The server keeps its net.Server private; without it, answers just go out in more writes.
+  (server as unknown as { server?: net.Server }).server?.on('connection', gatherWrites);
   send({ type: 'ready', socketDir });
+}
+
+/**
+ * The server writes every piece of every answer on its own: about ten writes per statement, each
+ * a system call here and a 'data' event for pg in the gateway. PGlite answers the messages a
+ * client sent together (Parse, Bind, Execute, Sync) in one run of promise callbacks, so writes
+ * held until the next tick leave together. Measured: 82 -> 19 writes per gateway request; pg's
+ * CPU per one-row select in the gateway -15-30%, latency unchanged.
+ */
+function gatherWrites(socket: net.Socket): void {
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let corked = false;
+  socket.write = ((...args: unknown[]) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return write(...args);
+  }) as net.Socket['write'];
 }
 
 /** Closes PGlite cleanly (a shutdown checkpoint), frees the lock and the socket, and exits. */
