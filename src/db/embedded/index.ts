@@ -46,7 +46,8 @@ export async function startEmbeddedDatabase(dir: string, options: EmbeddedOption
   child.on('message', (message: ChildMessage) => {
     if (message.type === 'error') lastError = message.message;
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': by then its last message and stderr have been read.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const why = () => lastError ?? `the embedded database process exited (${describeExit(child)})${lastLine(stderr)}`;
 
   const connection = await new Promise<EmbeddedDatabase['connection']>((resolve, reject) => {

@@ -24,9 +24,12 @@ let socketDir: string | undefined;
 let releaseLock: (() => void) | undefined;
 let exiting = false;
 
-const send = (message: ChildMessage) => {
-  if (process.connected) process.send!(message);
-};
+/** Resolves once the message is handed over, so that exiting next does not drop it. */
+const send = (message: ChildMessage) =>
+  new Promise<void>((resolve) => {
+    if (process.connected) process.send!(message, undefined, {}, () => resolve());
+    else resolve();
+  });
 
 async function start(): Promise<void> {
   if (!inMemory) {
@@ -55,7 +58,7 @@ async function start(): Promise<void> {
   fs.chmodSync(socketPath, 0o600);
   // The server keeps its net.Server private; without it, answers just go out in more writes.
   (server as unknown as { server?: net.Server }).server?.on('connection', gatherWrites);
-  send({ type: 'ready', socketDir });
+  await send({ type: 'ready', socketDir });
 }
 
 /**
@@ -89,7 +92,7 @@ async function exit(code: number): Promise<void> {
     await server?.stop();
     if (db && !db.closed) await db.close();
   } catch (error) {
-    send({ type: 'error', message: `closing the embedded database failed: ${messageOf(error)}` });
+    await send({ type: 'error', message: `closing the embedded database failed: ${messageOf(error)}` });
     code = code || 1;
   }
   releaseLock?.();
@@ -98,8 +101,7 @@ async function exit(code: number): Promise<void> {
 }
 
 function fail(error: unknown): void {
-  send({ type: 'error', message: messageOf(error) });
-  void exit(1);
+  void send({ type: 'error', message: messageOf(error) }).then(() => exit(1));
 }
 
 // The message alone: the parent shows it as one line, with no stack trace.
