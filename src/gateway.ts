@@ -66,7 +66,17 @@ export interface GatewayOverrides {
 
 export async function startGateway(config: Config, overrides: GatewayOverrides = {}): Promise<Gateway> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const db = overrides.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirFor(config.dataDir) }));
+  const db =
+    overrides.db ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pgliteDir: pgliteDirFor(config.dataDir),
+      // Without its database the gateway can only fail requests: exit, for a supervisor to restart.
+      onEmbeddedExit: (error) => {
+        logger.fatal({ err: error.message }, 'the embedded database process ended');
+        process.exit(1);
+      },
+    }));
   const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
   const catalogue = await createCatalogueStore({ path: config.cataloguePath, resolveProviders, db, logger, env: process.env, sandbox: config.sandbox, sandboxUrls: sandbox?.urls ?? new Map() });
   catalogue.watch();

@@ -1,10 +1,10 @@
 import knexPkg, { type Knex } from 'knex';
-import { knexConfig, openDatabase } from '../../src/db/knex.ts';
+import { openDatabase } from '../../src/db/knex.ts';
 
 /**
- * One migrated database per test process: in-memory PGlite by default, or, when DATABASE_URL is
- * set, a fresh PostgreSQL database created beside it (named after this process) and dropped at the
- * end, so parallel runs and a developer's own data never collide.
+ * One migrated database per test process: in-memory PGlite (in its own process) by default, or,
+ * when DATABASE_URL is set, a fresh PostgreSQL database created beside it (named after this
+ * process) and dropped at the end, so parallel runs and a developer's own data never collide.
  */
 let shared: Promise<Knex> | undefined;
 let dropAfter: { adminUrl: string; name: string } | undefined;
@@ -66,4 +66,3 @@ export async function closeTestDatabase(): Promise<void> {
   }
 }
 
-export { knexConfig };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { getTestDatabase, resetDatabase } from '../helpers/db.ts';
+import { getTestDatabase, resetDatabase } from '../../helpers/db.ts';
 
 describe('database', () => {
   it('is migrated and returns bigint columns as BigInt', async () => {
