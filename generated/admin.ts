@@ -626,16 +626,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "This operation takes a JSON body (content-type: application/json).",
-                 *         "type": "invalid_request_error",
-                 *         "code": "unsupported_media_type",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };

@@ -1013,16 +1013,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "error",
-                 *       "error": {
-                 *         "type": "invalid_request_error",
-                 *         "message": "This operation takes a JSON body (content-type: application/json)."
-                 *       },
-                 *       "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA"
-                 *     }
-                 */
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
@@ -1123,16 +1113,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "message": "This operation takes a JSON body (content-type: application/json).",
-                 *         "type": "invalid_request_error",
-                 *         "code": "unsupported_media_type",
-                 *         "param": null
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };

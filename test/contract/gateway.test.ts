@@ -109,7 +109,7 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await p('POST', '/v1/videos', { body: { ...body, model: 'nobody/x' }, headers: auth })).status).to.equal(404);
     expect((await p('GET', `/v1/videos/${created.body.task_id}`, { headers: auth })).status).to.equal(200);
     expect((await p('GET', '/v1/videos/vt_nobody', { headers: auth })).status).to.equal(404);
-    expect((await p('GET', '/v1/videos/not-a-task-id', { headers: auth })).status).to.equal(400);
+    expect((await p('GET', '/v1/videos/not-a-task-id', { headers: auth })).status).to.equal(404);
     expect((await p('GET', '/v1/videos?limit=1', { headers: auth })).status).to.equal(200);
     expect((await p('GET', '/v1/videos?after=vt_nobody', { headers: auth })).status).to.equal(400);
     expect((await p('POST', '/v1/videos', { body: { ...body, generate_audio: 'maybe' }, headers: auth })).status).to.equal(400);
