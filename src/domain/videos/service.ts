@@ -7,7 +7,8 @@ import type { Caller } from '../../customers/service.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
 import { Failure } from '../failure.ts';
 import { LedgerError } from '../../ledger/errors.ts';
-import { LedgerAbort, type Ledger } from '../../ledger/service.ts';
+import { KeyLimitAbort, LedgerAbort, type Ledger, type RateState } from '../../ledger/service.ts';
+import { keyLimitFailure } from '../limits/headers.ts';
 import type { Logger } from '../../logger.ts';
 import { videoLines } from '../../pricing/cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
@@ -20,7 +21,8 @@ import { validateVideoRequest } from './validate.ts';
 import { settleFromPoll } from './outcome.ts';
 
 export interface VideoService {
-  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ taskId: string } | Failure>;
+  /** `rate`: the key's rate-limit state after this task, when the key has a rate limit. */
+  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ taskId: string; rate?: RateState | null } | Failure>;
   get(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
   cancel(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
 }
@@ -67,6 +69,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
 
       const price = model.price as VideoPrice;
       const taskId = `vt_${randomBase62(24)}`;
+      let rate: RateState | null = null;
       try {
         await db.transaction(async (trx) => {
           await trx('video_tasks').insert({
@@ -91,14 +94,17 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             kind: 'video',
             customerId: caller.customerId,
             bound: { lines: videoLines(price.per_second[request.resolution]!, request.seconds) },
-            purpose: { video_task_id: taskId, model: model.id },
+            purpose: { video_task_id: taskId, model: model.id, key_id: caller.keyId },
             priceVersionId: model.priceVersion.id,
             ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),
+            limits: caller.limited,
           });
+          rate = reserved.rate ?? null;
           await trx('video_tasks').where({ id: taskId }).update({ reserved: reserved.amount.toString() });
         });
       } catch (error) {
         if (error instanceof LedgerAbort && error.code === LedgerError.InsufficientFunds) return videoFailures.insufficientBalance();
+        if (error instanceof KeyLimitAbort) return keyLimitFailure(error.refusal, 'openai');
         if ((error as { code?: string }).code === '23505' && idempotencyKey) {
           const existing = await findByIdempotencyKey(db, caller.customerId, idempotencyKey);
           if (existing) return replay(existing, hash);
@@ -111,14 +117,14 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         if (submitted.kind === 'timeout' || submitted.kind === 'protocol') {
           // The provider may have accepted it: never resubmit, never release blindly.
           await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Review, error: JSON.stringify({ code: 'submission_unconfirmed', message: 'The provider did not confirm the submission.' }), next_poll_at: null });
-          return { taskId };
+          return { taskId, rate };
         }
         await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
         await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Failed, error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }), next_poll_at: null, completed_at: db.fn.now() });
         return videoFailures.upstreamRefused(submitted);
       }
       await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Queued, upstream_task_id: submitted.upstreamId, next_poll_at: new Date(Date.now() + pollMs) });
-      return { taskId };
+      return { taskId, rate };
     },
 
     async get(caller, taskId) {

@@ -1,4 +1,5 @@
 import { Failure } from '../../domain/failure.ts';
+import { rateLimitHeaders } from '../../domain/limits/headers.ts';
 import type { PublicOperations } from '../../types.ts';
 import type { Ok, RequestContext } from '../handler.ts';
 
@@ -10,5 +11,5 @@ export async function videos_create(ctx: RequestContext): Promise<Ok<PublicOpera
     idempotencyKey: Array.isArray(key) ? key[0] : key,
   });
   if (result instanceof Failure) return result;
-  return { status: 202, body: { task_id: result.taskId } };
+  return { status: 202, body: { task_id: result.taskId }, headers: rateLimitHeaders('openai', result.rate) };
 }
