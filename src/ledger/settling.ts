@@ -1,6 +1,6 @@
 // Settlements of a key's holds on their way to the database. A key's concurrency limit counts its
 // pending reservations, and a request's settle follows its last byte by a moment: a client that
-// sends its next request as soon as the previous answer ends would otherwise find that request
+// sends its next request as soon as the previous answer ends can find that request
 // still counted. Holds wait for this process's own settlements of the key before refusing.
 export function createSettlingTracker() {
   const byKey = new Map<string, Set<Promise<unknown>>>();
