@@ -46,7 +46,7 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
 
   const get = async (key: string, path: string) => {
     const response = await fetch(gateway.url + path, { headers: { authorization: `Bearer ${key}` } });
-    return { status: response.status, body: await response.json() };
+    return { status: response.status, body: (await response.json()) as any };
   };
 
   it('shows the wallet: what is available and reserved, and the free quota left until the period ends', async () => {

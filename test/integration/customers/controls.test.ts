@@ -39,10 +39,10 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     expect(suspended.body).to.include({ status: 'suspended', name: 'Renamed' });
     const anthropic = await message(gateway.url, key, 'hi');
     expect(anthropic.status).to.equal(403);
-    expect((await anthropic.json()).error).to.deep.equal({ type: 'permission_error', message: 'This account is suspended; contact the operator of this gateway.' });
+    expect(((await anthropic.json()) as any).error).to.deep.equal({ type: 'permission_error', message: 'This account is suspended; contact the operator of this gateway.' });
     const openai = await chat(gateway.url, key, 'hi');
     expect(openai.status).to.equal(403);
-    expect((await openai.json()).error).to.include({ type: 'permission_error', code: 'customer_suspended' });
+    expect(((await openai.json()) as any).error).to.include({ type: 'permission_error', code: 'customer_suspended' });
     expect((await models(key)).status).to.equal(403);
     expect((await gateway.wallet(customerId)).available).to.not.equal('0.000000'); // the balance stays
     await gateway.admin('PATCH', `/admin/v1/customers/${customerId}`, { status: 'active' });
@@ -62,7 +62,7 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     expect(patched.body).to.deep.include({ name: 'ci', allowed_models: ['sandbox/claude-haiku'], status: 'active', expires_at: null });
     expect(patched.body.limits).to.deep.equal({ requests_per_minute: 60, max_concurrent: 4, spend_limit: { amount: '25.500000', period: 'month' } });
     expect((await models(key)).status).to.equal(200);
-    expect((await (await models(key)).json()).data.map((m: any) => m.id)).to.deep.equal(['sandbox/claude-haiku']); // at once, despite the cache
+    expect(((await (await models(key)).json()) as any).data.map((m: any) => m.id)).to.deep.equal(['sandbox/claude-haiku']); // at once, despite the cache
     const partial = await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { limits: { max_concurrent: null } });
     expect(partial.body.limits).to.deep.equal({ requests_per_minute: 60, max_concurrent: null, spend_limit: { amount: '25.500000', period: 'month' } });
     expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { limits: null })).body.limits).to.deep.equal({ requests_per_minute: null, max_concurrent: null, spend_limit: null });
@@ -80,9 +80,9 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     expect(past.body).to.include({ status: 'expired', expires_at: '2020-01-01T00:00:00.000Z' });
     const refused = await message(gateway.url, key, 'hi');
     expect(refused.status).to.equal(401);
-    expect((await refused.json()).error.type).to.equal('authentication_error');
+    expect(((await refused.json()) as any).error.type).to.equal('authentication_error');
     const openai = await models(key);
-    expect((await openai.json()).error).to.include({ code: 'api_key_expired', type: 'authentication_error' });
+    expect(((await openai.json()) as any).error).to.include({ code: 'api_key_expired', type: 'authentication_error' });
     const soon = new Date(Date.now() + 1500).toISOString();
     await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { expires_at: soon });
     expect((await message(gateway.url, key, 'hi')).status).to.equal(200); // remembered now, with its expiry
@@ -113,7 +113,7 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     expect((await message(gateway.url, graced.body.key, 'hi')).status).to.equal(200);
 
     await gateway.settled();
-    const view = await (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${graced.body.key}` } })).json();
+    const view = (await (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${graced.body.key}` } })).json()) as any;
     expect(view).to.include({ id: keyId, redacted_key: graced.body.redacted_key });
     expect(Number(view.spend.total)).to.be.greaterThan(0); // the spend before the rotations stays with the key
 

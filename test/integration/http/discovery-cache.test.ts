@@ -57,6 +57,6 @@ describe('model discovery caching: ETag, Cache-Control and 304', () => {
     expect(await etagOf(everything.key, '/v1/models/pricing')).to.not.equal(beforePricing);
     const stale = await get('/v1/models/pricing', { authorization: `Bearer ${everything.key}`, 'if-none-match': beforePricing! });
     expect(stale.status).to.equal(200);
-    expect((await stale.json()).data.find((m: any) => m.model === 'sandbox/claude-haiku').price.input_per_mtok).to.equal('2.000000');
+    expect(((await stale.json()) as any).data.find((m: any) => m.model === 'sandbox/claude-haiku').price.input_per_mtok).to.equal('2.000000');
   });
 });

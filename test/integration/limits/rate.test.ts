@@ -40,7 +40,7 @@ describe(`key rate and concurrency limits over HTTP (${usingPostgres() ? 'Postgr
     expect(first.headers.get('x-ratelimit-limit-requests')).to.equal('2');
     expect([first.headers.get('x-ratelimit-remaining-requests'), second.headers.get('x-ratelimit-remaining-requests')]).to.deep.equal(['1', '0']);
     expect(first.headers.get('x-ratelimit-reset-requests')).to.equal('1m0s');
-    expect((await third.json()).error).to.include({ type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null });
+    expect(((await third.json()) as any).error).to.include({ type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null });
     expect(Number(third.headers.get('retry-after'))).to.be.within(1, 60);
   });
 
@@ -66,7 +66,7 @@ describe(`key rate and concurrency limits over HTTP (${usingPostgres() ? 'Postgr
     for (let i = 0; i < 3; i++) answers.push(await video(gateway.url, key, `task ${i} [[sim queued_ms=60000]]`));
     expect(answers.map((a) => a.status)).to.deep.equal([202, 202, 429]);
     expect(answers[1]!.headers.get('x-ratelimit-remaining-requests')).to.equal('0');
-    expect((await answers[2]!.json()).error.code).to.equal('rate_limit_exceeded');
+    expect(((await answers[2]!.json()) as any).error.code).to.equal('rate_limit_exceeded');
   });
 
   it('does not count requests refused before a reservation, and sends no rate headers for keys without a rate limit', async () => {

@@ -63,7 +63,7 @@ describe(`key limits shared by two gateways on one database (${usingPostgres() ?
     expect(counts[200]).to.be.within(1, 6); // about 0.005 each
     expect(counts[200]! + counts[402]!).to.equal(50);
     await gateway.settled();
-    const view = await (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const view = (await (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
     expect(Number(view.spend.day)).to.be.at.most(0.03);
     expect((await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body.ok).to.equal(true);
   });
@@ -76,7 +76,7 @@ describe(`key limits shared by two gateways on one database (${usingPostgres() ?
     await new Promise((r) => setTimeout(r, 400));
     const refused = await message(other, key, 'hi');
     expect(refused.status).to.equal(403);
-    expect((await refused.json()).error.type).to.equal('permission_error');
+    expect(((await refused.json()) as any).error.type).to.equal('permission_error');
     await gateway.admin('PATCH', `/admin/v1/customers/${customerId}`, { status: 'active' });
     await new Promise((r) => setTimeout(r, 400));
     expect((await message(other, key, 'hi')).status).to.equal(200);

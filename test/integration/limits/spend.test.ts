@@ -14,7 +14,7 @@ describe(`key spend limits over HTTP (${usingPostgres() ? 'PostgreSQL' : 'PGlite
   });
   after(async () => gateway?.close());
 
-  const keyView = async (key: string) => (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json();
+  const keyView = async (key: string): Promise<any> => (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json();
 
   it('never passes the cap under 50 parallel messages, round after round, and refuses with billing_error', async () => {
     const { key, customerId } = await limitedKey(gateway, { spend_limit: { amount: '0.05', period: 'day' } });
@@ -46,7 +46,7 @@ describe(`key spend limits over HTTP (${usingPostgres() ? 'PostgreSQL' : 'PGlite
     const { key } = await limitedKey(gateway, { spend_limit: { amount: '0.000001', period: 'month' } });
     const response = await chat(gateway.url, key, 'hi');
     expect(response.status).to.equal(402);
-    expect((await response.json()).error).to.include({ type: 'billing_error', code: 'key_spend_limit_exceeded', param: null });
+    expect(((await response.json()) as any).error).to.include({ type: 'billing_error', code: 'key_spend_limit_exceeded', param: null });
   });
 
   it('counts video tasks in flight against the limit: 2 of 10 parallel tasks fit 1.00 at 0.40 each', async () => {
