@@ -101,6 +101,8 @@ const rateState = (limit: number, remaining: number, resetSeconds: number, now: 
  */
 export async function enforceKeyLimits(trx: Knex.Transaction, keyId: string, key: KeyLimitRow, amount: bigint): Promise<RateState | null> {
   let rate: RateState | null = null;
+  /** The rate state if this request is refused after all (it will not count). */
+  let unchanged: RateState | null = null;
   if (key.requests_per_minute !== null || key.max_concurrent !== null) {
     const seen = await activity(trx, keyId);
     const rpm = key.requests_per_minute;
@@ -109,11 +111,13 @@ export async function enforceKeyLimits(trx: Knex.Transaction, keyId: string, key
       const refused = rateState(rpm, 0, seen.newestLeaves, seen.now);
       throw new KeyLimitAbort(new KeyLimitRefusal(LedgerError.KeyRateLimited, 'requests_per_minute', `This API key's limit of ${rpm} requests per minute is reached; retry in ${retry} s.`, retry, refused));
     }
-    if (rpm !== null) rate = rateState(rpm, rpm - seen.recent - 1, RATE_WINDOW_SECONDS, seen.now);
+    if (rpm !== null) {
+      rate = rateState(rpm, rpm - seen.recent - 1, RATE_WINDOW_SECONDS, seen.now);
+      unchanged = rateState(rpm, rpm - seen.recent, seen.recent ? seen.newestLeaves : 0, seen.now);
+    }
     if (key.max_concurrent !== null && seen.open >= key.max_concurrent) {
-      const current = rpm === null ? null : rateState(rpm, rpm - seen.recent, seen.recent ? seen.newestLeaves : 0, seen.now);
       const message = `This API key's limit of ${key.max_concurrent} concurrent requests is reached; retry when one of them has finished.`;
-      throw new KeyLimitAbort(new KeyLimitRefusal(LedgerError.KeyRateLimited, 'max_concurrent', message, 1, current));
+      throw new KeyLimitAbort(new KeyLimitRefusal(LedgerError.KeyRateLimited, 'max_concurrent', message, 1, unchanged));
     }
   }
   if (key.spend_limit !== null && key.spend_period !== null) {
@@ -122,7 +126,7 @@ export async function enforceKeyLimits(trx: Knex.Transaction, keyId: string, key
       const left = key.spend_limit > used ? key.spend_limit - used : 0n;
       const per = key.spend_period === 'total' ? '' : ` per ${key.spend_period} (UTC)`;
       const message = `This request may cost up to ${formatMicros(amount)}, more than the ${formatMicros(left)} left of this API key's spend limit of ${formatMicros(key.spend_limit)}${per}.`;
-      throw new KeyLimitAbort(new KeyLimitRefusal(LedgerError.KeySpendLimitExceeded, 'spend_limit', message, null, rate));
+      throw new KeyLimitAbort(new KeyLimitRefusal(LedgerError.KeySpendLimitExceeded, 'spend_limit', message, null, unchanged));
     }
   }
   return rate;

@@ -88,6 +88,15 @@ describe(`key limits in the reservation transaction (${usingPostgres() ? 'Postgr
     expect(reserved(await parallel(4, 10n, 'y'))).to.have.length(2);
   });
 
+  it('gives a request refused by its spend limit the rate state, without counting it', async () => {
+    await limit({ requests_per_minute: 5, spend_limit: 15, spend_period: 'day' });
+    expect(await reserve('first', 10n)).to.have.nested.property('rate.remaining', 4);
+    const refusal = (await reserve('second', 10n)) as KeyLimitRefusal;
+    expect(refusal).to.be.instanceOf(KeyLimitRefusal).and.include({ limit: 'spend_limit', retryAfterSeconds: null });
+    expect(refusal.rate).to.include({ limit: 5, remaining: 4 });
+    expect(await reserve('third', 5n)).to.have.nested.property('rate.remaining', 3);
+  });
+
   it('reads the limits from the key row in the transaction: a limit changed takes effect on the next reservation', async () => {
     expect(reserved(await parallel(3, 10n))).to.have.length(3);
     await limit({ max_concurrent: 3 });
