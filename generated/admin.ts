@@ -12,7 +12,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List customers, newest first
+         * @description Cursor pagination (`after` = the last id of the previous page, i.e. its `next_after`); `q` searches names.
+         */
+        get: operations["admin_customers_list"];
         put?: never;
         /** Create a customer */
         post: operations["admin_customers_create"];
@@ -36,7 +40,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename, suspend or reactivate a customer
+         * @description Suspension refuses every key of the customer (403, `customer_suspended`) at once on this replica and within KEY_CACHE_MS on the others; nothing else changes (balance, keys, video tasks in flight). `status: active` lifts it.
+         */
+        patch: operations["admin_customers_update"];
         trace?: never;
     };
     "/admin/v1/customers/{customer_id}/api-keys": {
@@ -243,7 +251,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get an API key (redacted), with its limits */
+        get: operations["admin_api_keys_get"];
         put?: never;
         post?: never;
         /**
@@ -251,6 +260,30 @@ export interface paths {
          * @description Takes effect at once. Revoking a revoked key returns it unchanged.
          */
         delete: operations["admin_api_keys_revoke"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an API key's name, models, expiry or limits
+         * @description Absent fields stay as they are; in `limits`, null removes a limit (`limits: null` removes all). Limits are enforced on every endpoint that spends, before any provider is called, exactly on any number of replicas: each reservation reads them under a lock on the key. A change reaches this replica at once and the others within KEY_CACHE_MS. An `expires_at` in the past expires the key now.
+         */
+        patch: operations["admin_api_keys_update"];
+        trace?: never;
+    };
+    "/admin/v1/api-keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key (the new secret is returned once)
+         * @description Gives the key a new secret; id, name, limits and spend stay. The old secret stops at once on this replica (within KEY_CACHE_MS on the others), or with `grace_seconds` at the end of that period (exactly, on every replica), so clients can move over without an outage.
+         */
+        post: operations["admin_api_keys_rotate"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -280,10 +313,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        CustomerCreateRequest: {
-            name: string;
-            external_reference?: string;
-        };
         Customer: {
             id: string;
             /** @constant */
@@ -291,8 +320,21 @@ export interface components {
             name: string;
             /** @description The operator's own reference (CRM id, tenant slug); unique. */
             external_reference: string | null;
+            /**
+             * @description A suspended customer's keys are refused with 403; nothing else changes.
+             * @enum {string}
+             */
+            status: "active" | "suspended";
             /** Format: date-time */
             created_at: string;
+        };
+        CustomerList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Customer"][];
+            has_more: boolean;
+            /** @description Pass as `after` for the next page; null on the last page. */
+            next_after: string | null;
         };
         /** @description The error shape of every endpoint except `/v1/messages*`. */
         Error: {
@@ -307,7 +349,37 @@ export interface components {
                 param: string | null;
             };
         };
-        /** @description An API key as operators see it; the secret itself is shown only once, at creation. */
+        CustomerCreateRequest: {
+            name: string;
+            external_reference?: string;
+        };
+        CustomerUpdateRequest: {
+            name?: string;
+            /**
+             * @description `suspended`: every key of the customer is refused with 403 (`customer_suspended`); balance, keys, video tasks in flight and everything else stay as they are. `active` lifts it.
+             * @enum {string}
+             */
+            status?: "active" | "suspended";
+        };
+        /** @description At most `amount` spent through the key per UTC calendar `day`, per UTC calendar `month`, or in `total`. Spend counts what was charged plus what the key's requests in flight have reserved, so a request whose reservation would pass the limit is refused (402 `key_spend_limit_exceeded`) before any provider is called. */
+        SpendLimit: {
+            /**
+             * @description In the service currency, at most 6 decimals and at most 1,000,000,000.
+             * @example 25.000000
+             */
+            amount: string;
+            /** @enum {string} */
+            period: "day" | "month" | "total";
+        };
+        /** @description Limits of one API key, enforced on every endpoint that spends (messages, chat completions, video tasks) before any provider is called, exactly, on any number of gateway replicas. Null means no limit. */
+        KeyLimits: {
+            /** @description Requests in any 60-second window (sliding). Counts requests that reach a reservation: requests refused earlier (a bad body, an unknown model, another limit) do not count. Over it: 429 `rate_limit_exceeded` with `retry-after`. */
+            requests_per_minute: number | null;
+            /** @description Requests in flight at once; a video task counts until it is settled. Over it: 429 `rate_limit_exceeded` with `retry-after`. */
+            max_concurrent: number | null;
+            spend_limit: components["schemas"]["SpendLimit"] | null;
+        };
+        /** @description An API key as operators see it; the secret itself is shown only once, at creation or rotation. */
         ApiKey: {
             id: string;
             /** @constant */
@@ -319,7 +391,18 @@ export interface components {
             /** @description Model ids the key may reach; null means every model. */
             allowed_models: string[] | null;
             /** @enum {string} */
-            status: "active" | "revoked";
+            status: "active" | "expired" | "revoked";
+            /**
+             * Format: date-time
+             * @description From this instant the key is refused (401 `api_key_expired`); null means never.
+             */
+            expires_at: string | null;
+            limits: components["schemas"]["KeyLimits"];
+            /**
+             * Format: date-time
+             * @description After a rotation with `grace_seconds`, until when the previous secret still works.
+             */
+            previous_key_valid_until: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -330,10 +413,22 @@ export interface components {
             object: "list";
             data: components["schemas"]["ApiKey"][];
         };
+        /** @description A change to a key's limits. An absent field is left as it is; null removes that limit. */
+        KeyLimitsUpdate: {
+            requests_per_minute?: number | null;
+            max_concurrent?: number | null;
+            spend_limit?: components["schemas"]["SpendLimit"] | null;
+        };
         ApiKeyCreateRequest: {
             name?: string;
             /** @description Restrict the key to these catalogue model ids; omit or null for every model. */
             allowed_models?: string[] | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339; omit or null for a key that never expires.
+             */
+            expires_at?: string | null;
+            limits?: components["schemas"]["KeyLimitsUpdate"];
         };
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             /** @description The full key. Returned only in this response; store it now. */
@@ -455,7 +550,7 @@ export interface components {
         Reconciliation: {
             /** @constant */
             object: "reconciliation";
-            /** @description True when every wallet equals the sums of its journal and its open reservations, and no request hold outlived its process (see stale_holds). */
+            /** @description True when every wallet equals the sums of its journal and its open reservations, every key's daily spend equals its settle and charge entries, and no request hold outlived its process (see stale_holds). */
             ok: boolean;
             wallets_checked: number;
             mismatches: {
@@ -463,6 +558,15 @@ export interface components {
                 /** @enum {string} */
                 column: "credits_posted" | "debits_posted" | "debits_pending" | "pending_reservations";
                 wallet: components["schemas"]["Decimal"];
+                expected: components["schemas"]["Decimal"];
+            }[];
+            /** @description Days on which a key's spend rollup (what spend limits read) differs from the journal's settle and charge entries of that key. */
+            key_spend_mismatches: {
+                customer_id: string | null;
+                key_id: string;
+                /** Format: date */
+                day: string;
+                rollup: components["schemas"]["Decimal"];
                 expected: components["schemas"]["Decimal"];
             }[];
             /** @description Pending request holds whose owning process has not heartbeated for STALE_RESERVATION_SECONDS (crash, kill -9). The sweeper ends them within seconds; if they persist, list them with `GET /admin/v1/reservations?stale=true` and resolve them. */
@@ -566,6 +670,26 @@ export interface components {
             actor: string;
             reason: string;
         };
+        /** @description The fields to change; absent fields stay as they are. Takes effect at once on the replica that answers and within KEY_CACHE_MS on the others (limits themselves are read fresh by every reservation; whether a key has any limit is what is remembered). */
+        ApiKeyUpdateRequest: {
+            name?: string;
+            /** @description Restrict the key to these catalogue model ids; null for every model. */
+            allowed_models?: string[] | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339; null for a key that never expires. A past instant expires the key now.
+             */
+            expires_at?: string | null;
+            /** @description Null removes every limit. */
+            limits?: components["schemas"]["KeyLimitsUpdate"] | null;
+        };
+        ApiKeyRotateRequest: {
+            /**
+             * @description How long the previous secret keeps working, for clients still rolling out the new one (0: it stops at once). A second rotation ends the first one's grace period.
+             * @default 0
+             */
+            grace_seconds: number;
+        };
         CatalogueReloadResult: {
             /** @enum {string} */
             status: "reloaded" | "unchanged";
@@ -589,8 +713,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Missing, wrong or revoked credentials. */
+        /** @description Missing, wrong, revoked or expired credentials. */
         Unauthorized: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The gateway failed; nothing was charged. */
+        InternalError: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -621,16 +755,6 @@ export interface components {
         };
         /** @description The body has a content type this operation does not take (e.g. multipart/form-data where only JSON is accepted). */
         UnsupportedMediaType: {
-            headers: {
-                "request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The gateway failed; nothing was charged. */
-        InternalError: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -689,6 +813,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The key is revoked: it cannot be changed or rotated. */
+        ApiKeyRevoked: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The catalogue file is invalid; the previous catalogue stays loaded. */
         CatalogueInvalid: {
             headers: {
@@ -702,15 +836,25 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+         * @description Return the items after this id in the list's order (the previous page's last id).
          * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
          */
-        CustomerId: string;
+        PageAfter: string;
         /**
          * @description Page size.
          * @example 50
          */
         PageLimit: number;
+        /**
+         * @description Only customers whose name contains this text (case-insensitive).
+         * @example acme
+         */
+        CustomerSearch: string;
+        /**
+         * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+         * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+         */
+        CustomerId: string;
         /**
          * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
          * @example 1042
@@ -744,6 +888,63 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    admin_customers_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Return the items after this id in the list's order (the previous page's last id).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                after?: components["parameters"]["PageAfter"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description Only customers whose name contains this text (case-insensitive).
+                 * @example acme
+                 */
+                q?: components["parameters"]["CustomerSearch"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of customers. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "object": "customer",
+                     *           "name": "Acme Inc.",
+                     *           "external_reference": "crm-1042",
+                     *           "status": "active",
+                     *           "created_at": "2026-11-22T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_after": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     admin_customers_create: {
         parameters: {
             query?: never;
@@ -776,6 +977,7 @@ export interface operations {
                      *       "object": "customer",
                      *       "name": "Acme Inc.",
                      *       "external_reference": "crm-1042",
+                     *       "status": "active",
                      *       "created_at": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
@@ -818,6 +1020,7 @@ export interface operations {
                      *       "object": "customer",
                      *       "name": "Acme Inc.",
                      *       "external_reference": "crm-1042",
+                     *       "status": "active",
                      *       "created_at": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
@@ -826,6 +1029,57 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_customers_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "suspended"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The customer as it is now. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "object": "customer",
+                     *       "name": "Acme Inc.",
+                     *       "external_reference": "crm-1042",
+                     *       "status": "suspended",
+                     *       "created_at": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -865,6 +1119,16 @@ export interface operations {
                      *             "sandbox/claude-sonnet"
                      *           ],
                      *           "status": "active",
+                     *           "expires_at": null,
+                     *           "limits": {
+                     *             "requests_per_minute": 60,
+                     *             "max_concurrent": 4,
+                     *             "spend_limit": {
+                     *               "amount": "25.000000",
+                     *               "period": "month"
+                     *             }
+                     *           },
+                     *           "previous_key_valid_until": null,
                      *           "created_at": "2026-11-22T12:00:00.000Z",
                      *           "revoked_at": null
                      *         }
@@ -899,7 +1163,15 @@ export interface operations {
                  *       "name": "ci",
                  *       "allowed_models": [
                  *         "sandbox/claude-sonnet"
-                 *       ]
+                 *       ],
+                 *       "limits": {
+                 *         "requests_per_minute": 60,
+                 *         "max_concurrent": 4,
+                 *         "spend_limit": {
+                 *           "amount": "25.00",
+                 *           "period": "month"
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ApiKeyCreateRequest"];
@@ -924,6 +1196,16 @@ export interface operations {
                      *         "sandbox/claude-sonnet"
                      *       ],
                      *       "status": "active",
+                     *       "expires_at": null,
+                     *       "limits": {
+                     *         "requests_per_minute": 60,
+                     *         "max_concurrent": 4,
+                     *         "spend_limit": {
+                     *           "amount": "25.000000",
+                     *           "period": "month"
+                     *         }
+                     *       },
+                     *       "previous_key_valid_until": null,
                      *       "created_at": "2026-11-22T12:00:00.000Z",
                      *       "revoked_at": null,
                      *       "key": "sk-gw-Ab12cDe3FgH4iJk5LmN6oPq7RsT8uVw9XyZ0wxyz"
@@ -932,7 +1214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The body is invalid, or `allowed_models` names a model that is not in the catalogue. */
+            /** @description The body is invalid, `allowed_models` names a model that is not in the catalogue, or a spend limit is too large. */
             400: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
@@ -1341,6 +1623,7 @@ export interface operations {
                      *       "ok": true,
                      *       "wallets_checked": 12,
                      *       "mismatches": [],
+                     *       "key_spend_mismatches": [],
                      *       "stale_holds": {
                      *         "count": 0,
                      *         "amount": "0.000000",
@@ -1667,6 +1950,61 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    admin_api_keys_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API key id (`key_...`), never the key itself. An id outside this pattern names no key: 404, like an unknown one.
+                 * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *       "object": "api_key",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "name": "ci",
+                     *       "redacted_key": "sk-gw-Ab12…wxyz",
+                     *       "allowed_models": [
+                     *         "sandbox/claude-sonnet"
+                     *       ],
+                     *       "status": "active",
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "limits": {
+                     *         "requests_per_minute": 60,
+                     *         "max_concurrent": 4,
+                     *         "spend_limit": {
+                     *           "amount": "25.000000",
+                     *           "period": "month"
+                     *         }
+                     *       },
+                     *       "previous_key_valid_until": null,
+                     *       "created_at": "2026-11-22T12:00:00.000Z",
+                     *       "revoked_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["ApiKeyNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     admin_api_keys_revoke: {
         parameters: {
             query?: never;
@@ -1700,6 +2038,16 @@ export interface operations {
                      *         "sandbox/claude-sonnet"
                      *       ],
                      *       "status": "revoked",
+                     *       "expires_at": null,
+                     *       "limits": {
+                     *         "requests_per_minute": 60,
+                     *         "max_concurrent": 4,
+                     *         "spend_limit": {
+                     *           "amount": "25.000000",
+                     *           "period": "month"
+                     *         }
+                     *       },
+                     *       "previous_key_valid_until": null,
                      *       "created_at": "2026-11-22T12:00:00.000Z",
                      *       "revoked_at": "2026-11-22T13:00:00.000Z"
                      *     }
@@ -1709,6 +2057,155 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["ApiKeyNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_api_keys_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API key id (`key_...`), never the key itself. An id outside this pattern names no key: 404, like an unknown one.
+                 * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_at": "2027-01-01T00:00:00Z",
+                 *       "limits": {
+                 *         "requests_per_minute": 60,
+                 *         "max_concurrent": 4,
+                 *         "spend_limit": {
+                 *           "amount": "25.00",
+                 *           "period": "month"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key as it is now. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *       "object": "api_key",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "name": "ci",
+                     *       "redacted_key": "sk-gw-Ab12…wxyz",
+                     *       "allowed_models": [
+                     *         "sandbox/claude-sonnet"
+                     *       ],
+                     *       "status": "active",
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "limits": {
+                     *         "requests_per_minute": 60,
+                     *         "max_concurrent": 4,
+                     *         "spend_limit": {
+                     *           "amount": "25.000000",
+                     *           "period": "month"
+                     *         }
+                     *       },
+                     *       "previous_key_valid_until": null,
+                     *       "created_at": "2026-11-22T12:00:00.000Z",
+                     *       "revoked_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description The body is invalid, `allowed_models` names a model that is not in the catalogue, or a spend limit is too large. */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["ApiKeyNotFound"];
+            409: components["responses"]["ApiKeyRevoked"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_api_keys_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The API key id (`key_...`), never the key itself. An id outside this pattern names no key: 404, like an unknown one.
+                 * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new secret. This is the only time the secret is shown. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *       "object": "api_key",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "name": "ci",
+                     *       "redacted_key": "sk-gw-Qr7s…P8q9",
+                     *       "allowed_models": [
+                     *         "sandbox/claude-sonnet"
+                     *       ],
+                     *       "status": "active",
+                     *       "expires_at": null,
+                     *       "limits": {
+                     *         "requests_per_minute": null,
+                     *         "max_concurrent": null,
+                     *         "spend_limit": null
+                     *       },
+                     *       "previous_key_valid_until": "2026-11-22T13:00:00.000Z",
+                     *       "created_at": "2026-11-22T12:00:00.000Z",
+                     *       "revoked_at": null,
+                     *       "key": "sk-gw-Qr7sT8uVw9XyZ0aB1cD2eF3gH4iJ5kL6mN7oP8q9"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["ApiKeyNotFound"];
+            409: components["responses"]["ApiKeyRevoked"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -74,7 +74,7 @@ export interface paths {
         };
         /**
          * List models
-         * @description Compatible with the OpenAI SDK's `models.list()`. Without a key: every public model. With a key: the models that key may reach. An invalid key is a 401.
+         * @description Compatible with the OpenAI SDK's `models.list()`. Without a key: every public model. With a key: the models that key may reach. An invalid key is a 401. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
          */
         get: operations["models_list"];
         put?: never;
@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Price list
-         * @description Per visible model: its current price version, prices as decimal strings in the service currency, context window and free quota.
+         * @description Per visible model: its current price version, prices as decimal strings in the service currency, context window and free quota. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
          */
         get: operations["models_pricing"];
         put?: never;
@@ -185,6 +185,120 @@ export interface paths {
          * @description The file of a completed task, streamed from the provider to the task's creator as it arrives: nothing is stored or buffered by the gateway. The OpenAI SDK's `videos.downloadContent`. The provider's download URL is resolved afresh on every call (supplier URLs expire): Ark's `video_url` (valid about 24 hours), MiniMax H3's `content.url` (signed by each query), OpenAI videos' own `/videos/{id}/content`. `content-type` and `content-length` are the provider's; a `Range` header is passed on and answered with 206 and `content-range`. A task not completed yet, failed, or whose files the provider no longer serves answers 404; so does another customer's task.
          */
         get: operations["videos_content"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling customer's balance and free allowances
+         * @description Authenticated by any key of the customer; shows only that customer's wallet.
+         */
+        get: operations["wallet_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling API key, its limits and its spend */
+        get: operations["key_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling customer's request log, newest first
+         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended. Pass a page's `last_id` as `after` for the next page.
+         */
+        get: operations["requests_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling customer's spend and units per day and model
+         * @description UTC days from `start_date` to `end_date` inclusive (at most 366 days; default: this month so far). Tokens and spend of messages and chat completions by the day of the request; video seconds and spend by the day the task was settled.
+         */
+        get: operations["usage_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboard/billing/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Balance in the legacy OpenAI dashboard shape (for chat clients)
+         * @description What third-party chat clients (NextChat, one-api style balance checkers) call to show a balance, with GET /v1/dashboard/billing/usage: they show `hard_limit_usd - total_usage / 100`.
+         */
+        get: operations["billing_subscription_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dashboard/billing/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Charges in the legacy OpenAI dashboard shape (for chat clients) */
+        get: operations["billing_usage_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -925,6 +1039,161 @@ export interface components {
              */
             id: string;
         };
+        /** @description What is left of a model's free allowance in its current period (UTC). */
+        FreeQuotaLeft: {
+            model: string;
+            /** @enum {string} */
+            unit: "tokens" | "seconds" | "requests";
+            /** @enum {string} */
+            period: "day" | "month";
+            /** @description The allowance per period. */
+            amount: number;
+            /** @description Spent, plus held by requests in flight. */
+            used: number;
+            left: number;
+            /**
+             * Format: date-time
+             * @description When the allowance renews.
+             */
+            period_end: string;
+        };
+        /** @description The calling customer's balance. `available` is what new requests can reserve; `reserved` is held by its requests and video tasks in flight. */
+        CustomerWallet: {
+            /** @constant */
+            object: "wallet";
+            currency: string;
+            available: components["schemas"]["Decimal"];
+            reserved: components["schemas"]["Decimal"];
+            /** @description Free allowances of the models this key may use. */
+            free_quota: components["schemas"]["FreeQuotaLeft"][];
+        };
+        /** @description At most `amount` spent through the key per UTC calendar `day`, per UTC calendar `month`, or in `total`. Spend counts what was charged plus what the key's requests in flight have reserved, so a request whose reservation would pass the limit is refused (402 `key_spend_limit_exceeded`) before any provider is called. */
+        SpendLimit: {
+            /**
+             * @description In the service currency, at most 6 decimals and at most 1,000,000,000.
+             * @example 25.000000
+             */
+            amount: string;
+            /** @enum {string} */
+            period: "day" | "month" | "total";
+        };
+        /** @description Limits of one API key, enforced on every endpoint that spends (messages, chat completions, video tasks) before any provider is called, exactly, on any number of gateway replicas. Null means no limit. */
+        KeyLimits: {
+            /** @description Requests in any 60-second window (sliding). Counts requests that reach a reservation: requests refused earlier (a bad body, an unknown model, another limit) do not count. Over it: 429 `rate_limit_exceeded` with `retry-after`. */
+            requests_per_minute: number | null;
+            /** @description Requests in flight at once; a video task counts until it is settled. Over it: 429 `rate_limit_exceeded` with `retry-after`. */
+            max_concurrent: number | null;
+            spend_limit: components["schemas"]["SpendLimit"] | null;
+        };
+        /** @description What the key has been charged (UTC calendar day and month, and ever); requests in flight are not included. */
+        KeySpend: {
+            day: components["schemas"]["Decimal"];
+            month: components["schemas"]["Decimal"];
+            total: components["schemas"]["Decimal"];
+        };
+        /** @description The calling API key. */
+        AccountKey: {
+            /** @constant */
+            object: "api_key";
+            id: string;
+            name: string;
+            redacted_key: string;
+            /** @description Model ids the key may reach; null means every model. */
+            allowed_models: string[] | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            limits: components["schemas"]["KeyLimits"];
+            spend: components["schemas"]["KeySpend"];
+            currency: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description One API request of the calling customer. Never holds prompts, outputs or keys. */
+        AccountRequestLog: {
+            id: string;
+            /** @constant */
+            object: "request_log";
+            request_id: string;
+            customer_id: string | null;
+            key_id: string | null;
+            /** @description The operationId, e.g. `messages_create`. */
+            endpoint: string;
+            model: string | null;
+            status: number;
+            error_type: string | null;
+            latency_ms: number;
+            ttfb_ms: number | null;
+            input_tokens: number | null;
+            output_tokens: number | null;
+            cache_read_tokens: number | null;
+            cache_write_tokens: number | null;
+            /** @description Billing components beyond the four token counts, when present: `cache_write_1h_tokens`, `web_search_requests`, `web_fetch_requests`, `service_tier`, `multiplier` (a premium applied), `output_tokens_reported` (when the provider reported more output than max_tokens allows). */
+            usage_detail: {
+                [key: string]: unknown;
+            } | null;
+            /** @description What was charged; null while not known (a video task is billed on its own, see GET /v1/usage). */
+            cost: components["schemas"]["Decimal"] | null;
+            usage_estimated: boolean;
+            /** @description The exchange did not end normally: the client left, the provider cut the stream, the gateway shut down past its grace period, or the process died and the sweeper ended the hold. */
+            interrupted: boolean;
+            stream: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AccountRequestLogList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AccountRequestLog"][];
+            has_more: boolean;
+            first_id: string | null;
+            /** @description Pass as `after` for the next (older) page. */
+            last_id: string | null;
+        };
+        /** @description One model's usage on one UTC day. */
+        UsageRow: {
+            /** Format: date */
+            date: string;
+            model: string;
+            /** @description Requests that succeeded or were charged (a video task counts when it is created). */
+            requests: number;
+            input_tokens: number;
+            output_tokens: number;
+            /** @description Billed seconds of video tasks settled that day. */
+            video_seconds: number;
+            spend: components["schemas"]["Decimal"];
+        };
+        UsageReport: {
+            /** @constant */
+            object: "usage";
+            currency: string;
+            /** Format: date */
+            start_date: string;
+            /**
+             * Format: date
+             * @description Inclusive.
+             */
+            end_date: string;
+            total_spend: components["schemas"]["Decimal"];
+            /** @description By day, then model. */
+            data: components["schemas"]["UsageRow"][];
+        };
+        /** @description The legacy OpenAI dashboard shape that chat clients read to show a balance: they show `hard_limit_usd - total_usage / 100` (GET /v1/dashboard/billing/usage). Amounts are plain numbers in the service currency (whatever it is, despite the `_usd` names). For a key with a `total` spend limit they describe the key (its limit, capped by the balance); otherwise the customer's wallet (all it was charged plus what is available). */
+        BillingSubscription: {
+            /** @constant */
+            object: "billing_subscription";
+            has_payment_method: boolean;
+            soft_limit_usd: number;
+            hard_limit_usd: number;
+            system_hard_limit_usd: number;
+            /** @description The key's expiry as Unix seconds; 0 when it never expires. */
+            access_until: number;
+        };
+        /** @description Legacy OpenAI dashboard shape: `total_usage` is what was charged, in hundredths of the service currency ("cents"), since the beginning (the dates are accepted and ignored, as one-api and new-api do, so that `hard_limit_usd - total_usage / 100` is the balance whatever range a client asks for). For a key with a `total` spend limit: that key's charges. */
+        BillingUsage: {
+            /** @constant */
+            object: "list";
+            total_usage: number;
+        };
         HealthStatus: {
             /** @constant */
             status: "ok";
@@ -956,7 +1225,7 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description Missing, wrong or revoked API key. */
+        /** @description Missing, wrong, revoked or expired API key. */
         AnthropicUnauthorized: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
@@ -966,7 +1235,7 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description The wallet balance does not cover the request. */
+        /** @description The wallet balance does not cover the request, or the request would pass the key's spend limit. */
         AnthropicPaymentRequired: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
@@ -976,7 +1245,7 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description The key may not use this model. */
+        /** @description The key may not use this model, or the customer's account is suspended. */
         AnthropicForbidden: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
@@ -1016,10 +1285,11 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description The provider or the gateway is rate limiting. */
+        /** @description Too many requests: the key's requests-per-minute or concurrency limit (with `retry-after`), or the provider's. */
         AnthropicRateLimited: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1076,8 +1346,18 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description Missing, wrong or revoked credentials. */
+        /** @description Missing, wrong, revoked or expired credentials. */
         Unauthorized: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The customer's account is suspended: its keys are refused. */
+        Forbidden: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1156,7 +1436,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The wallet balance does not cover the request. */
+        /** @description The wallet balance does not cover the request, or the request would pass the key's spend limit. */
         PaymentRequired: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
@@ -1186,12 +1466,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests (the gateway's, or the provider's: then its `retry-after` and rate-limit headers are passed on). Nothing was charged. */
+        /** @description Too many requests: the key's requests-per-minute or concurrency limit (`rate_limit_exceeded`, with `retry-after`), or the provider's (its `retry-after` and rate-limit headers passed on). Nothing was charged. */
         RateLimited: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
-                /** @description Seconds to wait, when the provider said. */
-                "retry-after"?: string;
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1279,6 +1558,11 @@ export interface components {
          * @example vt_4fR8kP2mQ9xL7nB3vC6d
          */
         TaskId: string;
+        /**
+         * @description Page size.
+         * @example 50
+         */
+        PageLimit: number;
     };
     requestBodies: never;
     headers: {
@@ -1287,6 +1571,56 @@ export interface components {
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
          */
         RequestId: string;
+        /**
+         * @description The key's requests per minute (keys with a rate limit only).
+         * @example 60
+         */
+        AnthropicRateLimitRequestsLimit: string;
+        /**
+         * @description Requests left in the current 60-second window (keys with a rate limit only).
+         * @example 59
+         */
+        AnthropicRateLimitRequestsRemaining: string;
+        /**
+         * @description When the window is full again, RFC 3339 (keys with a rate limit only).
+         * @example 2026-11-24T12:01:00Z
+         */
+        AnthropicRateLimitRequestsReset: string;
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 12
+         */
+        RetryAfter: string;
+        /**
+         * @description The key's requests per minute (keys with a rate limit only).
+         * @example 60
+         */
+        RateLimitLimitRequests: string;
+        /**
+         * @description Requests left in the current 60-second window (keys with a rate limit only).
+         * @example 59
+         */
+        RateLimitRemainingRequests: string;
+        /**
+         * @description Time until the window is full again, as OpenAI writes it ("1s", "1m0s"); keys with a rate limit only.
+         * @example 1m0s
+         */
+        RateLimitResetRequests: string;
+        /**
+         * @description A validator of this caller's view (it differs between keys that see different models and changes when the catalogue does). Send it back as `If-None-Match` to get a 304 without a body.
+         * @example "m-3b1f0c9a5d2e7f41"
+         */
+        ETag: string;
+        /**
+         * @description `private, max-age=60` for a caller with a key (the answer depends on the key), `public, max-age=60` anonymously; revalidate with the ETag after that.
+         * @example private, max-age=60
+         */
+        CachePolicy: string;
+        /**
+         * @description The answer depends on the credentials presented.
+         * @example Authorization, x-api-key
+         */
+        Vary: string;
         /**
          * @description How long to wait before polling the task again, in milliseconds (the OpenAI SDKs' pollers honour it): the gateway's poll interval while a task is live, longer while it awaits review.
          * @example 5000
@@ -1337,6 +1671,9 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["AnthropicRateLimitRequestsLimit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["AnthropicRateLimitRequestsRemaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["AnthropicRateLimitRequestsReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1507,6 +1844,9 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                    "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1573,6 +1913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1626,6 +1967,9 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    etag: components["headers"]["ETag"];
+                    "cache-control": components["headers"]["CachePolicy"];
+                    vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1654,6 +1998,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1670,6 +2015,9 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    etag: components["headers"]["ETag"];
+                    "cache-control": components["headers"]["CachePolicy"];
+                    vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1718,6 +2066,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1756,6 +2105,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
             500: components["responses"]["InternalError"];
         };
@@ -1880,6 +2230,9 @@ export interface operations {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
                     "openai-poll-after-ms": components["headers"]["PollAfterMs"];
+                    "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                    "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,6 +2248,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1934,6 +2288,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -1966,6 +2321,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
             409: components["responses"]["TaskNotCancellable"];
             500: components["responses"]["InternalError"];
@@ -2042,6 +2398,323 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["NoProvider"];
+        };
+    };
+    wallet_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wallet. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "wallet",
+                     *       "currency": "USD",
+                     *       "available": "7.250000",
+                     *       "reserved": "0.120000",
+                     *       "free_quota": [
+                     *         {
+                     *           "model": "sandbox/claude-sonnet",
+                     *           "unit": "tokens",
+                     *           "period": "month",
+                     *           "amount": 10000,
+                     *           "used": 2512,
+                     *           "left": 7488,
+                     *           "period_end": "2026-12-01T00:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerWallet"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    key_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "api_key",
+                     *       "id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *       "name": "ci",
+                     *       "redacted_key": "sk-gw-Ab12…wxyz",
+                     *       "allowed_models": null,
+                     *       "expires_at": null,
+                     *       "limits": {
+                     *         "requests_per_minute": 60,
+                     *         "max_concurrent": null,
+                     *         "spend_limit": {
+                     *           "amount": "25.000000",
+                     *           "period": "month"
+                     *         }
+                     *       },
+                     *       "spend": {
+                     *         "day": "0.420000",
+                     *         "month": "3.180000",
+                     *         "total": "11.900000"
+                     *       },
+                     *       "currency": "USD",
+                     *       "created_at": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requests_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Return requests older than this id (the previous page's `last_id`).
+                 * @example 1042
+                 */
+                after?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /** @example sandbox/claude-sonnet */
+                model?: string;
+                /**
+                 * @description Only requests made with this key of the customer.
+                 * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
+                 */
+                key_id?: string;
+                /**
+                 * @description Only requests answered with this HTTP status.
+                 * @example 200
+                 */
+                status?: number;
+                /**
+                 * @description Inclusive lower bound on the request time.
+                 * @example 2026-11-22T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Exclusive upper bound on the request time.
+                 * @example 2026-11-23T00:00:00Z
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "1042",
+                     *           "object": "request_log",
+                     *           "request_id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "key_id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *           "endpoint": "messages_create",
+                     *           "model": "sandbox/claude-sonnet",
+                     *           "status": 200,
+                     *           "error_type": null,
+                     *           "latency_ms": 412,
+                     *           "ttfb_ms": 96,
+                     *           "input_tokens": 25,
+                     *           "output_tokens": 10,
+                     *           "cache_read_tokens": 0,
+                     *           "cache_write_tokens": 0,
+                     *           "usage_detail": null,
+                     *           "cost": "0.000225",
+                     *           "usage_estimated": false,
+                     *           "interrupted": false,
+                     *           "stream": true,
+                     *           "created_at": "2026-11-22T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "first_id": "1042",
+                     *       "last_id": "1042"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountRequestLogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    usage_get: {
+        parameters: {
+            query?: {
+                /** @example 2026-11-01 */
+                start_date?: string;
+                /** @example 2026-11-30 */
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "usage",
+                     *       "currency": "USD",
+                     *       "start_date": "2026-11-01",
+                     *       "end_date": "2026-11-30",
+                     *       "total_spend": "1.250225",
+                     *       "data": [
+                     *         {
+                     *           "date": "2026-11-22",
+                     *           "model": "sandbox/claude-sonnet",
+                     *           "requests": 1,
+                     *           "input_tokens": 25,
+                     *           "output_tokens": 10,
+                     *           "video_seconds": 0,
+                     *           "spend": "0.000225"
+                     *         },
+                     *         {
+                     *           "date": "2026-11-22",
+                     *           "model": "sandbox/seedance",
+                     *           "requests": 1,
+                     *           "input_tokens": 0,
+                     *           "output_tokens": 0,
+                     *           "video_seconds": 5,
+                     *           "spend": "1.250000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    billing_subscription_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription view. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "billing_subscription",
+                     *       "has_payment_method": true,
+                     *       "soft_limit_usd": 19.15,
+                     *       "hard_limit_usd": 19.15,
+                     *       "system_hard_limit_usd": 19.15,
+                     *       "access_until": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillingSubscription"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    billing_usage_get: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Accepted for compatibility and ignored (see the response).
+                 * @example 2026-11-01
+                 */
+                start_date?: string;
+                /**
+                 * @description Accepted for compatibility and ignored (see the response).
+                 * @example 2026-12-01
+                 */
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage view. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "total_usage": 1190
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BillingUsage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
         };
     };
     health_get: {

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { createCustomerService } from './customers/service.ts';
+import { createAccountService } from './domain/account/service.ts';
 import { createChatService } from './domain/chat/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
@@ -102,6 +103,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal });
   const services: Services = {
     customers,
+    account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     catalogue,
     discovery,
     health: createHealthService({ db, catalogue, draining: () => draining }),

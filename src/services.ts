@@ -1,4 +1,5 @@
 import type { CatalogueStore } from './catalogue/store.ts';
+import type { AccountService } from './domain/account/service.ts';
 import type { ChatService } from './domain/chat/service.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
@@ -17,6 +18,8 @@ import type { RequestLogs } from './logs/request-logs.ts';
 /** Everything handlers may call. Built once in src/gateway.ts. */
 export interface Services {
   customers: CustomerService;
+  /** A customer's own view (wallet, key, requests, usage), scoped to the caller. */
+  account: AccountService;
   catalogue: CatalogueStore;
   discovery: DiscoveryService;
   health: HealthService;

@@ -82,7 +82,7 @@ export function createApp(options: AppOptions): express.Express {
       const failure = reply instanceof Failure ? reply : 'failure' in reply ? reply.failure : undefined;
       if (failure) return sendFailure(res, failure, shape, exchange);
       const { status, body, headers } = reply as { status: number; body: unknown; headers?: Record<string, string> };
-      const mismatch = options.validateResponses && exchange.operationId ? surface.spec.validateResponse(exchange.operationId, status, body) : null;
+      const mismatch = options.validateResponses && exchange.operationId && status !== 304 ? surface.spec.validateResponse(exchange.operationId, status, body) : null;
       if (mismatch) {
         logger.error({ request_id: requestId, operation: exchange.operationId, status, mismatch }, 'response does not match the spec');
         return sendFailure(res, new Failure(HttpError.ResponseValidationFailed, `Response failed contract validation: ${mismatch}`), shape, exchange);
@@ -164,6 +164,7 @@ export function createApp(options: AppOptions): express.Express {
 
   function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined, exchange: Exchange): void {
     if (res.headersSent || res.destroyed) return;
+    if (status === 304) return void res.writeHead(304, headers).end(); // Not Modified: no body
     const text = JSON.stringify(body);
     exchange.bytes += Buffer.byteLength(text);
     res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

@@ -1,4 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
+import { CustomerError } from '../customers/errors.ts';
 import type { Caller, CustomerService } from '../customers/service.ts';
 import { Failure } from '../domain/failure.ts';
 import { HttpError } from './errors.ts';
@@ -31,6 +32,7 @@ const rejected = (): CustomerAuth => ({ kind: 'rejected', failure: new Failure(H
  * Finds the customer key among the credentials the operation accepts. The Anthropic SDK sends
  * both `x-api-key` and `Authorization` when both are configured, so every presented credential
  * is tried; presenting credentials that are all invalid is a 401 even where anonymous is allowed.
+ * A real key that may not be used says why: expired (401) or its customer suspended (403).
  */
 export async function authenticateCustomer(headers: Headers, policy: AuthPolicy, customers: CustomerService): Promise<CustomerAuth> {
   const presented: string[] = [];
@@ -44,10 +46,14 @@ export async function authenticateCustomer(headers: Headers, policy: AuthPolicy,
     if (key !== undefined) presented.push(key.trim());
   }
   if (presented.length === 0) return policy.anonymousAllowed ? { kind: 'anonymous' } : rejected();
+  let refusal: CustomerError.ApiKeyExpired | CustomerError.CustomerSuspended | undefined;
   for (const candidate of new Set(presented)) {
-    const caller = candidate ? await customers.authenticate(candidate) : null;
-    if (caller) return { kind: 'caller', caller };
+    const result = candidate ? await customers.authenticate(candidate) : null;
+    if (typeof result === 'object' && result) return { kind: 'caller', caller: result };
+    refusal ??= result ?? undefined;
   }
+  if (refusal === CustomerError.CustomerSuspended) return { kind: 'rejected', failure: new Failure(refusal, 'This account is suspended; contact the operator of this gateway.') };
+  if (refusal === CustomerError.ApiKeyExpired) return { kind: 'rejected', failure: new Failure(refusal, 'This API key has expired; ask the operator for a new one.') };
   return rejected();
 }
 

@@ -3,6 +3,7 @@
 // on /v1/messages*, `{"error":{message,type,code,param}}` everywhere else.
 import { CatalogueError } from '../catalogue/errors.ts';
 import { CustomerError } from '../customers/errors.ts';
+import { AccountError } from '../domain/account/errors.ts';
 import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
@@ -26,7 +27,7 @@ export enum HttpError {
   Internal = 'internal_error',
 }
 
-export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError;
+export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError;
 
 export interface AnthropicErrorBody {
   type: 'error';
@@ -100,8 +101,14 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [CustomerError.ExternalReferenceTaken]: conflict('Another customer already has this external_reference.'),
   [CustomerError.ApiKeyNotFound]: notFound('No API key with this id.'),
   [CustomerError.UnknownModel]: invalid('allowed_models names a model that is not in the catalogue.'),
+  [CustomerError.InvalidLimit]: invalid('spend_limit.amount must be at most 1000000000.'),
+  [CustomerError.ApiKeyRevoked]: conflict('The API key is revoked; revocation is final. Create a new key instead.'),
+  [CustomerError.ApiKeyExpired]: { status: 401, type: 'authentication_error', message: 'This API key has expired.' },
+  [CustomerError.CustomerSuspended]: { status: 403, type: 'permission_error', message: 'This account is suspended.' },
 
   [CatalogueError.CatalogueInvalid]: { status: 422, type: 'invalid_request_error' },
+
+  [AccountError.InvalidDateRange]: invalid(),
 
   [LedgerError.InsufficientFunds]: { status: 402, type: 'billing_error', message: 'The wallet balance does not cover this amount.' },
   [LedgerError.ReferenceConflict]: conflict('This reference was already used for a different amount or customer.'),
@@ -109,6 +116,8 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [LedgerError.AlreadySettled]: conflict('The reservation is already settled.'),
   [LedgerError.AlreadyReleased]: conflict('The reservation is already released.'),
   [LedgerError.InvalidAmount]: invalid('The amount must be positive and at most 1000000000 with at most 6 decimals.'),
+  [LedgerError.KeyRateLimited]: { status: 429, type: 'rate_limit_error', message: "This API key's rate limit is reached." },
+  [LedgerError.KeySpendLimitExceeded]: { status: 402, type: 'billing_error', message: "This request would pass this API key's spend limit." },
 };
 
 const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {

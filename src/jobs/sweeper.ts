@@ -27,7 +27,7 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
   async function sweepGrant(grant: ReservationRow): Promise<number> {
     const open = ((grant.progress as { inflight?: InFlight[] } | null)?.inflight ?? []).filter((d) => d.ref && d.charge);
     for (const draw of open) {
-      const result = await deps.ledger.charge({ ref: draw.ref, grantRef: grant.ref, customerId: grant.customer_id, amount: BigInt(draw.charge), purpose: { ending: 'owner_gone', estimated: true, swept: true } });
+      const result = await deps.ledger.charge({ ref: draw.ref, grantRef: grant.ref, customerId: grant.customer_id, amount: BigInt(draw.charge), purpose: { ...(draw.key_id ? { key_id: draw.key_id } : {}), ending: 'owner_gone', estimated: true, swept: true } });
       if (typeof result === 'string' || result.replayed) continue;
       interrupted({ ...draw, ref: draw.request_id ?? draw.ref }, grant.customer_id, result.charged, new Date(grant.created_at), (draw.usage ?? {}) as Usage);
     }

@@ -4,6 +4,7 @@
 import type { LedgerContext } from './context.ts';
 import { LedgerAbort, validAmount } from './context.ts';
 import { LedgerError } from './errors.ts';
+import { addKeySpend } from './key-spend.ts';
 import { findEntry, insertEntry, moveWallet, type ReservationRow } from './repo.ts';
 
 export interface ChargeInput {
@@ -27,6 +28,7 @@ export interface Charged {
 
 export async function charge(ctx: LedgerContext, input: ChargeInput): Promise<Charged | LedgerError> {
   if (!validAmount(input.amount)) return LedgerError.InvalidAmount;
+  const keyId = typeof input.purpose?.key_id === 'string' ? input.purpose.key_id : null;
   return ctx.run(async (trx) => {
     const reference = `charge:${input.ref}`;
     const existing = await findEntry(trx, reference);
@@ -37,7 +39,8 @@ export async function charge(ctx: LedgerContext, input: ChargeInput): Promise<Ch
     if (grant?.status === 'pending' && grant.amount >= input.amount) {
       await moveWallet(trx, input.customerId, { pending: -input.amount, debits: input.amount });
       await trx('reservations').where({ ref: input.grantRef }).update({ amount: trx.raw('amount - ?::bigint', [input.amount.toString()]) });
-      await insertEntry(trx, { customer_id: input.customerId, kind: 'charge', reference, reservation_ref: input.grantRef, amount: input.amount, debits_delta: input.amount, pending_delta: -input.amount, purpose: input.purpose ?? {} });
+      await insertEntry(trx, { customer_id: input.customerId, kind: 'charge', reference, reservation_ref: input.grantRef, amount: input.amount, debits_delta: input.amount, pending_delta: -input.amount, purpose: input.purpose ?? {}, key_id: keyId });
+      await addKeySpend(trx, keyId, input.amount);
       return { ref: input.ref, charged: input.amount, uncovered: 0n, replayed: false, fromGrant: true };
     }
     // The grant was returned (or swept) before this charge landed: post it from the balance,
@@ -55,7 +58,9 @@ export async function charge(ctx: LedgerContext, input: ChargeInput): Promise<Ch
       amount: charged,
       debits_delta: charged,
       purpose: { ...input.purpose, grant_gone: true, ...(uncovered > 0n ? { uncovered: uncovered.toString() } : {}) },
+      key_id: keyId,
     });
+    await addKeySpend(trx, keyId, charged);
     return { ref: input.ref, charged, uncovered, replayed: false, fromGrant: false };
   });
 }

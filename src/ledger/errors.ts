@@ -6,6 +6,10 @@ export enum LedgerError {
   AlreadyReleased = 'already_released',
   CustomerNotFound = 'customer_not_found',
   InvalidAmount = 'invalid_amount',
+  /** The key's requests-per-minute or concurrency limit is reached (the OpenAI code for a 429). */
+  KeyRateLimited = 'rate_limit_exceeded',
+  /** The request's reservation would take the key past its spend limit. */
+  KeySpendLimitExceeded = 'key_spend_limit_exceeded',
 }
 
 export const isLedgerError = (value: unknown): value is LedgerError => Object.values(LedgerError).includes(value as LedgerError);

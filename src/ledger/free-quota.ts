@@ -46,3 +46,11 @@ export async function resolveFreeHold(
       used: trx.raw('used + ?', [input.used.toString()]),
     });
 }
+
+/** When the calendar period (UTC) an instant falls in ends: the next period's first instant. */
+export function periodEnd(period: FreeQuota['period'], now: Date): Date {
+  const end = new Date(`${periodStart(period, now)}T00:00:00Z`);
+  if (period === 'day') end.setUTCDate(end.getUTCDate() + 1);
+  else end.setUTCMonth(end.getUTCMonth() + 1);
+  return end;
+}

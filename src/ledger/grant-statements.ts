@@ -2,6 +2,7 @@
 // part of a customer's balance durably (wallet pending), requests draw from it in memory, and
 // their charges are posted in batches, each moving money from the grant's hold to the customer's
 // debits. Each statement is all or nothing; a guard divides by zero when its parts disagree.
+import { keySpendCte } from './key-spend.ts';
 import type { Statement } from './wallet-queue.ts';
 
 const s = (value: bigint): string => value.toString();
@@ -65,10 +66,11 @@ export function chargeBatch(items: ChargeItem[]): Statement {
        ok as (
          select req.* from req join reservations g on g.ref = req."grantRef" and g.status = 'pending' and g.kind = 'grant'),
        entry as (
-         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, purpose)
-         select "customerId", 'charge', 'charge:' || ref, "grantRef", amount, amount, -amount, purpose from ok
+         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, purpose, key_id)
+         select "customerId", 'charge', 'charge:' || ref, "grantRef", amount, amount, -amount, purpose, purpose ->> 'key_id' from ok
          on conflict (reference) do nothing
-         returning reference, reservation_ref, customer_id, amount),
+         returning reference, reservation_ref, customer_id, amount, key_id),
+       ${keySpendCte('entry')},
        per_grant as (select reservation_ref, sum(amount)::bigint as total from entry group by 1),
        grants as (
          update reservations g set amount = g.amount - p.total from per_grant p where g.ref = p.reservation_ref

@@ -12,8 +12,10 @@ import { chargeAmount, type Charge } from './context.ts';
 import { LedgerError } from './errors.ts';
 import type { Grants } from './grants.ts';
 import type { Instance } from './instance.ts';
+import { KeyLimitRefusal, type RateState } from './key-limits.ts';
 import type { ReserveInput } from './reserve.ts';
 import type { Ledger } from './service.ts';
+import { createSettlingTracker } from './settling.ts';
 import type { SettlementResult, Settler } from './settler.ts';
 
 export interface Hold {
@@ -22,6 +24,8 @@ export interface Hold {
   /** What is held: the request's upper bound, after free units. */
   readonly amount: bigint;
   readonly ended: boolean;
+  /** The key's rate-limit state after this request (keys with a rate limit). */
+  readonly rate: RateState | null;
   /** Records what was delivered so far, priced; the last checkpoint is charged if the owner dies. */
   checkpoint(charge: bigint, usage?: Record<string, unknown>): void;
   settle(charge: Charge, purpose?: Record<string, unknown>): Promise<SettlementResult>;
@@ -30,10 +34,12 @@ export interface Hold {
 
 export type HoldInput = Omit<ReserveInput, 'owner' | 'kind'>;
 
+/** `limits`: the key has limits; its holds never draw from a grant (see src/ledger/key-limits.ts). */
 export interface Holds {
-  open(input: HoldInput): Promise<Hold | LedgerError>;
+  open(input: HoldInput & { limits?: false }): Promise<Hold | LedgerError>;
+  open(input: HoldInput): Promise<Hold | LedgerError | KeyLimitRefusal>;
   /** Opens a hold and runs `work` with it; a hold `work` left open is ended here (see above). */
-  scope<T>(input: HoldInput, work: (hold: Hold) => Promise<T>): Promise<T | LedgerError>;
+  scope<T>(input: HoldInput, work: (hold: Hold) => Promise<T>): Promise<T | LedgerError | KeyLimitRefusal>;
   /** Holds still open in this process. */
   live(): number;
   /** Writes changed checkpoints (the heartbeat tick calls it). */
@@ -53,19 +59,23 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
   let draws = 0;
   /** Free allowances found used up, until their period ends: their models can use grants. */
   const freeUsedUp = new Map<string, number>();
+  const settling = createSettlingTracker();
 
-  function reservationHold(input: HoldInput, amount: bigint): ReservationHold {
+  function reservationHold(input: HoldInput, amount: bigint, rate: RateState | null): ReservationHold {
     let ended = false;
     const end = (settlement: Parameters<Settler['submit']>[0]) => {
       if (ended) return Promise.resolve(LedgerError.AlreadySettled as SettlementResult);
       ended = true;
       reservations.delete(input.ref);
-      return deps.settler.submit(settlement);
+      const done = deps.settler.submit(settlement);
+      if (input.limits) settling.track(keyOf(input), done);
+      return done;
     };
     const hold: ReservationHold = {
       ref: input.ref,
       customerId: input.customerId,
       amount,
+      rate,
       progress: undefined,
       dirty: false,
       get ended() {
@@ -82,7 +92,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
     return hold;
   }
 
-  function drawHold(draw: NonNullable<Awaited<ReturnType<Grants['draw']>>>): Hold {
+  function drawHold(draw: NonNullable<Awaited<ReturnType<Grants['draw']>>>, keyId: string | null): Hold {
     draws++;
     let ended = false;
     const end = () => {
@@ -95,6 +105,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
       ref: draw.ref,
       customerId: draw.customerId,
       amount: draw.bound,
+      rate: null,
       get ended() {
         return ended;
       },
@@ -102,7 +113,8 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
       async settle(charge, purpose) {
         if (!end()) return LedgerError.AlreadySettled;
         const amount = chargeAmount(charge, 0n, null).amount;
-        const result = await draw.charge(amount, purpose ?? {});
+        // The charge entry names the key, as a settle entry does: the key's spend is reported from it.
+        const result = await draw.charge(amount, { ...(keyId ? { key_id: keyId } : {}), ...purpose });
         return { ref: draw.ref, charged: result.charged, uncovered: result.uncovered, freeUnitsUsed: 0n, freeAmount: 0n, replayed: result.replayed };
       },
       async release() {
@@ -115,23 +127,28 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
 
   const freeKey = (input: HoldInput) => `${input.customerId} ${input.free!.modelId}`;
 
-  async function reserve(input: HoldInput): Promise<Hold | LedgerError> {
+  async function reserve(input: HoldInput): Promise<Hold | LedgerError | KeyLimitRefusal> {
     const usedUp = input.free && (freeUsedUp.get(freeKey(input)) ?? 0) > Date.now();
     const free = input.free && !usedUp ? { free: input.free } : {};
-    const reserved = await deps.ledger.reserve({ ...input, ...free, free: free.free, kind: 'request', owner: deps.instance.id });
-    if (typeof reserved === 'string') return reserved;
+    const attempt = () => deps.ledger.reserve({ ...input, ...free, free: free.free, kind: 'request', owner: deps.instance.id });
+    let reserved = await attempt();
+    // At its concurrency limit perhaps only because our own settles of the key have not landed
+    // yet: once they have, one more try.
+    if (reserved instanceof KeyLimitRefusal && reserved.limit === 'max_concurrent' && (await settling.drain(keyOf(input)!, 2_000))) reserved = await attempt();
+    if (typeof reserved === 'string' || reserved instanceof KeyLimitRefusal) return reserved;
     if (input.free && !usedUp && reserved.freeUnitsHeld === 0n) freeUsedUp.set(freeKey(input), nextPeriod(input.free.quota.period));
-    const hold = reservationHold(input, reserved.amount);
+    const hold = reservationHold(input, reserved.amount, reserved.rate ?? null);
     reservations.set(input.ref, hold);
     return hold;
   }
 
-  async function open(input: HoldInput): Promise<Hold | LedgerError> {
+  async function open(input: HoldInput): Promise<Hold | LedgerError | KeyLimitRefusal> {
     const freeToHold = input.free && (freeUsedUp.get(freeKey(input)) ?? 0) <= Date.now();
-    if (deps.grants && !freeToHold) {
+    // A key with limits reserves on its own: its limits are checked, exactly, where reservations are made.
+    if (deps.grants && !freeToHold && !input.limits) {
       const bound = chargeAmount(input.bound, 0n, null).amount;
       const draw = await deps.grants.draw(input.customerId, input.ref, bound, input.purpose);
-      if (draw) return drawHold(draw);
+      if (draw) return drawHold(draw, keyOf(input));
     }
     const first = await reserve(input);
     if (first !== LedgerError.InsufficientFunds || !deps.grants) return first;
@@ -151,10 +168,10 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
   }
 
   return {
-    open,
-    async scope(input, work) {
+    open: open as Holds['open'],
+    async scope<T>(input: HoldInput, work: (hold: Hold) => Promise<T>) {
       const hold = await open(input);
-      if (typeof hold === 'string') return hold;
+      if (typeof hold === 'string' || hold instanceof KeyLimitRefusal) return hold;
       try {
         return await work(hold);
       } finally {
@@ -189,6 +206,8 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
     },
   };
 }
+
+const keyOf = (input: HoldInput): string | null => (typeof input.purpose.key_id === 'string' ? input.purpose.key_id : null);
 
 /** When the current free-quota period (UTC) ends. */
 function nextPeriod(period: 'day' | 'month'): number {

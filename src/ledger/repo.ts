@@ -17,6 +17,8 @@ export interface EntryRow {
   free_amount: bigint;
   price_version_id: bigint | null;
   purpose: Record<string, unknown>;
+  /** The key that spent, on settle and charge entries. */
+  key_id: string | null;
   created_at: Date;
 }
 
@@ -33,13 +35,15 @@ export interface ReservationRow {
   purpose: Record<string, unknown>;
   kind: 'request' | 'video' | 'grant';
   owner: string | null;
+  /** The key the reservation was made for (grants serve a customer: none). */
+  key_id: string | null;
   progress: { charge?: string; usage?: Record<string, unknown> } | null;
   created_at: Date;
   resolved_at: Date | null;
 }
 
 export type NewEntry = Pick<EntryRow, 'customer_id' | 'kind' | 'reference' | 'amount'> &
-  Partial<Pick<EntryRow, 'reservation_ref' | 'credits_delta' | 'debits_delta' | 'pending_delta' | 'free_units' | 'free_amount' | 'price_version_id' | 'purpose'>>;
+  Partial<Pick<EntryRow, 'reservation_ref' | 'credits_delta' | 'debits_delta' | 'pending_delta' | 'free_units' | 'free_amount' | 'price_version_id' | 'purpose' | 'key_id'>>;
 
 const s = (value: bigint): string => value.toString();
 
@@ -58,6 +62,7 @@ export async function insertEntry(trx: Knex.Transaction, entry: NewEntry): Promi
       free_amount: s(entry.free_amount ?? 0n),
       price_version_id: entry.price_version_id === undefined || entry.price_version_id === null ? null : s(entry.price_version_id),
       purpose: JSON.stringify(entry.purpose ?? {}),
+      key_id: entry.key_id ?? null,
     })
     .returning('*');
   return row as EntryRow;

@@ -4,6 +4,7 @@ import type { FreeQuota } from '../catalogue/types.ts';
 import { chargeAmount, LedgerAbort, UNIQUE_VIOLATION, unitsWanted, validAmount, type Charge, type LedgerContext } from './context.ts';
 import { LedgerError } from './errors.ts';
 import { holdFreeUnits } from './free-quota.ts';
+import { enforceKeyLimits, KeyLimitAbort, lockKey, type KeyLimitRefusal, type RateState } from './key-limits.ts';
 import { customerExists, ensureWallet, insertEntry, moveWallet, type ReservationRow } from './repo.ts';
 import { reservedBy, reserveItem, reserveStatement } from './statements.ts';
 
@@ -27,6 +28,11 @@ export interface ReserveInput {
   kind?: 'request' | 'video';
   /** The gateway process that owns a request's reservation (its sweeper ends it if that process dies). */
   owner?: string | null;
+  /**
+   * The key (`purpose.key_id`) has limits: checked in the reservation's transaction under the key's
+   * lock (key-limits.ts), so never by the one-statement form.
+   */
+  limits?: boolean;
 }
 
 export interface Reserved {
@@ -34,11 +40,15 @@ export interface Reserved {
   amount: bigint;
   freeUnitsHeld: bigint;
   replayed: boolean;
+  /** The key's rate-limit state after this reservation, when it has a rate limit. */
+  rate?: RateState | null;
 }
 
-export async function reserve(ctx: LedgerContext, input: ReserveInput): Promise<Reserved | LedgerError> {
+const keyOf = (input: ReserveInput): string | null => (typeof input.purpose.key_id === 'string' ? input.purpose.key_id : null);
+
+export async function reserve(ctx: LedgerContext, input: ReserveInput): Promise<Reserved | LedgerError | KeyLimitRefusal> {
   if ('amount' in input.bound && !validAmount(input.bound.amount)) return LedgerError.InvalidAmount;
-  if (!input.free && (input.kind ?? 'request') === 'request') {
+  if (!input.free && !input.limits && (input.kind ?? 'request') === 'request') {
     // The common case in one statement; anything else (replay, shortfall) takes the long way.
     const { amount } = chargeAmount(input.bound, 0n, null);
     if (amount > 0n && validAmount(amount)) {
@@ -50,10 +60,18 @@ export async function reserve(ctx: LedgerContext, input: ReserveInput): Promise<
       if (reserved) return { ref: input.ref, amount, freeUnitsHeld: 0n, replayed: false };
     }
   }
-  return ctx.run((trx) => reserveWithin(ctx, trx, input));
+  try {
+    return await ctx.run((trx) => reserveWithin(ctx, trx, input));
+  } catch (error) {
+    if (error instanceof KeyLimitAbort) return error.refusal;
+    throw error;
+  }
 }
 
-/** The reserve inside the caller's transaction; a failure throws LedgerAbort, rolling it back. */
+/**
+ * The reserve inside the caller's transaction; a failure throws LedgerAbort (a key's limit:
+ * KeyLimitAbort), rolling it back.
+ */
 export async function reserveWithin(ctx: LedgerContext, trx: Knex.Transaction, input: ReserveInput): Promise<Reserved> {
   if ('amount' in input.bound && !validAmount(input.bound.amount)) throw new LedgerAbort(LedgerError.InvalidAmount);
   const existing = await trx('reservations').where({ ref: input.ref }).first<ReservationRow | undefined>();
@@ -65,11 +83,15 @@ export async function reserveWithin(ctx: LedgerContext, trx: Knex.Transaction, i
     return { ref: existing.ref, amount: existing.amount, freeUnitsHeld: existing.free_units_held, replayed: true };
   }
   if (!(await customerExists(trx, input.customerId))) throw new LedgerAbort(LedgerError.CustomerNotFound);
+  // Lock order: the key, the free-quota row, the wallet (a settle: its reservation, then the same).
+  const keyId = keyOf(input);
+  const key = input.limits && keyId ? await lockKey(trx, keyId) : undefined;
   const hold = input.free
     ? await holdFreeUnits(trx, { customerId: input.customerId, modelId: input.free.modelId, quota: input.free.quota, wanted: unitsWanted(input.bound, input.free.quota), now: ctx.now() })
     : undefined;
   const { amount } = chargeAmount(input.bound, hold?.units ?? 0n, hold?.unit ?? null);
   if (!validAmount(amount)) throw new LedgerAbort(LedgerError.InvalidAmount);
+  const rate = key ? await enforceKeyLimits(trx, keyId!, key, amount) : null;
   await ensureWallet(trx, input.customerId);
   if (!(await moveWallet(trx, input.customerId, { pending: amount }))) throw new LedgerAbort(LedgerError.InsufficientFunds);
   await trx('reservations').insert({
@@ -84,6 +106,7 @@ export async function reserveWithin(ctx: LedgerContext, trx: Knex.Transaction, i
     purpose: JSON.stringify(input.purpose),
     kind: input.kind ?? 'request',
     owner: input.owner ?? null,
+    key_id: keyId,
   });
   await insertEntry(trx, {
     customer_id: input.customerId,
@@ -96,5 +119,5 @@ export async function reserveWithin(ctx: LedgerContext, trx: Knex.Transaction, i
     price_version_id: input.priceVersionId ?? null,
     purpose: input.purpose,
   });
-  return { ref: input.ref, amount, freeUnitsHeld: hold?.units ?? 0n, replayed: false };
+  return { ref: input.ref, amount, freeUnitsHeld: hold?.units ?? 0n, replayed: false, rate };
 }

@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 import { chargeAmount, LedgerAbort, validAmount, type Charge, type LedgerContext } from './context.ts';
 import { LedgerError } from './errors.ts';
 import { resolveFreeHold } from './free-quota.ts';
+import { spendRoomBeyondReservation } from './key-limits.ts';
+import { addKeySpend } from './key-spend.ts';
 import { findEntry, insertEntry, moveWallet, type ReservationRow } from './repo.ts';
 import type { Purpose } from './reserve.ts';
 import { settledBy, settleItem, settleStatement } from './statements.ts';
@@ -54,11 +56,16 @@ export async function settle(ctx: LedgerContext, { ref, charge, purpose, custome
     }
     const cost = chargeAmount(charge, reservation.free_units_held, reservation.free_unit);
     if (!validAmount(cost.amount)) throw new LedgerAbort(LedgerError.InvalidAmount);
-    // Lock order everywhere: reservation, free-quota row, wallet (reserve takes the last two in
-    // the same order); the reverse order deadlocks parallel requests of one customer.
-    await settleFreeHold(trx, reservation, cost.freeUnitsUsed);
-    // The extra beyond the reservation is posted only if the balance covers it.
+    // Lock order everywhere: reservation, key, free-quota row, wallet (reserve takes the last
+    // three in the same order); the reverse order deadlocks parallel requests of one customer.
+    // The extra beyond the reservation is posted only as far as the key's spend limit and the
+    // balance cover it.
     let charged = cost.amount;
+    if (charged > reservation.amount && reservation.key_id) {
+      const room = await spendRoomBeyondReservation(trx, reservation.key_id);
+      if (room !== null && charged > reservation.amount + room) charged = reservation.amount + room;
+    }
+    await settleFreeHold(trx, reservation, cost.freeUnitsUsed);
     if (!(await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged }))) {
       charged = reservation.amount;
       await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged });
@@ -77,7 +84,9 @@ export async function settle(ctx: LedgerContext, { ref, charge, purpose, custome
       free_amount: cost.freeAmount,
       price_version_id: reservation.price_version_id,
       purpose: { ...reservation.purpose, ...purpose, reserved: reservation.amount.toString(), ...(uncovered > 0n ? { uncovered: uncovered.toString() } : {}) },
+      key_id: reservation.key_id,
     });
+    await addKeySpend(trx, reservation.key_id, charged);
     return { ref, charged, uncovered, freeUnitsUsed: cost.freeUnitsUsed, freeAmount: cost.freeAmount, replayed: false };
   });
 }

@@ -2,24 +2,32 @@
 // once per reference however often it is repeated, and never runs across an upstream call.
 // Expected failures come back as a LedgerError value; bugs and database failures throw.
 import type { Knex } from 'knex';
+import { accountBalance, freeQuotaUsage, type AccountBalance, type FreeQuotaLeft } from './account.ts';
+import type { FreeQuota } from '../catalogue/types.ts';
 import { charge, type ChargeInput, type Charged } from './charge.ts';
 import { createLedgerContext, type LedgerContext } from './context.ts';
 import type { LedgerError } from './errors.ts';
 import { adjust, topUp, type Posted } from './postings.ts';
 import { balance, journal, listReservations, liveOwners, reconcile, staleHolds, walletCount, type Balance, type ReconciliationMismatch, type ReservationFilter } from './queries.ts';
 import type { EntryRow, ReservationRow } from './repo.ts';
+import type { KeyLimitRefusal } from './key-limits.ts';
+import { keySpend, reconcileKeySpend, type KeySpend, type KeySpendMismatch } from './key-spend.ts';
 import { reserve, reserveWithin, type ReserveInput, type Reserved } from './reserve.ts';
 import { release, settle, type Released, type SettleInput, type Settled } from './resolve.ts';
 
 export type { Charge } from './context.ts';
 export { LedgerAbort, MAX_AMOUNT } from './context.ts';
-export type { Balance, Charged, ChargeInput, Posted, ReconciliationMismatch, Released, ReserveInput, Reserved, Settled };
+export { KeyLimitAbort, KeyLimitRefusal, type RateState } from './key-limits.ts';
+export type { AccountBalance, Balance, Charged, ChargeInput, FreeQuotaLeft, KeySpend, KeySpendMismatch, Posted, ReconciliationMismatch, Released, ReserveInput, Reserved, Settled };
 
 export interface Ledger {
-  reserve(input: ReserveInput): Promise<Reserved | LedgerError>;
+  reserve(input: ReserveInput & { limits?: false }): Promise<Reserved | LedgerError>;
+  /** A key's limit refusing the request comes back as a KeyLimitRefusal (`limits` in the input). */
+  reserve(input: ReserveInput): Promise<Reserved | LedgerError | KeyLimitRefusal>;
   /**
    * The same reserve inside the caller's transaction (a video task row and its reservation commit
-   * together). A failure throws LedgerAbort, which rolls the caller's transaction back.
+   * together). A failure throws LedgerAbort (a key's limit: KeyLimitAbort), which rolls the
+   * caller's transaction back.
    */
   reserveWithin(trx: Knex.Transaction, input: ReserveInput): Promise<Reserved>;
   settle(input: SettleInput): Promise<Settled | LedgerError>;
@@ -39,6 +47,13 @@ export interface Ledger {
   staleHolds(staleSeconds: number): Promise<{ count: number; amount: bigint; refs: string[] }>;
   liveOwners(owners: string[], staleSeconds: number): Promise<Set<string>>;
   reconcile(): Promise<ReconciliationMismatch[]>;
+  /** Days on which a key's spend rollup differs from its journal entries. */
+  reconcileKeySpend(): Promise<KeySpendMismatch[]>;
+  /** What a key has posted today, this month and ever (UTC). */
+  keySpend(keyId: string): Promise<KeySpend>;
+  /** The customer's own view of its balance (credit grants count as available). */
+  accountBalance(customerId: string): Promise<AccountBalance>;
+  freeQuotaUsage(customerId: string, models: Array<{ modelId: string; quota: FreeQuota }>): Promise<FreeQuotaLeft[]>;
   walletCount(): Promise<number>;
   /** For the grant pool, which shares the ledger's wallet queue and clock. */
   readonly context: LedgerContext;
@@ -47,7 +62,7 @@ export interface Ledger {
 export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
   const ctx = createLedgerContext(deps.db, deps.now ?? (() => new Date()));
   return {
-    reserve: (input) => reserve(ctx, input),
+    reserve: ((input: ReserveInput) => reserve(ctx, input)) as Ledger['reserve'],
     reserveWithin: (trx, input) => reserveWithin(ctx, trx, input),
     settle: (input) => settle(ctx, input),
     release: (input) => release(ctx, input),
@@ -62,6 +77,10 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     staleHolds: (staleSeconds) => staleHolds(ctx, staleSeconds),
     liveOwners: (owners, staleSeconds) => liveOwners(ctx, owners, staleSeconds),
     reconcile: () => reconcile(ctx),
+    reconcileKeySpend: () => reconcileKeySpend(ctx.db),
+    keySpend: (keyId) => keySpend(ctx.db, keyId),
+    accountBalance: (customerId) => accountBalance(ctx.db, customerId),
+    freeQuotaUsage: (customerId, models) => freeQuotaUsage(ctx.db, customerId, models, ctx.now()),
     walletCount: () => walletCount(ctx),
   };
 }

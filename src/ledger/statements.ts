@@ -1,5 +1,6 @@
 // One-statement forms of the two operations every request makes, and their batch forms for the
 // wallet queue.
+import { keySpendCte } from './key-spend.ts';
 import type { BatchForm, Rows, Statement } from './wallet-queue.ts';
 
 const s = (value: bigint): string => value.toString();
@@ -35,15 +36,15 @@ export function reserveStatement(input: PlainReserve): Statement {
          where customer_id = ? and credits_posted - debits_posted - (debits_pending + ?::bigint) >= 0
          returning customer_id),
        held as (
-         insert into reservations (ref, customer_id, amount, price_version_id, purpose, owner)
-         select ?, customer_id, ?::bigint, ?::bigint, ?::jsonb, ? from moved
+         insert into reservations (ref, customer_id, amount, price_version_id, purpose, owner, key_id)
+         select ?, customer_id, ?::bigint, ?::bigint, ?::jsonb, ?, ?::jsonb ->> 'key_id' from moved
          returning ref, customer_id),
        entry as (
          insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, pending_delta, price_version_id, purpose)
          select customer_id, 'reserve', 'reserve:' || ref, ref, ?::bigint, ?::bigint, ?::bigint, ?::jsonb from held
          returning id)
        select count(*)::int as reserved from entry`,
-    bindings: [amount, input.customerId, amount, input.ref, amount, version, purpose, input.owner, amount, amount, version, purpose],
+    bindings: [amount, input.customerId, amount, input.ref, amount, version, purpose, input.owner, purpose, amount, amount, version, purpose],
   };
 }
 
@@ -60,17 +61,18 @@ export function settleStatement(input: { ref: string; charge: bigint; purpose: R
     sql: `with resolved as (
        update reservations set status = 'settled', resolved_at = now()
        where ref = ? and status = 'pending' and free_model_id is null and amount >= ?::bigint
-       returning ref, customer_id, amount, price_version_id, purpose),
+       returning ref, customer_id, amount, price_version_id, purpose, key_id),
      moved as (
        update wallets w set debits_pending = w.debits_pending - resolved.amount, debits_posted = w.debits_posted + ?::bigint, updated_at = now()
        from resolved where w.customer_id = resolved.customer_id
        returning w.customer_id),
      entry as (
-       insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose)
+       insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose, key_id)
        select resolved.customer_id, 'settle', 'settle:' || resolved.ref, resolved.ref, ?::bigint, ?::bigint, -resolved.amount, resolved.price_version_id,
-              resolved.purpose || ?::jsonb || jsonb_build_object('reserved', resolved.amount::text)
+              resolved.purpose || ?::jsonb || jsonb_build_object('reserved', resolved.amount::text), resolved.key_id
        from resolved join moved on moved.customer_id = resolved.customer_id
-       returning amount)
+       returning amount, key_id),
+     ${keySpendCte('entry')}
      -- A reservation resolved without its wallet moved must not commit: dividing by the zero
      -- entries aborts the statement (a constant 1/0 would be folded at planning and always fail).
      select case when (select count(*) from resolved) = (select count(*) from entry) then (select amount from entry)
@@ -119,8 +121,8 @@ export const reserveBatch: BatchForm<ReserveItem> = {
          where w.customer_id = ? and w.credits_posted - w.debits_posted - (w.debits_pending + total.amount) >= 0
          returning w.customer_id),
        held as (
-         insert into reservations (ref, customer_id, amount, price_version_id, purpose, owner)
-         select req.ref, moved.customer_id, req.amount, req.version, req.purpose, req.owner from req cross join moved
+         insert into reservations (ref, customer_id, amount, price_version_id, purpose, owner, key_id)
+         select req.ref, moved.customer_id, req.amount, req.version, req.purpose, req.owner, req.purpose ->> 'key_id' from req cross join moved
          returning ref, customer_id, amount, price_version_id, purpose),
        entry as (
          insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, pending_delta, price_version_id, purpose)
@@ -154,18 +156,19 @@ export const settleBatch: BatchForm<SettleItem> = {
        update reservations res set status = 'settled', resolved_at = now()
        from req
        where res.ref = req.ref and res.status = 'pending' and res.free_model_id is null and res.amount >= req.charge
-       returning res.ref, res.customer_id, res.amount, res.price_version_id, res.purpose, req.charge, req.purpose as extra),
+       returning res.ref, res.customer_id, res.amount, res.price_version_id, res.purpose, res.key_id, req.charge, req.purpose as extra),
      sums as (select customer_id, sum(amount)::bigint as released, sum(charge)::bigint as charged from resolved group by customer_id),
      moved as (
        update wallets w set debits_pending = w.debits_pending - sums.released, debits_posted = w.debits_posted + sums.charged, updated_at = now()
        from sums where w.customer_id = sums.customer_id
        returning w.customer_id),
      entry as (
-       insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose)
+       insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose, key_id)
        select r.customer_id, 'settle', 'settle:' || r.ref, r.ref, r.charge, r.charge, -r.amount, r.price_version_id,
-              r.purpose || r.extra || jsonb_build_object('reserved', r.amount::text)
+              r.purpose || r.extra || jsonb_build_object('reserved', r.amount::text), r.key_id
        from resolved r join moved m on m.customer_id = r.customer_id
-       returning reservation_ref, amount)
+       returning reservation_ref, amount, key_id),
+     ${keySpendCte('entry')}
      -- As in settleStatement: a reservation resolved without its wallet moved aborts the statement.
      select req.ref, entry.amount as charged, 1 / ((select count(*) from resolved) = (select count(*) from entry))::int as guard
      from req left join entry on entry.reservation_ref = req.ref`,

@@ -21,7 +21,8 @@ export async function ensureDemoCustomer(customers: CustomerService, ledger: Led
   if ((await customers.countCustomers()) > 0) {
     if (!fs.existsSync(file)) return undefined;
     const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoCredentials;
-    return (await customers.authenticate(stored.api_key)) ? stored : undefined;
+    const found = await customers.authenticate(stored.api_key); // null: gone; a string: refused
+    return found && typeof found === 'object' ? stored : undefined;
   }
   const customer = await customers.createCustomer({ name: 'Demo customer', externalReference: 'demo' });
   if (typeof customer === 'string') return undefined;

@@ -168,6 +168,65 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await a('GET', '/admin/v1/request-logs?limit=9999')).status).to.equal(400);
   });
 
+  it("key controls and the customer's own account, successes and errors", async () => {
+    const a = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(adminPort, method, path, { ...options, headers: { authorization: `Bearer ${gateway.adminToken}`, ...options.headers } });
+    const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
+    const { key, keyId, customerId } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: `fund-${customerId}` });
+    const auth = { authorization: `Bearer ${key}` };
+
+    expect((await a('GET', '/admin/v1/customers?limit=2&q=test')).status).to.equal(200);
+    expect((await a('GET', '/admin/v1/customers?limit=0')).status).to.equal(400);
+    expect((await a('GET', `/admin/v1/api-keys/${keyId}`)).status).to.equal(200);
+    expect((await a('GET', '/admin/v1/api-keys/key_nobody')).status).to.equal(404);
+    expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: 0 } } })).status).to.equal(400);
+    expect((await a('PATCH', '/admin/v1/api-keys/key_nobody', { body: { name: 'x' } })).status).to.equal(404);
+    expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: 3, spend_limit: { amount: '0.001', period: 'day' } } } })).status).to.equal(200);
+
+    const message = (content: string, headers: Record<string, string> = { 'x-api-key': key }) =>
+      p('POST', '/v1/messages', { body: { model: 'sandbox/claude-haiku', max_tokens: 16, messages: [{ role: 'user', content }] }, headers });
+    expect((await message('hi')).status).to.equal(200);
+    expect((await message('hi', { ...auth, 'x-api-key': key })).status).to.equal(200);
+    expect((await p('POST', '/v1/messages', { body: { model: 'sandbox/claude-haiku', max_tokens: 4096, messages: [{ role: 'user', content: 'x' }] }, headers: auth })).status).to.equal(402);
+    expect((await message('third')).status).to.equal(200);
+    expect((await message('over the rate')).status).to.equal(429);
+    const chat = { model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'hi' }] };
+    expect((await p('POST', '/v1/chat/completions', { body: chat, headers: auth })).status).to.equal(429);
+    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(429);
+    expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: null } } })).status).to.equal(200);
+    expect((await p('POST', '/v1/chat/completions', { body: { ...chat, max_tokens: 4096 }, headers: auth })).status).to.equal(402);
+    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(402);
+
+    await gateway.settled();
+    await gateway.requestLogs(`customer_id=${customerId}`);
+    for (const path of ['/v1/wallet', '/v1/key', '/v1/requests?limit=5', '/v1/usage', '/v1/dashboard/billing/subscription', '/v1/dashboard/billing/usage?start_date=2026-01-01&end_date=2026-02-01']) {
+      expect((await p('GET', path, { headers: auth })).status, path).to.equal(200);
+    }
+    expect((await p('GET', '/v1/usage?start_date=2026-02-01&end_date=2026-01-01', { headers: auth })).status).to.equal(400);
+    expect((await p('GET', '/v1/requests?after=abc', { headers: auth })).status).to.equal(400);
+    expect((await p('GET', '/v1/wallet')).status).to.equal(401);
+
+    expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { expires_at: '2020-01-01T00:00:00Z' } })).status).to.equal(200);
+    expect((await message('expired')).status).to.equal(401);
+    expect((await p('GET', '/v1/key', { headers: auth })).status).to.equal(401);
+    const rotated = await a('POST', `/admin/v1/api-keys/${keyId}/rotate`, { body: { grace_seconds: 0 } });
+    expect(rotated.status).to.equal(200);
+    await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { expires_at: null } });
+    const fresh = { authorization: `Bearer ${rotated.body.key}` };
+    expect((await a('PATCH', `/admin/v1/customers/${customerId}`, { body: { status: 'suspended' } })).status).to.equal(200);
+    expect((await a('PATCH', `/admin/v1/customers/${customerId}`, { body: { status: 'gone' } })).status).to.equal(400);
+    expect((await a('PATCH', '/admin/v1/customers/cus_nobody', { body: { name: 'x' } })).status).to.equal(404);
+    expect((await message('suspended', { 'x-api-key': rotated.body.key })).status).to.equal(403);
+    for (const path of ['/v1/wallet', '/v1/models', '/v1/models/pricing', `/v1/models/${encodeURIComponent('sandbox/claude-haiku')}`, '/v1/videos/vt_x']) {
+      expect((await p('GET', path, { headers: fresh })).status, path).to.equal(403);
+    }
+    expect((await p('POST', '/v1/chat/completions', { body: chat, headers: fresh })).status).to.equal(403);
+    expect((await a('DELETE', `/admin/v1/api-keys/${keyId}`)).status).to.equal(200);
+    expect((await a('POST', `/admin/v1/api-keys/${keyId}/rotate`, { body: {} })).status).to.equal(409);
+    expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { name: 'x' } })).status).to.equal(409);
+    expect((await a('POST', '/admin/v1/api-keys/key_nobody/rotate', { body: {} })).status).to.equal(404);
+  });
+
   it('saw no response violation at all', () => {
     expect(seen.length).to.be.greaterThan(20);
     expect(seen.filter((s) => s.violations.length > 0)).to.deep.equal([]);

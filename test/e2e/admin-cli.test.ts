@@ -58,6 +58,28 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(logs.data[0].endpoint).to.equal('models_list');
   });
 
+  it('lists, suspends and reactivates customers; sets limits and expiry on keys, rotates them', async () => {
+    const customer = JSON.parse((await admin(['customers', 'create', '--name', 'Limits Co'])).stdout);
+    const key = JSON.parse((await admin(['keys', 'create', customer.id, '--rpm', '30', '--spend', '5.00/day', '--expires', '2099-01-01T00:00:00Z'])).stdout);
+    expect(key.limits).to.deep.equal({ requests_per_minute: 30, max_concurrent: null, spend_limit: { amount: '5.000000', period: 'day' } });
+    expect(key.expires_at).to.equal('2099-01-01T00:00:00.000Z');
+    const updated = JSON.parse((await admin(['keys', 'update', key.id, '--concurrency', '2', '--rpm', 'none', '--expires', 'never', '--name', 'batch'])).stdout);
+    expect(updated).to.deep.include({ name: 'batch', expires_at: null, limits: { requests_per_minute: null, max_concurrent: 2, spend_limit: { amount: '5.000000', period: 'day' } } });
+    expect(JSON.parse((await admin(['keys', 'get', key.id])).stdout).name).to.equal('batch');
+    const rotated = JSON.parse((await admin(['keys', 'rotate', key.id, '--grace', '60'])).stdout);
+    expect(rotated.key).to.match(/^sk-gw-/).and.not.equal(key.key);
+    expect(rotated.previous_key_valid_until).to.be.a('string');
+    expect((await admin(['keys', 'update', key.id, '--spend', 'lots'])).code).to.equal(2);
+
+    const listed = JSON.parse((await admin(['customers', 'list', '--q', 'limits co', '--limit', '5'])).stdout);
+    expect(listed.data.map((c: { id: string }) => c.id)).to.deep.equal([customer.id]);
+    expect(JSON.parse((await admin(['customers', 'suspend', customer.id])).stdout).status).to.equal('suspended');
+    const refused = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${rotated.key}` } });
+    expect(refused.status).to.equal(403);
+    expect(JSON.parse((await admin(['customers', 'activate', customer.id])).stdout).status).to.equal('active');
+    expect(JSON.parse((await admin(['customers', 'update', customer.id, '--name', 'Limits Ltd'])).stdout).name).to.equal('Limits Ltd');
+  });
+
   it('exits non-zero with the error body on failures, and with usage on nonsense', async () => {
     const missing = await admin(['customers', 'get', 'cus_nobody']);
     expect(missing.code).to.equal(1);

@@ -8,6 +8,7 @@ import * as ledgerOneResolution from './20261122130200_ledger_one_resolution.ts'
 import * as reservationOwners from './20261123100000_reservation_owners.ts';
 import * as creditGrants from './20261123120000_credit_grants.ts';
 import * as videoTaskPlan from './20261124100000_video_task_plan.ts';
+import * as customerControls from './20261124100000_customer_controls.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261123100000_reservation_owners', reservationOwners],
   ['20261123120000_credit_grants', creditGrants],
   ['20261124100000_video_task_plan', videoTaskPlan],
+  ['20261124100000_customer_controls', customerControls],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -7,6 +7,7 @@ import type { ResolvedModel, ResolvedRoute } from '../../catalogue/store.ts';
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import type { Hold, Holds } from '../../ledger/holds.ts';
+import { KeyLimitRefusal } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import { costOf } from '../../pricing/cost.ts';
@@ -15,6 +16,7 @@ import { sanitizeForLog } from '../../providers/sanitize.ts';
 import { UpstreamError, type UpstreamResponse } from '../../providers/types.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
+import { keyLimitFailure, rateLimitHeaders, withRateHeaders, type HeaderStyle } from '../limits/headers.ts';
 import type { Sink } from '../sink.ts';
 import { PassthroughError, passthroughFailures } from './errors.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
@@ -87,14 +89,16 @@ export function createPassthrough(deps: PassthroughDeps) {
     const log: LogFields = { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id };
     if ('error' in answer) {
       void hold.release(`upstream ${answer.error.kind}`);
-      return { failure: protocol.failure(answer.error, answer.route, resolved.model.id), log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null } };
+      const failure = withRateHeaders(protocol.failure(answer.error, answer.route, resolved.model.id), styleOf(protocol), hold.rate);
+      return { failure, log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null } };
     }
     const reader = protocol.reader(request, inspected, resolved.model.id, answer.route.upstreamModel);
     const checkpoint = () => {
       const bill = reader.bill(resolved.price);
       hold.checkpoint(costOf(bill.lines), { input_tokens: bill.log.input_tokens, output_tokens: bill.log.output_tokens });
     };
-    const relayed = await relay(protocol, sink, answer.response, reader, inspected, answer.route.provider.timeouts.idle_ms, checkpoint);
+    const headers = rateLimitHeaders(styleOf(protocol), hold.rate);
+    const relayed = await relay(protocol, sink, answer.response, reader, inspected, answer.route.provider.timeouts.idle_ms, checkpoint, headers);
     if (relayed.ending === 'invalid') {
       void hold.release('invalid upstream response');
       return { failure: new Failure(PassthroughError.UpstreamInvalidResponse, ''), log };
@@ -120,15 +124,15 @@ export function createPassthrough(deps: PassthroughDeps) {
     };
   }
 
-  async function relay(protocol: PassthroughProtocol, sink: Sink, response: UpstreamResponse, reader: UsageReader, inspected: Inspected, idleMs: number, checkpoint: () => void): Promise<Relayed> {
+  async function relay(protocol: PassthroughProtocol, sink: Sink, response: UpstreamResponse, reader: UsageReader, inspected: Inspected, idleMs: number, checkpoint: () => void, headers: Record<string, string>): Promise<Relayed> {
     const streamed = String(response.headers['content-type'] ?? '').includes('text/event-stream');
     if (streamed) {
-      return relayStream({ sink, upstream: response, reader, protocol, idleMs, maxOutputTokens: inspected.maxOutputTokens, shutdown: deps.shutdown, onProgress: checkpoint, baseHeaders: {} });
+      return relayStream({ sink, upstream: response, reader, protocol, idleMs, maxOutputTokens: inspected.maxOutputTokens, shutdown: deps.shutdown, onProgress: checkpoint, baseHeaders: headers });
     }
     const text = await readJson(response, reader);
     if (text === undefined) return { ending: 'invalid', firstByteAt: undefined };
     if (sink.closed) return { ending: 'client_gone', firstByteAt: undefined };
-    sink.start(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    sink.start(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     sink.end(text);
     return { ending: 'complete', firstByteAt: Date.now() };
   }
@@ -150,9 +154,11 @@ export function createPassthrough(deps: PassthroughDeps) {
           purpose: { request_id: request.requestId, model: model.id, key_id: request.caller.keyId, endpoint: request.endpoint },
           priceVersionId: model.priceVersion.id,
           ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),
+          limits: request.caller.limited,
         },
         (hold) => exchange(protocol, request, sink, resolved, inspected, hold),
       );
+      if (outcome instanceof KeyLimitRefusal) return { failure: keyLimitFailure(outcome, styleOf(protocol)), log: { model: model.id } };
       if (outcome === LedgerError.InsufficientFunds) return { failure: passthroughFailures.insufficientBalance('its input plus the most output it may produce'), log: { model: model.id } };
       if (typeof outcome === 'string') throw new Error(`reserve failed: ${outcome}`);
       return outcome;
@@ -161,3 +167,6 @@ export function createPassthrough(deps: PassthroughDeps) {
 }
 
 export type Passthrough = ReturnType<typeof createPassthrough>;
+
+/** Messages speak Anthropic's headers and errors, chat completions OpenAI's. */
+const styleOf = (protocol: PassthroughProtocol): HeaderStyle => (protocol.group === 'messages' ? 'anthropic' : 'openai');

@@ -9,7 +9,8 @@ import type { VideoPrice } from '../../catalogue/types.ts';
 import { isVideoProtocol, type VideoProtocol } from '../../catalogue/video-protocols.ts';
 import { Failure } from '../failure.ts';
 import { LedgerError } from '../../ledger/errors.ts';
-import { LedgerAbort, type Ledger } from '../../ledger/service.ts';
+import { KeyLimitAbort, LedgerAbort, type Ledger, type RateState } from '../../ledger/service.ts';
+import { keyLimitFailure } from '../limits/headers.ts';
 import type { Logger } from '../../logger.ts';
 import { videoLines } from '../../pricing/cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
@@ -30,8 +31,8 @@ export interface VideoPage {
 }
 
 export interface VideoService {
-  /** The accepted task (or the one an Idempotency-Key replays). */
-  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<VideoTaskRow | Failure>;
+  /** The accepted task (or the one an Idempotency-Key replays); `rate`: the key's rate-limit state after it, when the key has a rate limit. */
+  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ task: VideoTaskRow; rate?: RateState | null } | Failure>;
   get(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
   /** The customer's tasks, one page. */
   list(caller: Caller, page: VideoPage): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean } | Failure>;
@@ -65,7 +66,9 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
   const { db, ledger } = deps;
   const pollMs = deps.pollIntervalMs ?? 5_000;
 
-  async function replay(existing: VideoTaskRow, hash: string): Promise<VideoTaskRow | Failure> {
+  const withRate = (replayed: VideoTaskRow | Failure) => (replayed instanceof Failure ? replayed : { task: replayed });
+
+  function replay(existing: VideoTaskRow, hash: string): VideoTaskRow | Failure {
     if (existing.request_hash !== hash) return videoFailures.keyReused();
     if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS) return videoFailures.keyInFlight();
     return existing;
@@ -85,11 +88,12 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       const hash = hashOf(request);
       if (idempotencyKey) {
         const existing = await findByIdempotencyKey(db, caller.customerId, idempotencyKey);
-        if (existing) return replay(existing, hash);
+        if (existing) return withRate(replay(existing, hash));
       }
 
       const price = model.price as VideoPrice;
       const taskId = `vt_${randomBase62(24)}`;
+      let rate: RateState | null = null;
       try {
         await db.transaction(async (trx) => {
           await trx('video_tasks').insert({
@@ -115,17 +119,20 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             kind: 'video',
             customerId: caller.customerId,
             bound: { lines: videoLines(price.per_second[request.resolution]!, request.seconds) },
-            purpose: { video_task_id: taskId, model: model.id },
+            purpose: { video_task_id: taskId, model: model.id, key_id: caller.keyId },
             priceVersionId: model.priceVersion.id,
             ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),
+            limits: caller.limited,
           });
+          rate = reserved.rate ?? null;
           await trx('video_tasks').where({ id: taskId }).update({ reserved: reserved.amount.toString() });
         });
       } catch (error) {
         if (error instanceof LedgerAbort && error.code === LedgerError.InsufficientFunds) return videoFailures.insufficientBalance();
+        if (error instanceof KeyLimitAbort) return keyLimitFailure(error.refusal, 'openai');
         if ((error as { code?: string }).code === '23505' && idempotencyKey) {
           const existing = await findByIdempotencyKey(db, caller.customerId, idempotencyKey);
-          if (existing) return replay(existing, hash);
+          if (existing) return withRate(replay(existing, hash));
         }
         throw error;
       }
@@ -135,14 +142,14 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         if (submitted.kind === 'timeout' || submitted.kind === 'protocol') {
           // The provider may have accepted it: never resubmit, never release blindly.
           await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Review, error: JSON.stringify({ code: 'submission_unconfirmed', message: 'The provider did not confirm the submission.' }), next_poll_at: null });
-          return (await findTask(db, taskId))!;
+          return { task: (await findTask(db, taskId))!, rate };
         }
         await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
         await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Failed, error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }), next_poll_at: null, completed_at: db.fn.now() });
         return videoFailures.upstreamRefused(submitted, [[route.upstreamModel, model.id]]);
       }
       await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Queued, upstream_task_id: submitted.upstreamId, next_poll_at: new Date(Date.now() + pollMs) });
-      return (await findTask(db, taskId))!;
+      return { task: (await findTask(db, taskId))!, rate };
     },
 
     async get(caller, taskId) {

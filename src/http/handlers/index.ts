@@ -1,5 +1,8 @@
 import type { Handler } from '../handler.ts';
 import { admin_api_keys_create } from './admin_api_keys_create.ts';
+import { admin_api_keys_get } from './admin_api_keys_get.ts';
+import { admin_api_keys_rotate } from './admin_api_keys_rotate.ts';
+import { admin_api_keys_update } from './admin_api_keys_update.ts';
 import { admin_api_keys_list } from './admin_api_keys_list.ts';
 import { admin_api_keys_revoke } from './admin_api_keys_revoke.ts';
 import { admin_catalogue_reload } from './admin_catalogue_reload.ts';
@@ -15,6 +18,8 @@ import { admin_video_tasks_list } from './admin_video_tasks_list.ts';
 import { admin_video_tasks_resolve } from './admin_video_tasks_resolve.ts';
 import { admin_customers_create } from './admin_customers_create.ts';
 import { admin_customers_get } from './admin_customers_get.ts';
+import { admin_customers_list } from './admin_customers_list.ts';
+import { admin_customers_update } from './admin_customers_update.ts';
 import { chat_completions_create } from './chat_completions_create.ts';
 import { health_get } from './health_get.ts';
 import { messages_count_tokens } from './messages_count_tokens.ts';
@@ -28,6 +33,12 @@ import { videos_content } from './videos_content.ts';
 import { videos_create } from './videos_create.ts';
 import { videos_get } from './videos_get.ts';
 import { videos_list } from './videos_list.ts';
+import { billing_subscription_get } from './billing_subscription_get.ts';
+import { billing_usage_get } from './billing_usage_get.ts';
+import { key_get } from './key_get.ts';
+import { requests_list } from './requests_list.ts';
+import { usage_get } from './usage_get.ts';
+import { wallet_get } from './wallet_get.ts';
 
 /** Handlers by operationId. An operation of the contract without one answers 501 in its endpoint's error shape. */
 export const publicHandlers: Record<string, Handler> = {
@@ -44,13 +55,24 @@ export const publicHandlers: Record<string, Handler> = {
   videos_list,
   videos_cancel,
   videos_content,
+  wallet_get,
+  key_get,
+  requests_list,
+  usage_get,
+  billing_subscription_get,
+  billing_usage_get,
 } as unknown as Record<string, Handler>;
 
 export const adminHandlers: Record<string, Handler> = {
   admin_customers_create,
   admin_customers_get,
+  admin_customers_list,
+  admin_customers_update,
   admin_api_keys_create,
   admin_api_keys_list,
+  admin_api_keys_get,
+  admin_api_keys_update,
+  admin_api_keys_rotate,
   admin_api_keys_revoke,
   admin_catalogue_reload,
   admin_credits_create,

@@ -1,10 +1,12 @@
-import type { PublicOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { PublicComponents } from '../../types.ts';
+import { cacheable } from '../conditional.ts';
+import type { JsonReply, RequestContext } from '../handler.ts';
 import { modelToWire } from '../serialize/models.ts';
 
-export async function models_list(ctx: RequestContext): Promise<Ok<PublicOperations, 'models_list'> | Failure> {
+export async function models_list(ctx: RequestContext): Promise<JsonReply | Failure> {
   const { discovery } = ctx.services;
   const owner = discovery.serviceName();
-  return { status: 200, body: { object: 'list', data: discovery.visibleModels(ctx.caller).map((m) => modelToWire(m, owner)) } };
+  const body: PublicComponents['schemas']['ModelList'] = { object: 'list', data: discovery.visibleModels(ctx.caller).map((m) => modelToWire(m, owner)) };
+  return cacheable(ctx, body);
 }

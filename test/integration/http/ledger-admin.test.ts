@@ -71,7 +71,7 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     expect((await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?before=abc`)).status).to.equal(400);
 
     const ok = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
-    expect(ok.body).to.deep.equal({ object: 'reconciliation', ok: true, wallets_checked: 1, mismatches: [], stale_holds: { count: 0, amount: '0.000000', refs: [] } });
+    expect(ok.body).to.deep.equal({ object: 'reconciliation', ok: true, wallets_checked: 1, mismatches: [], key_spend_mismatches: [], stale_holds: { count: 0, amount: '0.000000', refs: [] } });
     await gateway.db('wallets').where({ customer_id: customerId }).update({ credits_posted: 1 });
     const broken = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
     expect(broken.body.ok).to.equal(false);

@@ -4,7 +4,7 @@ import { parseFrame } from '../../../src/domain/passthrough/sse.ts';
 import { Failure } from '../../../src/domain/failure.ts';
 import { UpstreamError } from '../../../src/providers/types.ts';
 
-const request = (raw: string) => ({ caller: { customerId: 'cus_1', keyId: 'key_1', allowedModels: null }, requestId: 'req_1', endpoint: 'messages_create', body: JSON.parse(raw), rawBody: Buffer.from(raw), headers: {} });
+const request = (raw: string) => ({ caller: { customerId: 'cus_1', keyId: 'key_1', allowedModels: null, limited: false }, requestId: 'req_1', endpoint: 'messages_create', body: JSON.parse(raw), rawBody: Buffer.from(raw), headers: {} });
 
 describe('the Anthropic messages protocol', () => {
   it('reads only model, max_tokens, messages and stream, and names the first wrong one', () => {

@@ -33,7 +33,7 @@ function fakeSink(options: { slowMs?: number } = {}) {
   return sink;
 }
 
-const request = { caller: { customerId: 'c', keyId: 'k', allowedModels: null }, requestId: 'r', endpoint: 'e', body: {}, rawBody: Buffer.from('{}'), headers: {} };
+const request = { caller: { customerId: 'c', keyId: 'k', allowedModels: null, limited: false }, requestId: 'r', endpoint: 'e', body: {}, rawBody: Buffer.from('{}'), headers: {} };
 const frame = (type: string, data: Record<string, unknown> = {}) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 const delta = (text: string) => frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
 
