@@ -1080,6 +1080,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2141,6 +2142,7 @@ export interface operations {
             404: components["responses"]["ApiKeyNotFound"];
             409: components["responses"]["ApiKeyRevoked"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2206,6 +2208,7 @@ export interface operations {
             404: components["responses"]["ApiKeyNotFound"];
             409: components["responses"]["ApiKeyRevoked"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

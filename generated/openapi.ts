@@ -2712,6 +2712,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingUsage"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];

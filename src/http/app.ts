@@ -39,6 +39,7 @@ export interface AppOptions {
 /** Liveness and readiness probes would drown the request log. */
 const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get']);
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 interface Exchange {
   requestId: string;
@@ -116,9 +117,13 @@ export function createApp(options: AppOptions): express.Express {
       if (auth.kind === 'caller') caller = exchange.caller = auth.caller;
     }
 
-    const badPath = operation.validate('path', params);
+    // No id, cursor or filter can hold NUL or a lone surrogate: no row has one, and the database
+    // refuses the text. A path naming such a thing names nothing (404); a query with one is a 400.
+    const badPath = operation.validate('path', params) ?? Object.entries(params).filter(([, v]) => UNSTORABLE.test(v)).map(([name]) => ({ message: `\`${name}\` cannot hold that text.`, param: name }))[0];
     if (badPath) return new Failure(HttpError.RouteNotFound, `Nothing exists at this path. ${badPath.message}`, { param: badPath.param });
     const query = declaredQuery(req.url ?? '', operation);
+    const unstorable = Object.entries(query).find(([, value]) => typeof value === 'string' && UNSTORABLE.test(value));
+    if (unstorable) return new Failure(HttpError.InvalidRequest, `The parameter \`${unstorable[0]}\` contains a NUL character or an unpaired surrogate.`, { param: unstorable[0] });
     const invalid = operation.validate('query', query) ?? operation.validate('header', req.headers);
     if (invalid) return new Failure(HttpError.InvalidRequest, invalid.message, { param: invalid.param });
     const body = await readBody(req, operation, options.bodyLimitBytes);

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 
 export interface SpecOperation {
@@ -118,7 +119,17 @@ export async function loadSpec(bundlePath: string): Promise<Spec> {
 function newAjv(options: Record<string, unknown>) {
   const ajv = new Ajv2020.default({ ...options, strict: false, allErrors: false, validateFormats: true, useDefaults: false });
   addFormats.default(ajv);
+  // RFC 3339 admits a leap second (23:59:60), year 0000 and offsets that carry a date past 9999;
+  // no timestamp column (nor a JS Date) holds those, so a `date-time` here is one that can be stored.
+  const rfc3339 = fullFormats['date-time'] as { validate: (text: string) => boolean };
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => rfc3339.validate(text) && representable(text) });
   return ajv;
+}
+
+function representable(text: string): boolean {
+  const date = new Date(text);
+  const year = date.getUTCFullYear();
+  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999;
 }
 
 /** Static paths match from a map; templates by a regex compiled once. Params are decoded here. */
