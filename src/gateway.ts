@@ -25,6 +25,8 @@ import { createHolds } from './ledger/holds.ts';
 import { createInstance } from './ledger/instance.ts';
 import { createLedger } from './ledger/service.ts';
 import { createSettler } from './ledger/settler.ts';
+import { createMetrics } from './metrics/registry.ts';
+import { startMetricsServer } from './metrics/server.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
 import { startSandbox, type Simulator } from './sandbox/index.ts';
 import type { Services } from './services.ts';
@@ -38,6 +40,8 @@ export interface Gateway {
   demo: DemoCredentials | undefined;
   services: Services;
   db: Knex;
+  /** GET /metrics without authentication, when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   /** The running simulated upstreams by sandbox provider id (sandbox mode). */
   simulators: ReadonlyMap<string, Simulator>;
   /**
@@ -62,6 +66,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
   const catalogue = await createCatalogueStore({ path: config.cataloguePath, db, logger, env: process.env, sandbox: config.sandbox, sandboxUrls: sandbox?.urls ?? new Map() });
   catalogue.watch();
+  const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
 
   let draining = false;
   const cut = new AbortController(); // aborted when the grace period ends: open streams are cut
@@ -74,7 +79,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const requestLogs = createRequestLogs({ db, logger });
   const customers = createCustomerService({ db, apiKeyPrefix: config.apiKeyPrefix, modelExists: (id) => catalogue.current().models.has(id), keyCacheMs: config.keyCacheMs });
   const discovery = createDiscoveryService({ catalogue });
-  const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal });
+  const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const services: Services = {
     customers,
     catalogue,
@@ -84,12 +89,13 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     holds,
     holdsReview: createHoldsReview({ ledger, staleSeconds: config.staleReservationSeconds }),
     settler,
-    sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
+    sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery }),
     videos: createVideoService({ db, ledger, discovery, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
+    metrics,
   };
   await settler.replayOrphans();
   const tickers: Ticker[] = [];
@@ -109,6 +115,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     bodyLimitBytes: config.bodyLimitBytes,
     validateResponses: config.validateResponses,
     trustRequestId: config.trustRequestId,
+    metrics,
   });
   const server = http.createServer((req, res) => {
     inFlight++;
@@ -122,6 +129,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await listen(server, config);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });
   logger.info({ url, instance: instance.id, database: config.databaseUrl ? 'postgresql' : 'pglite', sandbox: config.sandbox }, 'gateway listening');
 
   let closing: Promise<void> | undefined;
@@ -138,6 +146,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
+    await metricsServer?.close(); // scraped until here: the drain shows on dashboards
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
     await waitUntil(() => holds.live() === 0, 2_000);
@@ -157,6 +166,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     demo,
     services,
     db,
+    metricsUrl: metricsServer?.url,
     simulators: sandbox?.simulators ?? new Map(),
     close: (options = {}) => (closing ??= shutdown(options.graceMs ?? config.shutdownGraceSeconds * 1000)),
   };

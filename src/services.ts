@@ -12,6 +12,7 @@ import type { Ledger } from './ledger/service.ts';
 import type { Settler } from './ledger/settler.ts';
 import type { Sweeper } from './jobs/sweeper.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
+import type { Metrics } from './metrics/registry.ts';
 
 /** Everything handlers may call. Built once in src/gateway.ts. */
 export interface Services {
@@ -29,4 +30,5 @@ export interface Services {
   videoWorker: VideoWorker;
   videoReview: VideoReview;
   requestLogs: RequestLogs;
+  metrics: Metrics;
 }

@@ -6,6 +6,7 @@
 import type { Ledger } from '../ledger/service.ts';
 import type { Logger } from '../logger.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
+import type { SweepMetrics } from '../metrics/hooks.ts';
 
 export interface Sweeper {
   /** Ends up to `limit` stale holds; returns how many it ended. */
@@ -13,7 +14,7 @@ export interface Sweeper {
   readonly staleSeconds: number;
 }
 
-export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; logger: Logger; staleSeconds: number }): Sweeper {
+export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; logger: Logger; staleSeconds: number; metrics?: SweepMetrics }): Sweeper {
   return {
     staleSeconds: deps.staleSeconds,
     async sweep(limit = 100) {
@@ -49,6 +50,7 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
         });
         deps.logger.warn({ ref: hold.ref, customer_id: hold.customer_id, owner: hold.owner, charged: 'charged' in result ? result.charged.toString() : '0' }, 'swept a hold whose process is gone');
       }
+      deps.metrics?.swept(ended);
       return ended;
     },
   };

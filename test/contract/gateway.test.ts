@@ -48,7 +48,7 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     const text = await response.text();
     seen.push({ call: `${method} ${path}`, status: response.status, violations });
     expect(violations, `${method} ${path} -> ${response.status}: ${JSON.stringify(violations)}`).to.deep.equal([]);
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    return { status: response.status, body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text || undefined };
   }
 
   it('public operations, successes and errors', async () => {
@@ -130,6 +130,10 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect(logs.status).to.equal(200);
     expect(logs.body.data.length).to.be.greaterThan(0);
     expect((await a('GET', '/admin/v1/request-logs?limit=9999')).status).to.equal(400);
+    const metrics = await a('GET', '/metrics');
+    expect(metrics.status).to.equal(200);
+    expect(metrics.body).to.include('# TYPE gateway_http_requests_total counter');
+    expect((await a('GET', '/metrics', { headers: { authorization: 'Bearer nope' } })).status).to.equal(401);
   });
 
   it('saw no response violation at all', () => {

@@ -30,9 +30,12 @@ function operations(bundle: string): Array<{ method: string; path: string; op: O
   );
 }
 
-function expectedExample(op: Operation): { status: number; body: unknown } {
+function expectedExample(op: Operation): { status: number; body: unknown; text?: true } {
   const status = Object.keys(op.responses).filter((s) => s.startsWith('2')).sort()[0]!;
-  const json = op.responses[status]!.content!['application/json']!;
+  const content = op.responses[status]!.content!;
+  // GET /metrics answers Prometheus text, not JSON.
+  if (!content['application/json']) return { status: Number(status), body: content['text/plain']!.example, text: true };
+  const json = content['application/json'];
   return { status: Number(status), body: json.example ?? Object.values(json.examples ?? {})[0]!.value };
 }
 
@@ -62,7 +65,7 @@ describe('npm run mock: Prism serves an example for every operation', function (
         });
         const expected = expectedExample(op);
         expect(response.status, await response.clone().text()).to.equal(expected.status);
-        expect(await response.json()).to.deep.equal(expected.body);
+        expect(expected.text ? await response.text() : await response.json()).to.deep.equal(expected.body);
       });
       it(`${bundle}: ${op.operationId} serves a named example for each error status`, async () => {
         const url = template.replace(/\{(\w+)\}/g, (_, name) => String(op.parameters?.find((p) => p.name === name)?.example ?? 'x'));
