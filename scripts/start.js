@@ -9,7 +9,13 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  process.stderr.write('npm start builds with TypeScript, a dev dependency that is not installed; after `npm prune --omit=dev` run `npm run serve`.\n');
+  process.exit(1);
+}
 
 const build = spawn(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
 // During the build a signal stops the compiler and this process; once the gateway runs, its own
