@@ -309,6 +309,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description The gateway's metrics in the Prometheus text exposition format (version 0.0.4), for a Prometheus scrape: requests and their latency by operation, model and status; time to first byte of streams; upstream calls, latency and failovers by provider; pending holds and their amount, holds swept after a crash, video tasks by status and the poller's lag (read from the database at scrape time, so every replica reports the shared figures); database pool use; Node.js process metrics. On this port it needs the admin token; with `METRICS_PORT` set the same text is also served without authentication on that port (bind it to a private network). The README lists every metric and a scrape configuration.
+         */
+        get: operations["metrics_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2246,6 +2266,44 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["CatalogueInvalid"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    metrics_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, one sample per line. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP gateway_http_requests_total HTTP requests answered, by operation (operationId), model and status.
+                     *     # TYPE gateway_http_requests_total counter
+                     *     gateway_http_requests_total{operation="messages_create",model="sandbox/claude-haiku",status="200"} 42
+                     *     # HELP gateway_upstream_requests_total Calls to providers by provider and outcome (ok, connect, timeout, status, aborted, protocol); status is the HTTP status of a refusal.
+                     *     # TYPE gateway_upstream_requests_total counter
+                     *     gateway_upstream_requests_total{provider="sandbox-anthropic",outcome="ok",status="200"} 42
+                     *     # HELP gateway_reservations_pending Reservations (holds) not yet settled or released, by kind (request, video); all replicas.
+                     *     # TYPE gateway_reservations_pending gauge
+                     *     gateway_reservations_pending{kind="request"} 3
+                     *     gateway_reservations_pending{kind="video"} 1
+                     *     # HELP gateway_video_poller_lag_seconds How overdue the most overdue unleased live video task is (0: none due); all replicas.
+                     *     # TYPE gateway_video_poller_lag_seconds gauge
+                     *     gateway_video_poller_lag_seconds 0
+                     */
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cleanEnv } from 'envalid';
+import { ENV_SCHEMA } from './config/env.ts';
 
 /**
  * Repository root, for the sample catalogue and the generated bundles: the nearest folder above
@@ -46,6 +48,9 @@ export interface Config {
   trustRequestId: boolean;
   /** Run the hold sweeper's tick (every second) in this process (tests drive it by hand). */
   holdSweeper: boolean;
+  /** A second listener serving only GET /metrics, without authentication (undefined: none). */
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** Requests draw from per-process credit grants (false: every request reserves on its own). */
   grants: boolean;
   /** How often grant charges are posted (one statement for all customers). */
@@ -54,55 +59,57 @@ export interface Config {
   grantIdleMs: number;
 }
 
-export class ConfigError extends Error {}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
+/** One line per invalid variable, each naming it; never a stack trace (see src/main.ts). */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-/** Reads the environment once, fails fast on nonsense. */
+/**
+ * Reads the environment once against the schema in src/config/env.ts and fails fast on nonsense,
+ * naming every bad variable. An empty value counts as unset (`KEY=` lines in env files).
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const prefix = env.API_KEY_PREFIX || 'sk-gw-';
-  if (!/^[A-Za-z0-9_-]{2,16}$/.test(prefix)) throw new ConfigError('API_KEY_PREFIX must be 2-16 characters of [A-Za-z0-9_-]');
-  const staleSeconds = integer(env, 'STALE_RESERVATION_SECONDS', 600, 1, 7 * 86_400);
-  const heartbeatMs = integer(env, 'HEARTBEAT_MS', 5000, 50, 300_000);
-  // A live process must never look dead: several heartbeats fit in the stale window.
-  if (staleSeconds * 1000 < 3 * heartbeatMs) throw new ConfigError(`STALE_RESERVATION_SECONDS (${staleSeconds}) must be at least three heartbeats (HEARTBEAT_MS ${heartbeatMs})`);
+  const given = Object.fromEntries(Object.keys(ENV_SCHEMA).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const problems: string[] = [];
+  const clean = cleanEnv(given, ENV_SCHEMA, {
+    reporter: ({ errors }) => {
+      for (const [name, error] of Object.entries(errors)) if (error) problems.push(`${name} ${error.message}`);
+    },
+  });
+  if (problems.length === 0) {
+    // A live process must never look dead: several heartbeats fit in the stale window.
+    if (clean.STALE_RESERVATION_SECONDS * 1000 < 3 * clean.HEARTBEAT_MS) {
+      problems.push(`STALE_RESERVATION_SECONDS (${clean.STALE_RESERVATION_SECONDS}) must be at least three heartbeats (HEARTBEAT_MS ${clean.HEARTBEAT_MS})`);
+    }
+    if (clean.METRICS_PORT !== undefined && clean.METRICS_PORT !== 0 && clean.METRICS_PORT === clean.PORT) problems.push(`METRICS_PORT must differ from PORT (${clean.PORT})`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
-    host: env.HOST || '127.0.0.1',
-    port: integer(env, 'PORT', 8080, 0, 65535),
-    dataDir: path.resolve(env.DATA_DIR || './data'),
-    databaseUrl: env.DATABASE_URL || undefined,
-    cataloguePath: path.resolve(env.CATALOGUE_PATH || path.join(ROOT_DIR, 'catalogue.sample.yaml')),
-    adminToken: env.ADMIN_TOKEN || undefined,
-    sandbox: flag(env, 'SANDBOX', true),
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 512 * 1024 * 1024),
-    logLevel: env.LOG_LEVEL || 'info',
-    apiKeyPrefix: prefix,
-    validateResponses: flag(env, 'VALIDATE_RESPONSES', false),
-    videoPoller: flag(env, 'VIDEO_POLLER', true),
-    videoPollIntervalMs: integer(env, 'VIDEO_POLL_INTERVAL_MS', 5000, 100, 3_600_000),
-    keyCacheMs: integer(env, 'KEY_CACHE_MS', 5000, 0, 60_000),
-    shutdownGraceSeconds: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
-    staleReservationSeconds: staleSeconds,
-    heartbeatMs,
-    trustRequestId: flag(env, 'TRUST_REQUEST_ID', false),
-    holdSweeper: flag(env, 'HOLD_SWEEPER', true),
-    grants: flag(env, 'GRANTS', true),
-    grantFlushMs: integer(env, 'GRANT_FLUSH_MS', 10, 1, 10_000),
-    grantIdleMs: integer(env, 'GRANT_IDLE_MS', 10_000, 100, 3_600_000),
+    host: clean.HOST,
+    port: clean.PORT,
+    dataDir: path.resolve(clean.DATA_DIR),
+    databaseUrl: clean.DATABASE_URL,
+    cataloguePath: path.resolve(clean.CATALOGUE_PATH ?? path.join(ROOT_DIR, 'catalogue.sample.yaml')),
+    adminToken: clean.ADMIN_TOKEN,
+    sandbox: clean.SANDBOX,
+    bodyLimitBytes: clean.BODY_LIMIT_BYTES,
+    logLevel: clean.LOG_LEVEL,
+    apiKeyPrefix: clean.API_KEY_PREFIX,
+    validateResponses: clean.VALIDATE_RESPONSES,
+    videoPoller: clean.VIDEO_POLLER,
+    videoPollIntervalMs: clean.VIDEO_POLL_INTERVAL_MS,
+    keyCacheMs: clean.KEY_CACHE_MS,
+    shutdownGraceSeconds: clean.SHUTDOWN_GRACE_SECONDS,
+    staleReservationSeconds: clean.STALE_RESERVATION_SECONDS,
+    heartbeatMs: clean.HEARTBEAT_MS,
+    trustRequestId: clean.TRUST_REQUEST_ID,
+    holdSweeper: clean.HOLD_SWEEPER,
+    metricsPort: clean.METRICS_PORT,
+    metricsHost: clean.METRICS_HOST ?? clean.HOST,
+    grants: clean.GRANTS,
+    grantFlushMs: clean.GRANT_FLUSH_MS,
+    grantIdleMs: clean.GRANT_IDLE_MS,
   };
 }

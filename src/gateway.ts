@@ -32,6 +32,8 @@ import { createInstance } from './ledger/instance.ts';
 import { createLedger } from './ledger/service.ts';
 import { createSettler } from './ledger/settler.ts';
 import { resolveProviders } from './providers/registry.ts';
+import { createMetrics } from './metrics/registry.ts';
+import { startMetricsServer } from './metrics/server.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
 import { startSandbox, type Simulator } from './sandbox/index.ts';
 import type { Services } from './services.ts';
@@ -45,6 +47,8 @@ export interface Gateway {
   demo: DemoCredentials | undefined;
   services: Services;
   db: Knex;
+  /** GET /metrics without authentication, when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   /** The running simulated upstreams by sandbox provider id (sandbox mode). */
   simulators: ReadonlyMap<string, Simulator>;
   /**
@@ -81,6 +85,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
   const catalogue = await createCatalogueStore({ path: config.cataloguePath, resolveProviders, db, logger, env: process.env, sandbox: config.sandbox, sandboxUrls: sandbox?.urls ?? new Map() });
   catalogue.watch();
+  const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
 
   let draining = false;
   const cut = new AbortController(); // aborted when the grace period ends: open streams are cut
@@ -100,7 +105,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const requestLogs = createRequestLogs({ db, logger });
   const customers = createCustomerService({ db, apiKeyPrefix: config.apiKeyPrefix, modelExists: (id) => catalogue.current().models.has(id), keyCacheMs: config.keyCacheMs });
   const discovery = createDiscoveryService({ catalogue });
-  const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal });
+  const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
@@ -111,13 +116,14 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     holds,
     holdsReview: createHoldsReview({ ledger, staleSeconds: config.staleReservationSeconds }),
     settler,
-    sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds }),
+    sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery }),
     chat: createChatService({ passthrough }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
+    metrics,
   };
   await settler.replayOrphans();
   const tickers: Ticker[] = [];
@@ -137,6 +143,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     bodyLimitBytes: config.bodyLimitBytes,
     validateResponses: config.validateResponses,
     trustRequestId: config.trustRequestId,
+    metrics,
   });
   const server = http.createServer((req, res) => {
     inFlight++;
@@ -151,6 +158,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await listen(server, config);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });
   logger.info({ url, instance: instance.id, database: config.databaseUrl ? 'postgresql' : 'pglite', sandbox: config.sandbox }, 'gateway listening');
 
   let closing: Promise<void> | undefined;
@@ -167,6 +175,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
+    await metricsServer?.close(); // scraped until here: the drain shows on dashboards
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
     await waitUntil(() => holds.live() === 0, 2_000);
@@ -190,6 +199,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     demo,
     services,
     db,
+    metricsUrl: metricsServer?.url,
     simulators: sandbox?.simulators ?? new Map(),
     close: (options = {}) => (closing ??= shutdown(options.graceMs ?? config.shutdownGraceSeconds * 1000)),
     async quiesce() {

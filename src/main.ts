@@ -1,8 +1,10 @@
-// `npm start`: read the environment, start the gateway, print how to call it, stop gracefully on
-// SIGTERM or Ctrl-C (a second signal stops at once).
+// The gateway's entry point: read the environment, check what it points at, start the gateway,
+// print how to call it, stop gracefully on SIGTERM or Ctrl-C (a second signal stops at once).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from './config.ts';
+import { preflight } from './config/preflight.ts';
+import { reportStartupFailure } from './config/startup-errors.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 
 export { startGateway, type Gateway } from './gateway.ts';
@@ -29,14 +31,34 @@ function printWelcome(gateway: Gateway, config: Config): void {
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const gateway = await startGateway(config, { seedDemo: true });
+/**
+ * Starts the gateway from the environment and stops it on SIGTERM or SIGINT. A start-up failure is
+ * one line per problem naming the variable to fix, and exit code 1. `scripts/start.js` (npm start)
+ * calls this after building; `node dist/src/main.js` (npm run serve, the container) runs it directly.
+ */
+export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let config: Config | undefined;
+  let gateway: Gateway;
+  try {
+    config = loadConfig(env);
+    await preflight(config);
+    gateway = await startGateway(config, { seedDemo: true });
+  } catch (error) {
+    reportStartupFailure(error, config);
+    process.exit(1);
+  }
   printWelcome(gateway, config);
-  let signals = 0;
+  const graceSeconds = config.shutdownGraceSeconds;
+  let firstSignalAt = 0;
   const stop = (signal: string) => {
-    if (++signals > 1) process.exit(1);
-    process.stderr.write(`${signal}: finishing open requests (up to ${config.shutdownGraceSeconds} s), then stopping\n`);
+    // Ctrl-C under npm arrives twice at once (from the terminal to the process group, and
+    // forwarded by npm): only a signal sent a moment after the first one means "stop now".
+    if (firstSignalAt) {
+      if (Date.now() - firstSignalAt > REPEAT_SIGNAL_MS) process.exit(1);
+      return;
+    }
+    firstSignalAt = Date.now();
+    process.stderr.write(`${signal}: finishing open requests (up to ${graceSeconds} s), then stopping; send it again to stop at once\n`);
     gateway.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -49,9 +71,6 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
-}
+const REPEAT_SIGNAL_MS = 500;
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

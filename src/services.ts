@@ -14,6 +14,7 @@ import type { Ledger } from './ledger/service.ts';
 import type { Settler } from './ledger/settler.ts';
 import type { Sweeper } from './jobs/sweeper.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
+import type { Metrics } from './metrics/registry.ts';
 
 /** Everything handlers may call. Built once in src/gateway.ts. */
 export interface Services {
@@ -34,4 +35,5 @@ export interface Services {
   videoWorker: VideoWorker;
   videoReview: VideoReview;
   requestLogs: RequestLogs;
+  metrics: Metrics;
 }

@@ -10,7 +10,7 @@
 //
 // PostgreSQL: BENCH_DATABASE_URL or DATABASE_URL names a server (a database `<name>_bench` is
 // created beside it and dropped first); otherwise scripts/postgres-up.sh starts the local one.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
 import knexPkg, { type Knex } from 'knex';
 import { ROOT_DIR } from '../../src/config.ts';
+import { createChildGroup, stopOnSignals } from '../lib/children.ts';
 import { closedLoop, concurrentStreams, makePool, messageBody, percentile, sequential, streamOnce, type RequestSample, type StreamSample, type Target } from './load.ts';
 import { measureIdleTick } from './video-tick.ts';
 import { renderMarkdown, type BenchResults } from './report.ts';
@@ -43,8 +44,11 @@ if (!runs('memory')) Object.assign(plan, { openStreams: 0 });
 if (!runs('video')) Object.assign(plan, { videoTasks: 0 });
 
 const UPSTREAM_KEY = 'sk-bench-upstream-credential';
-const children: ChildProcess[] = [];
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+// Ctrl-C, SIGTERM or the end of the run stop the upstream, the gateway and the peer with their own
+// children (each is a process group); nothing is left holding a port.
+const children = createChildGroup();
+stopOnSignals(children, log);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -74,24 +78,8 @@ async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess
 
 function spawnChild(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; logFile: string }): ChildProcess {
   const out = fs.openSync(options.logFile, 'w');
-  const child = spawn(command, argv, { cwd: options.cwd ?? ROOT_DIR, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', out], detached: true });
-  children.push(child);
-  return child;
+  return children.spawn(command, argv, { cwd: options.cwd ?? ROOT_DIR, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', out] });
 }
-
-function stopChildren(): void {
-  for (const child of children) {
-    if (child.exitCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        /* already gone */
-      }
-    }
-  }
-}
-process.on('exit', stopChildren);
-process.on('SIGINT', () => process.exit(130));
 
 async function benchDatabase(): Promise<{ url: string; version: string }> {
   const serverUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || execFileSync('bash', [path.join(ROOT_DIR, 'scripts/postgres-up.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
@@ -485,12 +473,9 @@ function gitCommit(): string {
 }
 
 main()
-  .then(() => {
-    stopChildren();
-    // Give the gateway time to write its CPU profile on SIGTERM.
-    setTimeout(() => process.exit(0), PROFILE ? 3000 : 200);
-  })
+  // Waits for the gateway to drain and exit (it writes its CPU profile on SIGTERM).
+  .then(() => children.stopAll().then(() => process.exit(0)))
   .catch((error: unknown) => {
     log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(1);
+    void children.stopAll().then(() => process.exit(1));
   });

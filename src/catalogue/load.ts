@@ -1,15 +1,12 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parseDocument, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
-import { ROOT_DIR } from '../config.ts';
 import { VIDEO_PROTOCOLS, isVideoPrice, type Catalogue } from './types.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
+// Imported, not read from the source tree: the build emits it beside load.js, so dist/ is enough.
+import schema from './catalogue.schema.json' with { type: 'json' };
 
-// Read from the source tree, so a build (dist/) needs no copy of it.
-const schema = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'src/catalogue/catalogue.schema.json'), 'utf8')) as object;
 const ajv = new Ajv2020.default({ allErrors: true, strict: false });
 addFormats.default(ajv);
 const validate = ajv.compile<Catalogue>(schema);

@@ -8,6 +8,7 @@ import type { Caller } from '../customers/service.ts';
 import { Failure } from '../domain/failure.ts';
 import type { Logger } from '../logger.ts';
 import { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry } from '../logs/request-logs.ts';
+import type { RequestMetrics } from '../metrics/hooks.ts';
 import type { Services } from '../services.ts';
 import { adminTokenMatches, authenticateCustomer } from './auth.ts';
 import { readBody } from './body.ts';
@@ -34,9 +35,11 @@ export interface AppOptions {
   validateResponses: boolean;
   /** Keep an incoming `x-request-id` (set by a trusted proxy) instead of minting one. */
   trustRequestId?: boolean;
+  /** Told about every request at the access-log point. */
+  metrics?: RequestMetrics;
 }
 
-/** Liveness and readiness probes would drown the request log. */
+/** Probes and scrapes would drown the request log (and are access-logged at debug only). */
 const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get']);
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -50,6 +53,8 @@ interface Exchange {
   errorType: string | null;
   outcome: Outcome;
   bytes: number;
+  /** When the first body byte went to the client (time to first byte of streams). */
+  firstByteAt: bigint | undefined;
   /** Resolves when the handler is done (the client may have left long before). */
   done: Promise<void>;
 }
@@ -60,7 +65,8 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use((req, res) => {
-    const surface = req.path === '/admin' || req.path.startsWith('/admin/') ? options.adminSurface : options.publicSurface;
+    // GET /metrics is an operator operation (admin token), though its path is the conventional one.
+    const surface = req.path === '/admin' || req.path.startsWith('/admin/') || req.path === '/metrics' ? options.adminSurface : options.publicSurface;
     void handle(surface, req, res);
   });
   return app;
@@ -70,7 +76,7 @@ export function createApp(options: AppOptions): express.Express {
     const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBase62(24)}`;
     let handled!: () => void;
     const done = new Promise<void>((resolve) => (handled = resolve));
-    const exchange: Exchange = { requestId, started: process.hrtime.bigint(), operationId: undefined, caller: null, model: null, errorType: null, outcome: {}, bytes: 0, done };
+    const exchange: Exchange = { requestId, started: process.hrtime.bigint(), operationId: undefined, caller: null, model: null, errorType: null, outcome: {}, bytes: 0, firstByteAt: undefined, done };
     res.setHeader('request-id', requestId);
     res.setHeader('x-request-id', requestId); // the OpenAI SDKs read this one
     res.once('close', () => finish(surface, req, res, exchange));
@@ -141,8 +147,14 @@ export function createApp(options: AppOptions): express.Express {
     const handler = surface.handlers[operation.operationId];
     if (!handler) return new Failure(HttpError.NotImplemented, `${operation.operationId} is not implemented on this gateway.`);
     const sink = responseSink(res, {});
-    const counted = sink.write.bind(sink);
-    sink.write = (chunk) => ((exchange.bytes += chunk.length), counted(chunk));
+    const [write, end] = [sink.write.bind(sink), sink.end.bind(sink)];
+    const count = (chunk: string | Uint8Array | undefined) => {
+      if (!chunk?.length) return;
+      exchange.firstByteAt ??= process.hrtime.bigint();
+      exchange.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    };
+    sink.write = (chunk) => (count(chunk), write(chunk));
+    sink.end = (chunk) => (count(chunk), end(chunk));
     let child: Logger | undefined;
     return handler({
       operationId: operation.operationId,
@@ -186,18 +198,22 @@ export function createApp(options: AppOptions): express.Express {
 
   function record(surface: Surface, req: IncomingMessage, exchange: Exchange, latencyMs: number, status: number, clientGone: boolean): void {
     const fields: LogFields = { ...exchange.outcome.log };
-    logger.info(
+    const operation = exchange.operationId ?? 'unmatched';
+    const model = fields.model ?? exchange.model ?? undefined;
+    const firstByteMs = exchange.firstByteAt === undefined ? undefined : Number(exchange.firstByteAt - exchange.started) / 1e6;
+    options.metrics?.observeRequest({ operation, model, status, durationMs: latencyMs, stream: fields.stream === true, firstByteMs });
+    logger[UNLOGGED.has(operation) ? 'debug' : 'info'](
       {
         request_id: exchange.requestId,
         method: req.method,
-        operation: exchange.operationId ?? 'unmatched',
+        operation,
         status,
         duration_ms: Math.round(latencyMs * 100) / 100,
         upstream_ms: fields.ttfb_ms ?? undefined,
         bytes: exchange.bytes,
         customer_id: exchange.caller?.customerId,
         key_id: exchange.caller?.keyId,
-        model: fields.model ?? exchange.model ?? undefined,
+        model,
         client_gone: clientGone || undefined,
       },
       'request',

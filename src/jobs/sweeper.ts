@@ -7,6 +7,7 @@ import type { Ledger } from '../ledger/service.ts';
 import type { Logger } from '../logger.ts';
 import type { ReservationRow } from '../ledger/repo.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
+import type { SweepMetrics } from '../metrics/hooks.ts';
 
 type Usage = { input_tokens?: number; output_tokens?: number };
 /** One open request of a grant, as its owner last checkpointed it (src/ledger/grants.ts). */
@@ -18,7 +19,7 @@ export interface Sweeper {
   readonly staleSeconds: number;
 }
 
-export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; logger: Logger; staleSeconds: number }): Sweeper {
+export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; logger: Logger; staleSeconds: number; metrics?: SweepMetrics }): Sweeper {
   /**
    * A dead process's grant: each request it had open is charged at its last checkpoint (the same
    * reference its own charge would have had, so a charge that did land is not repeated), then the
@@ -79,6 +80,7 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
         interrupted({ ...purpose, ref: purpose.request_id ?? hold.ref }, hold.customer_id, 'charged' in result ? result.charged : 0n, new Date(hold.created_at), (hold.progress?.usage ?? {}) as Usage);
         deps.logger.warn({ ref: hold.ref, customer_id: hold.customer_id, owner: hold.owner, charged: 'charged' in result ? result.charged.toString() : '0' }, 'swept a hold whose process is gone');
       }
+      deps.metrics?.swept(ended);
       return ended;
     },
   };

@@ -166,6 +166,10 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect(logs.status).to.equal(200);
     expect(logs.body.data.length).to.be.greaterThan(0);
     expect((await a('GET', '/admin/v1/request-logs?limit=9999')).status).to.equal(400);
+    const metrics = await a('GET', '/metrics');
+    expect(metrics.status).to.equal(200);
+    expect(metrics.body).to.include('# TYPE gateway_http_requests_total counter');
+    expect((await a('GET', '/metrics', { headers: { authorization: 'Bearer nope' } })).status).to.equal(401);
   });
 
   it("key controls and the customer's own account, successes and errors", async () => {

@@ -10,6 +10,7 @@ import type { Hold, Holds } from '../../ledger/holds.ts';
 import { KeyLimitRefusal } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
+import type { UpstreamMetrics } from '../../metrics/hooks.ts';
 import { costOf } from '../../pricing/cost.ts';
 import { callUpstream } from '../../providers/http.ts';
 import { sanitizeForLog } from '../../providers/sanitize.ts';
@@ -28,6 +29,7 @@ export interface PassthroughDeps {
   logger: Logger;
   /** Aborted when the process stops waiting for open requests at shutdown: streams are cut. */
   shutdown: AbortSignal;
+  metrics?: UpstreamMetrics;
 }
 
 export interface PassthroughResult {
@@ -59,8 +61,10 @@ export function createPassthrough(deps: PassthroughDeps) {
   async function forward(protocol: PassthroughProtocol, request: PassthroughRequest, resolved: Resolved, inspected: Inspected, signal: AbortSignal) {
     let last: { error: UpstreamError; route: ResolvedRoute } | undefined;
     for (const route of resolved.routes) {
+      if (last) deps.metrics?.upstreamFailover(last.route.provider.id);
       const call = protocol.upstream(request, route, inspected);
       const { timeouts } = route.provider;
+      const began = performance.now();
       const answer = await callUpstream({
         url: call.url,
         headers: call.headers,
@@ -71,6 +75,7 @@ export function createPassthrough(deps: PassthroughDeps) {
         idleMs: timeouts.idle_ms,
         requestIdHeader: call.requestIdHeader,
       });
+      deps.metrics?.upstreamAttempt(route.provider.id, performance.now() - began, answer instanceof UpstreamError ? answer.kind : 'ok', answer.status);
       if (!(answer instanceof UpstreamError)) return { response: answer, route };
       last = { error: answer, route };
       deps.logger.warn(

@@ -24,6 +24,7 @@ import { chat_completions_create } from './chat_completions_create.ts';
 import { health_get } from './health_get.ts';
 import { messages_count_tokens } from './messages_count_tokens.ts';
 import { messages_create } from './messages_create.ts';
+import { metrics_get } from './metrics_get.ts';
 import { models_list } from './models_list.ts';
 import { models_pricing } from './models_pricing.ts';
 import { models_retrieve } from './models_retrieve.ts';
@@ -85,4 +86,5 @@ export const adminHandlers: Record<string, Handler> = {
   admin_video_tasks_list,
   admin_video_tasks_get,
   admin_video_tasks_resolve,
+  metrics_get,
 } as unknown as Record<string, Handler>;

@@ -1,0 +1,28 @@
+// What the request path and background jobs tell the metrics, as narrow interfaces: the code that
+// calls them imports no metrics library, and tests may pass nothing.
+
+export interface RequestObservation {
+  operation: string;
+  /** The model the request named (clients may send anything: unknown ids are folded together). */
+  model: string | null | undefined;
+  status: number;
+  durationMs: number;
+  stream: boolean;
+  /** From the request's arrival to the first body byte sent to the client, when one was sent. */
+  firstByteMs: number | undefined;
+}
+
+export interface RequestMetrics {
+  observeRequest(observation: RequestObservation): void;
+}
+
+export interface UpstreamMetrics {
+  /** One upstream call: how long until it answered (or failed), and how it ended. */
+  upstreamAttempt(provider: string, ms: number, outcome: 'ok' | 'connect' | 'timeout' | 'status' | 'aborted' | 'protocol', status?: number): void;
+  /** The route of `provider` failed before any byte reached the client, and the next one is tried. */
+  upstreamFailover(provider: string): void;
+}
+
+export interface SweepMetrics {
+  swept(holds: number): void;
+}

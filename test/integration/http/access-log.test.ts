@@ -1,0 +1,76 @@
+// The access log as an operator reads it: one line per request carrying the id the client got,
+// and never a key, a token or a prompt, whatever the path (success, stream, upstream error).
+import { expect } from 'chai';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+
+const PROMPT_MARKER = 'zebra-lantern-7731';
+
+describe('access log: request ids, no secrets, no prompts', function () {
+  this.timeout(30_000);
+  let gateway: TestGateway;
+  after(async () => gateway?.close());
+
+  const accessLines = (g: TestGateway, requestId: string) => g.logs.filter((l) => l.msg === 'request' && l.request_id === requestId);
+  const waitForLine = async (g: TestGateway, requestId: string) => {
+    for (let i = 0; i < 100 && accessLines(g, requestId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    return accessLines(g, requestId);
+  };
+
+  it('logs one line per request under the id the client received, with no key, token or prompt anywhere', async () => {
+    gateway = await startTestGateway();
+    const customer = await gateway.admin('POST', '/admin/v1/customers', { name: 'Log reader' });
+    const created = await gateway.admin('POST', `/admin/v1/customers/${customer.body.id}/api-keys`, {});
+    await gateway.admin('POST', `/admin/v1/customers/${customer.body.id}/credits`, { amount: '5.00', reference: 'fund' });
+    const secret: string = created.body.key;
+    const ask = (prompt: string, stream: boolean, auth: Record<string, string>) =>
+      fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 64, stream, system: `system ${PROMPT_MARKER}`, messages: [{ role: 'user', content: `${prompt} please` }] }),
+      });
+    const answers = [
+      await ask(PROMPT_MARKER, false, { 'x-api-key': secret }),
+      await ask(PROMPT_MARKER, true, { authorization: `Bearer ${secret}` }),
+      await ask(`${PROMPT_MARKER} [[sim error=529]]`, false, { 'x-api-key': secret }),
+      await ask(PROMPT_MARKER, false, { 'x-api-key': `${secret}x` }), // a wrong key: 401
+    ];
+    for (const answer of answers) await answer.text();
+    await gateway.settled();
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 529, 401]);
+    for (const answer of answers) {
+      const id = answer.headers.get('request-id')!;
+      expect(answer.headers.get('x-request-id')).to.equal(id);
+      const lines = await waitForLine(gateway, id);
+      expect(lines, id).to.have.length(1);
+      expect(lines[0]).to.include({ operation: 'messages_create', status: answer.status, level: 30 });
+    }
+    const everything = gateway.rawLogs();
+    expect(everything).to.include('"msg":"upstream attempt failed"'); // debug capture, error paths included
+    for (const leak of [secret, secret.slice(6), PROMPT_MARKER, gateway.adminToken]) expect(everything, 'a secret or a prompt in the logs').to.not.include(leak);
+  });
+
+  it('mints its own id unless TRUST_REQUEST_ID is on, then keeps a well-formed incoming x-request-id', async () => {
+    const incoming = 'lb-5f1c2a9e-0001';
+    const untrusted = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-request-id': incoming } });
+    const minted = untrusted.headers.get('request-id')!;
+    expect(minted).to.match(/^req_/).and.not.equal(incoming);
+    expect((await waitForLine(gateway, minted))[0]).to.include({ operation: 'models_list', status: 200 });
+    expect(gateway.logs.some((l) => l.request_id === incoming)).to.equal(false);
+    await gateway.close();
+
+    gateway = await startTestGateway({ env: { TRUST_REQUEST_ID: 'true' } });
+    const trusted = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-request-id': incoming } });
+    expect(trusted.headers.get('request-id')).to.equal(incoming);
+    expect(trusted.headers.get('x-request-id')).to.equal(incoming);
+    expect((await waitForLine(gateway, incoming))[0]).to.include({ operation: 'models_list', status: 200 });
+    // Not an id (spaces, too long): replaced, never copied into the log.
+    const junk = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-request-id': 'a b' } });
+    expect(junk.headers.get('request-id')).to.match(/^req_/);
+  });
+
+  it('logs at LOG_LEVEL: probes and scrapes at debug only, requests at info', async () => {
+    const probe = await fetch(`${gateway.url}/healthz`);
+    const lines = await waitForLine(gateway, probe.headers.get('request-id')!);
+    expect(lines[0]).to.include({ operation: 'health_get', level: 20 });
+  });
+});
