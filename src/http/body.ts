@@ -22,7 +22,15 @@ const tooLarge = (limit: number) => new Failure(HttpError.RequestTooLarge, `Requ
 const EMPTY: ParsedBody = { raw: Buffer.alloc(0), value: undefined, form: 'none' };
 
 export async function readBody(req: IncomingMessage, operation: SpecOperation, limitBytes: number): Promise<ParsedBody | Failure> {
-  if (operation.bodyTypes.size === 0) return EMPTY;
+  if (operation.bodyTypes.size === 0) {
+    // A body the operation does not take is dropped unparsed, but drained first (for at most a
+    // second, nothing kept): answering while the client still sends would reset the connection
+    // and could cut the answer short. One declared past the limit is refused without waiting.
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limitBytes) return tooLarge(limitBytes);
+    if (hasBody(req)) await drain(req, 1_000);
+    return EMPTY;
+  }
   const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   // A declared length over the limit is refused before reading, whatever the type: waiting for
   // bytes that may never come would hold the connection open.
@@ -50,6 +58,25 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   const problem = checkJson(value, !operation.passthrough);
   if (problem) return new Failure(HttpError.InvalidRequest, problem.message, { param: problem.param });
   return { raw, value, form: 'json' };
+}
+
+const hasBody = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+
+function drain(req: IncomingMessage, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('error', done);
+      resolve();
+    };
+    const onData = () => undefined;
+    const timer = setTimeout(done, timeoutMs);
+    req.on('data', onData);
+    req.on('end', done);
+    req.on('error', done);
+  });
 }
 
 function readAll(req: IncomingMessage, limitBytes: number): Promise<Buffer | Failure> {

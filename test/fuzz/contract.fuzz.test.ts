@@ -139,6 +139,7 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
   /** The random part: a failure is shrunk to its smallest request and returned with how to replay it. */
   async function randomRun(op: FuzzOperation): Promise<string | undefined> {
     const property = fc.asyncProperty(requestFor(op, fixtures), async (request) => {
+      if (process.env.FUZZ_DEBUG) console.log('SEND', describeRequest(request).slice(0, 400));
       const failure = await exchange(request);
       if (failure) throw new Error(failure);
     });

@@ -31,7 +31,8 @@ export function errorShapeProblems(body: unknown, shape: 'anthropic' | 'openai')
 /** Which operation the gateway routes this method and raw path to, if any. */
 export function routed(surfaces: Surfaces, method: string, rawPath: string): { operationId: string } | 'malformed' | undefined {
   const pathOnly = rawPath.split('?')[0]!;
-  const spec = pathOnly === '/admin' || pathOnly.startsWith('/admin/') ? surfaces.admin : surfaces.public;
+  // As src/http/app.ts chooses: /admin/... and the conventional /metrics are the operators'.
+  const spec = pathOnly === '/admin' || pathOnly.startsWith('/admin/') || pathOnly === '/metrics' ? surfaces.admin : surfaces.public;
   const matched = spec.match(method, pathOnly);
   if (!matched) return undefined;
   if ('malformed' in matched) return 'malformed';
@@ -46,7 +47,7 @@ export function checkResponse(surfaces: Surfaces, operations: Map<string, FuzzOp
   if (!isString(response.headers['request-id']) || !/^req_[A-Za-z0-9]+$/.test(response.headers['request-id'])) problems.push('no request-id header');
   // Streams and files (a finished video's bytes) are not JSON; everything else must be.
   const type = String(response.headers['content-type'] ?? '');
-  const streamed = type.startsWith('text/event-stream') || (status < 400 && /^(video|image|audio)\/|^application\/octet-stream/.test(type));
+  const streamed = type.startsWith('text/event-stream') || (status < 400 && /^(video|image|audio)\/|^application\/octet-stream|^text\/plain/.test(type));
   let body: unknown;
   if (!streamed && request.method !== 'HEAD') {
     try {
