@@ -763,6 +763,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The gateway cannot reach its database right now (an outage or a stall past `DB_QUERY_TIMEOUT_MS`). Retry shortly; nothing was charged. */
+        ServiceUnavailable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Another customer already has this external_reference. */
         ExternalReferenceTaken: {
             headers: {
@@ -903,6 +914,11 @@ export interface components {
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
          */
         RequestId: string;
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 12
+         */
+        RetryAfter: string;
     };
     pathItems: never;
 }
@@ -964,6 +980,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_customers_create: {
@@ -1011,6 +1028,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_customers_get: {
@@ -1052,6 +1070,7 @@ export interface operations {
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_customers_update: {
@@ -1104,6 +1123,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_api_keys_list: {
@@ -1165,6 +1185,7 @@ export interface operations {
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_api_keys_create: {
@@ -1253,6 +1274,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_credits_create: {
@@ -1369,6 +1391,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_wallets_get: {
@@ -1411,6 +1434,7 @@ export interface operations {
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_ledger_list: {
@@ -1479,6 +1503,7 @@ export interface operations {
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_reservations_list: {
@@ -1542,6 +1567,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_reservations_resolve: {
@@ -1626,6 +1652,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_reconciliation_get: {
@@ -1664,6 +1691,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_request_logs_list: {
@@ -1756,6 +1784,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_video_tasks_list: {
@@ -1832,6 +1861,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_video_tasks_get: {
@@ -1898,6 +1928,7 @@ export interface operations {
             404: components["responses"]["TaskNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_video_tasks_resolve: {
@@ -1979,6 +2010,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_api_keys_get: {
@@ -2035,6 +2067,7 @@ export interface operations {
             404: components["responses"]["ApiKeyNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_api_keys_revoke: {
@@ -2091,6 +2124,7 @@ export interface operations {
             404: components["responses"]["ApiKeyNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_api_keys_update: {
@@ -2176,6 +2210,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_api_keys_rotate: {
@@ -2242,6 +2277,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     admin_catalogue_reload: {
@@ -2280,6 +2316,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["CatalogueInvalid"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     metrics_get: {
@@ -2319,6 +2356,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -1326,6 +1326,17 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
+        /** @description The gateway cannot serve the request now: no enabled provider serves the model, or the gateway cannot reach its database (an outage or a stall past `DB_QUERY_TIMEOUT_MS`). Retry shortly; nothing was charged. */
+        AnthropicServiceUnavailable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
         /** @description The provider did not answer in time. */
         AnthropicGatewayTimeout: {
             headers: {
@@ -1426,6 +1437,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The gateway cannot reach its database right now (an outage or a stall past `DB_QUERY_TIMEOUT_MS`). Retry shortly; nothing was charged. */
+        ServiceUnavailable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request is invalid; `param` names the field. */
         BadRequest: {
             headers: {
@@ -1477,10 +1499,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No enabled provider serves the model right now (its credential is not configured, or it left the catalogue). Nothing was charged. */
+        /** @description No enabled provider serves the model right now (its credential is not configured, or it left the catalogue), or the gateway cannot reach its database (an outage or a stall past `DB_QUERY_TIMEOUT_MS`; with `retry-after`). Nothing was charged. */
         NoProvider: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1745,6 +1768,7 @@ export interface operations {
             500: components["responses"]["AnthropicInternalError"];
             501: components["responses"]["AnthropicNotImplemented"];
             502: components["responses"]["AnthropicBadGateway"];
+            503: components["responses"]["AnthropicServiceUnavailable"];
             504: components["responses"]["AnthropicGatewayTimeout"];
             529: components["responses"]["AnthropicOverloaded"];
         };
@@ -1808,6 +1832,7 @@ export interface operations {
             429: components["responses"]["AnthropicRateLimited"];
             500: components["responses"]["AnthropicInternalError"];
             501: components["responses"]["AnthropicNotImplemented"];
+            503: components["responses"]["AnthropicServiceUnavailable"];
             529: components["responses"]["AnthropicOverloaded"];
         };
     };
@@ -1932,10 +1957,11 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["BadGateway"];
-            /** @description No provider can serve the model right now (or every route answered 503); nothing was charged. */
+            /** @description No provider can serve the model right now (or every route answered 503), or the gateway cannot reach its database (with `retry-after`); nothing was charged. */
             503: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2001,6 +2027,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     models_pricing: {
@@ -2070,6 +2097,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     models_retrieve: {
@@ -2111,6 +2139,7 @@ export interface operations {
             404: components["responses"]["ModelNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     videos_list: {
@@ -2190,6 +2219,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     videos_create: {
@@ -2297,6 +2327,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     videos_cancel: {
@@ -2449,6 +2480,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     key_get: {
@@ -2499,6 +2531,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     requests_list: {
@@ -2591,6 +2624,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     usage_get: {
@@ -2651,6 +2685,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     billing_subscription_get: {
@@ -2686,6 +2721,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     billing_usage_get: {
@@ -2729,6 +2765,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     health_get: {

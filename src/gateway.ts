@@ -76,6 +76,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     (await openDatabase({
       databaseUrl: config.databaseUrl,
       pgliteDir: pgliteDirFor(config.dataDir),
+      queryTimeoutMs: config.dbQueryTimeoutMs,
+      logger,
       // Without its database the gateway can only fail requests: exit, for a supervisor to restart.
       onEmbeddedExit: (error) => {
         logger.fatal({ err: error.message }, 'the embedded database process ended');

@@ -71,6 +71,7 @@ export const ENV_SCHEMA = {
   HOST: listenHost({ default: '127.0.0.1', desc: 'Address the HTTP API listens on; `0.0.0.0` in a container.' }),
   DATA_DIR: str({ default: './data', desc: 'Embedded database (`pglite/`), generated admin token, demo credentials and the settlement outbox. Must be writable; keep it on a volume.' }),
   DATABASE_URL: postgresUrl({ default: undefined, desc: 'PostgreSQL connection string (`postgres://user:password@host:5432/db`); unset: the embedded PGlite database in `DATA_DIR`.' }),
+  DB_QUERY_TIMEOUT_MS: integer(0, 600_000)({ default: 10_000, desc: 'A database query, connection attempt or wait for a pooled connection that takes longer fails, and the request gets a 503 (`0`: wait forever). Migrations are exempt. Bounds how long requests hang on a stalled database.' }),
   CATALOGUE_PATH: str({ default: undefined, desc: 'Providers, models, routes and prices (YAML); hot-reloaded. Must exist and be valid at start.' }),
   ADMIN_TOKEN: adminToken({ default: undefined, desc: 'Operator bearer token (12+ characters). Unset: one is generated into `DATA_DIR/admin-token`. Set it when replicas share a database.' }),
   SANDBOX: flag({ default: true, desc: 'Start the simulated upstreams on loopback and serve the `sandbox/...` models. Set `false` in production.' }),

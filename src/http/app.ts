@@ -3,6 +3,7 @@
 // request log. Nothing is parsed before the route and the caller are known.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../shared/ids.ts';
 import type { Caller } from '../customers/service.ts';
 import { Failure } from '../domain/failure.ts';
@@ -96,9 +97,10 @@ export function createApp(options: AppOptions): express.Express {
       }
       sendJson(res, status, body, headers, exchange);
     } catch (error) {
-      logger.error({ request_id: requestId, operation: exchange.operationId, err: error }, 'unhandled error');
+      const unavailable = isDatabaseUnavailable(error);
+      logger.error({ request_id: requestId, operation: exchange.operationId, err: error }, unavailable ? 'database unavailable' : 'unhandled error');
       if (res.headersSent) res.destroy();
-      else sendFailure(res, new Failure(HttpError.Internal, ''), shape, exchange);
+      else sendFailure(res, unavailable ? new Failure(HttpError.DatabaseUnavailable, '', { headers: { 'retry-after': '1' } }) : new Failure(HttpError.Internal, ''), shape, exchange);
     } finally {
       handled();
     }

@@ -21,7 +21,7 @@ export enum HttpError {
   MalformedHttp = 'malformed_http',
   RequestTimeout = 'request_timeout',
   UnsupportedMediaType = 'unsupported_media_type',
-  ShuttingDown = 'shutting_down',
+  DatabaseUnavailable = 'database_unavailable',
   NotImplemented = 'not_implemented',
   ResponseValidationFailed = 'response_validation_failed',
   Internal = 'internal_error',
@@ -64,7 +64,11 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [HttpError.MalformedHttp]: invalid('The request is not valid HTTP/1.1 (request line, header syntax or body framing).'),
   [HttpError.RequestTimeout]: { status: 408, type: 'timeout_error', message: 'The request headers did not arrive in time.' },
   [HttpError.UnsupportedMediaType]: { status: 415, type: 'invalid_request_error' },
-  [HttpError.ShuttingDown]: { status: 503, type: 'api_error', message: 'The gateway is shutting down; retry on another instance.' },
+  [HttpError.DatabaseUnavailable]: {
+    status: 503,
+    type: 'api_error',
+    message: 'The gateway cannot reach its database right now. Retry shortly; quote the request-id header if it persists.',
+  },
   [HttpError.NotImplemented]: { status: 501, type: 'api_error' },
   [HttpError.ResponseValidationFailed]: { status: 502, type: 'api_error' },
   [HttpError.Internal]: {

@@ -17,7 +17,18 @@ export function every(expression: string, name: string, logger: Logger, work: ()
       running = work().catch((error: unknown) => logger.error({ err: error, job: name }, 'background job failed'));
       return running;
     },
-    { noOverlap: true, name },
+    {
+      noOverlap: true,
+      name,
+      // node-cron's own words go to our JSON log, not to the console. A skipped or late tick (the
+      // last run still going, a busy event loop) is routine: the next tick catches up.
+      logger: {
+        info: (message) => logger.debug({ job: name }, message),
+        warn: (message) => logger.debug({ job: name }, message),
+        error: (message, err) => logger.error({ job: name, err: err ?? message }, 'background job scheduler failed'),
+        debug: (message, err) => logger.debug({ job: name, ...(err ? { err } : {}) }, String(message)),
+      },
+    },
   );
   return {
     async stop() {

@@ -4,7 +4,7 @@
 // (an outage) goes to the settler's outbox and is retried until it lands. What a crash can lose is
 // the charges still in the queue: at most one flush window of usage, never the customer's money.
 import type { Logger } from '../logger.ts';
-import { isConnectionError } from '../logs/request-logs.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Charged, ChargeInput } from './charge.ts';
 import type { LedgerError } from './errors.ts';
 import { chargeBatch, type ChargeItem } from './grant-statements.ts';
@@ -54,7 +54,7 @@ export function createGrantFlusher(deps: {
     try {
       result = await deps.chargeAlone(entry.charge);
     } catch (error) {
-      if (!isConnectionError(error)) deps.logger.error({ err: error, ref: entry.charge.ref }, 'charge failed; kept in the outbox and retried');
+      if (!isDatabaseUnavailable(error)) deps.logger.error({ err: error, ref: entry.charge.ref }, 'charge failed; kept in the outbox and retried');
       return viaOutbox(entry);
     }
     if (typeof result === 'string') {
@@ -81,7 +81,7 @@ export function createGrantFlusher(deps: {
     try {
       rows = await deps.wallets.alone(chargeBatch(items));
     } catch (error) {
-      if (isConnectionError(error)) {
+      if (isDatabaseUnavailable(error)) {
         deps.logger.error({ err: error, charges: batch.length }, 'charge batch failed; charges kept in the outbox and retried');
         for (const entry of batch) viaOutbox(entry);
         return;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Logger } from '../logger.ts';
 
 /** What the domain learned about a request, for its log row. */
@@ -126,7 +127,7 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
           // cost the event loop milliseconds per flush under load.
           await insert(batch);
         } catch (error) {
-          if (batch.length > 1 && !isConnectionError(error)) {
+          if (batch.length > 1 && !isDatabaseUnavailable(error)) {
             for (const entry of batch) await insert([entry]).catch((e: unknown) => deps.logger.error({ err: e, request_id: entry.request_id }, 'request log row refused; dropped'));
           } else {
             deps.logger.error({ err: error, rows: batch.length }, 'request log batch failed; kept for the next flush');
@@ -178,9 +179,3 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
   };
 }
 
-/** Errors of the connection rather than of the rows: the batch is kept and tried again later. */
-export function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && /^(08|57P|53)/.test(code)) return true; // connection, shutdown, resources
-  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code) || /Connection terminated|timeout|ECONNREFUSED|not queryable/i.test(String((error as Error)?.message));
-}

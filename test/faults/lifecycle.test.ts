@@ -1,13 +1,29 @@
 // Real processes, real signals: what happens to money when a gateway is stopped, killed, or loses
 // its database in the middle of streams. Every test ends by restarting a gateway on the same data
 // and proving through the admin API that nothing is held and every stream was charged once.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { getTestDatabase, resetDatabase, testDatabaseUrlInUse, usingPostgres } from '../helpers/db.ts';
-import { fundedCustomer, openStream, startChildGateway, type ChildGateway } from '../helpers/child-gateway.ts';
+import { CHILD_ADMIN_TOKEN, fundedCustomer, openStream, startChildGateway, type ChildGateway } from '../helpers/child-gateway.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 
 const HAIKU = 'sandbox/claude-haiku';
+
+const hostAndPort = (url: string) => ({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
+const viaPort = (url: string, port: number) => Object.assign(new URL(url), { port: String(port) }).toString();
+
+/** The pid of the embedded database process a gateway process forked. */
+function embeddedDatabasePid(gatewayPid: number): number {
+  const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(gatewayPid)], { encoding: 'utf8' });
+  const line = children.split('\n').find((l) => /embedded[/\\]server\.[jt]s/.test(l));
+  if (!line) throw new Error(`no embedded database process under ${gatewayPid}:\n${children}`);
+  return Number(line.trim().split(/\s+/)[0]);
+}
+
+function frozenProcess(pid: number) {
+  return { stall: () => process.kill(pid, 'SIGSTOP'), resume: () => process.kill(pid, 'SIGCONT') };
+}
 
 describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usingPostgres() ? 'PostgreSQL' : 'embedded database'})`, function () {
   this.timeout(120_000);
@@ -162,4 +178,51 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
       }
     });
   }
+  it('a stalled database (frozen, answering nothing): requests that need it get a 503 within the query timeout, streams finish, their charges wait in the outbox and land once it answers again', async () => {
+    const proxy = usingPostgres() ? await startTcpProxy(hostAndPort(databaseUrl!)) : undefined;
+    try {
+      const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '600', DB_QUERY_TIMEOUT_MS: '1000' }, undefined, proxy ? viaPort(databaseUrl!, proxy.port) : databaseUrl);
+      // The embedded database is the gateway's child process: SIGSTOP freezes it as a hung disk would.
+      const database = proxy ? { stall: () => proxy.stall(), resume: () => proxy.restore() } : frozenProcess(embeddedDatabasePid(gateway.child.pid!));
+      const { customerId, key } = await fundedCustomer(gateway, '10.00');
+      const streams = await Promise.all(Array.from({ length: 10 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=100 deltas=20]]`)));
+      database.stall();
+      try {
+        const texts = await Promise.all(streams.map((s) => s.text));
+        for (const text of texts) expect(text).to.include('event: message_stop');
+        // An operator's read needs the database: a clear 503 to retry, not a hang and not a 500.
+        const wallet = await fetch(`${gateway.url}/admin/v1/customers/${customerId}/wallet`, { headers: { authorization: `Bearer ${CHILD_ADMIN_TOKEN}` }, signal: AbortSignal.timeout(15_000) });
+        expect(wallet.status).to.equal(503);
+        expect(wallet.headers.get('retry-after')).to.equal('1');
+        expect(((await wallet.json()) as any).error).to.deep.include({ type: 'api_error', code: 'database_unavailable' });
+        const outbox = `${gateway.dataDir}/outbox`;
+        const queued = () => fs.readdirSync(outbox).map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').filter(Boolean).length).reduce((a, b) => a + b, 0);
+        for (const deadline = Date.now() + 10_000; queued() < 10 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+        expect(queued()).to.equal(10); // every charge is durable on disk while the database is away
+      } finally {
+        database.resume();
+      }
+
+      const deadline = Date.now() + 30_000;
+      let wallet: any;
+      for (;;) {
+        const answer = await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`);
+        wallet = answer.body;
+        if ((answer.status === 200 && wallet.reserved === '0.000000') || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      expect(wallet.reserved).to.equal('0.000000');
+      const journal = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
+      const charges = journal.filter((e) => e.kind === 'settle' || e.kind === 'charge');
+      expect(charges).to.have.length(10);
+      expect(new Set(charges.map((c) => c.amount)).size).to.equal(1);
+      expect(Number(wallet.debits)).to.equal(10 * Number(charges[0].amount));
+      expect((await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body.ok).to.equal(true);
+      expect(fs.readdirSync(`${gateway.dataDir}/outbox`)).to.deep.equal([]);
+      // And the gateway serves again, on the same process.
+      expect((await openStream(gateway.url, key, HAIKU, 'after [[sim deltas=2]]').then((s) => s.text))).to.include('event: message_stop');
+    } finally {
+      await proxy?.close();
+    }
+  });
 });

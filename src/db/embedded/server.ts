@@ -104,6 +104,13 @@ function fail(error: unknown): void {
   void send({ type: 'error', message: messageOf(error) }).then(() => exit(1));
 }
 
+/**
+ * A write to a client that closed its connection (the gateway gave up on a stalled query): the
+ * socket server has already rolled back what the client left open and dropped its listeners, so
+ * the error surfaces here. The database is fine; the next connection is served.
+ */
+const clientGone = (error: unknown): boolean => ['EPIPE', 'ECONNRESET'].includes((error as NodeJS.ErrnoException).code ?? '');
+
 // The message alone: the parent shows it as one line, with no stack trace.
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error));
 
@@ -113,6 +120,6 @@ process.on('disconnect', () => void exit(0));
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'close') void exit(0);
 });
-process.on('uncaughtException', fail);
+process.on('uncaughtException', (error) => (clientGone(error) ? undefined : fail(error)));
 process.on('unhandledRejection', fail);
 start().catch(fail);

@@ -7,13 +7,17 @@ import { CHAT_MODEL, chatCost } from '../../helpers/chat.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { parseSse } from '../../helpers/upstream-contract.ts';
 
-/** The sample catalogue with short timeouts on the primary chat route, to exercise them. */
+/**
+ * The sample catalogue with short first-byte and idle timeouts on the primary chat route, to
+ * exercise them; the whole answer keeps its 30 s (50 concurrent streams on a loaded CI machine may
+ * take seconds to finish).
+ */
 function catalogueWithShortTimeouts(): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
   const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
   const primary = '{id: sandbox-openai-chat, protocol: openai-chat, sandbox: true, timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}}';
   if (!sample.includes(primary)) throw new Error('the sample catalogue changed: update this test');
-  fs.writeFileSync(file, sample.replace(primary, primary.replace('first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000', 'first_byte_ms: 2000, response_ms: 2000, idle_ms: 1000')));
+  fs.writeFileSync(file, sample.replace(primary, primary.replace('first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000', 'first_byte_ms: 3000, response_ms: 30000, idle_ms: 1500')));
   return file;
 }
 
@@ -230,7 +234,7 @@ describe('chat completions: billing, streaming and routing edges', function () {
 
   it('settles 50 concurrent streams from one wallet exactly, and reconciliation passes', async () => {
     const texts = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(`stream ${i} [[sim split]]`, { stream: true }).then((r) => r.text())));
-    expect(texts.every((t) => t.endsWith('data: [DONE]\n\n'))).to.equal(true);
+    expect(texts.filter((t) => !t.endsWith('data: [DONE]\n\n'))).to.deep.equal([]);
     expect(await gateway.requestLogs(`customer_id=${customerId}`, 50)).to.have.length(50);
     expect((await wallet()).debits).to.equal(chatCost(...primary.requests.map((r) => r.billed!)));
     expect((await settledOnce()).filter((e: any) => e.kind === 'settle')).to.have.length(50);
