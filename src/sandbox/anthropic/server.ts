@@ -1,13 +1,13 @@
 // A simulated Anthropic Messages upstream on loopback, for sandbox mode and tests. It speaks the
 // real wire format: `event:` lines on every frame, cumulative usage in message_delta, `ping`,
-// Anthropic error bodies with a request id, the API's refusals (refusals.ts), and the failure
-// modes a gateway must survive.
+// Anthropic error bodies with a request id, the API's refusals (refusals.ts), answers cut at
+// max_tokens, and the failure modes a gateway must survive.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from '../index.ts';
 import { parseDirectives, requestText, type SimBehaviour } from './directives.ts';
 import { errorType, refusal, ROUTES } from './refusals.ts';
-import { answerBlocks, id, outputTokens, simulatedTokens } from './responses.ts';
+import { answerOf, id, outputTokens, simulatedTokens } from './responses.ts';
 
 export interface RecordedRequest {
   path: string;
@@ -68,8 +68,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
     }
     const inputTokens = simulatedTokens(requestText(body));
     if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: inputTokens });
-    const blocks = answerBlocks(behaviour);
-    const stopReason = behaviour.tool ? 'tool_use' : 'end_turn';
+    const { blocks, stopReason } = answerOf(behaviour, body.max_tokens as number);
     const usage = reportedUsage(behaviour, inputTokens, behaviour.reportOutput ?? outputTokens(blocks));
     const message = { id: id('msg'), type: 'message', role: 'assistant', model: body.model, stop_sequence: null };
     if (body.stream !== true) {
