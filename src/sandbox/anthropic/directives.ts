@@ -19,7 +19,7 @@ export interface SimBehaviour {
   tool?: boolean;
   /** Start with a thinking block. */
   thinking?: boolean;
-  /** Number of text deltas in a streamed answer (default 8). */
+  /** Number of text deltas in an answer (default 8), sent even past the request's max_tokens. */
   deltas?: number;
   /** Each text delta carries this many characters (default: one word). */
   deltaChars?: number;

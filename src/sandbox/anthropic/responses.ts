@@ -50,3 +50,36 @@ export function answerBlocks(behaviour: SimBehaviour): Block[] {
 export function outputTokens(blocks: Block[]): number {
   return blocks.reduce((sum, b) => sum + b.deltas.length, 0);
 }
+
+export interface Answer {
+  blocks: Block[];
+  stopReason: 'end_turn' | 'tool_use' | 'max_tokens';
+}
+
+/**
+ * The answer to a request, one output token per delta. Like the real model it stops at the
+ * request's max_tokens (stop_reason `max_tokens`): text is cut there, a thinking or tool block that
+ * does not fit whole is left out with what follows. `[[sim deltas=N]]` asks for N text deltas
+ * whatever max_tokens says: a provider that overruns it, for the gateway's checks.
+ */
+export function answerOf(behaviour: SimBehaviour, maxTokens: number | undefined): Answer {
+  const blocks = answerBlocks(behaviour);
+  if (maxTokens === undefined || behaviour.deltas !== undefined || outputTokens(blocks) <= maxTokens) {
+    return { blocks, stopReason: behaviour.tool ? 'tool_use' : 'end_turn' };
+  }
+  const kept: Block[] = [];
+  let left = maxTokens;
+  for (const block of blocks) {
+    if (block.deltas.length <= left) {
+      kept.push(block);
+      left -= block.deltas.length;
+      continue;
+    }
+    if (block.start.type === 'text' && left > 0) {
+      const deltas = block.deltas.slice(0, left);
+      kept.push({ start: block.start, deltas, final: { type: 'text', text: deltas.map((d) => d.text).join('') } });
+    }
+    break;
+  }
+  return { blocks: kept, stopReason: 'max_tokens' };
+}

@@ -1,11 +1,13 @@
 // A simulated Anthropic Messages upstream on loopback, for sandbox mode and tests. It speaks the
 // real wire format: `event:` lines on every frame, cumulative usage in message_delta, `ping`,
-// Anthropic error bodies with a request id, and the failure modes a gateway must survive.
+// Anthropic error bodies with a request id, the API's refusals (refusals.ts), answers cut at
+// max_tokens, and the failure modes a gateway must survive.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from '../index.ts';
 import { parseDirectives, requestText, type SimBehaviour } from './directives.ts';
-import { answerBlocks, id, outputTokens, simulatedTokens } from './responses.ts';
+import { errorType, refusal, ROUTES } from './refusals.ts';
+import { answerOf, id, outputTokens, simulatedTokens } from './responses.ts';
 
 export interface RecordedRequest {
   path: string;
@@ -20,8 +22,6 @@ export interface AnthropicSimulator extends Simulator {
   /** Behaviours applied to the next requests, one each, before prompt directives. */
   next(...behaviours: SimBehaviour[]): void;
 }
-
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 503: 'api_error', 529: 'overloaded_error' };
 
 const sleep = (ms: number | undefined) => (ms ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
 
@@ -54,6 +54,9 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
 
   async function answer(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: Record<string, unknown>, behaviour: SimBehaviour) {
     if (!req.headers['x-api-key']) return sendError(res, 401, 'missing x-api-key');
+    if (!ROUTES.has(path)) return sendError(res, 404, `no route ${path}`);
+    const refused = refusal(path, req.headers, body);
+    if (refused) return sendError(res, 400, refused);
     await sleep(behaviour.firstByteMs);
     if (behaviour.error) {
       const leak = behaviour.leaky ? ' upstream https://internal-llm-7.corp.example.com:8443/v1/messages failed at 10.2.3.4:443 (request id: req_011CVXabcdef123456, key sk-ant-api03-secretvalue123)' : '';
@@ -65,15 +68,14 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
     }
     const inputTokens = simulatedTokens(requestText(body));
     if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: inputTokens });
-    if (path !== '/v1/messages') return sendError(res, 404, `no route ${path}`);
-    const blocks = answerBlocks(behaviour);
+    const { blocks, stopReason } = answerOf(behaviour, body.max_tokens as number);
     const usage = reportedUsage(behaviour, inputTokens, behaviour.reportOutput ?? outputTokens(blocks));
     const message = { id: id('msg'), type: 'message', role: 'assistant', model: body.model, stop_sequence: null };
     if (body.stream !== true) {
-      const payload = { ...message, content: blocks.map((b) => b.final), stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', ...(behaviour.noUsage ? {} : { usage }) };
+      const payload = { ...message, content: blocks.map((b) => b.final), stop_reason: stopReason, ...(behaviour.noUsage ? {} : { usage }) };
       if (behaviour.cutAfter === undefined) return sendJson(res, 200, payload);
       const text = JSON.stringify(payload); // cut: half the body, then the connection drops
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': id('req') });
       return res.write(text.slice(0, text.length >> 1), () => res.destroy());
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': id('req') });
@@ -115,7 +117,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
       }
       await write({ type: 'content_block_stop', index });
     }
-    const delta = { stop_reason: behaviour.tool ? 'tool_use' : 'end_turn', stop_sequence: null };
+    const delta = { stop_reason: stopReason, stop_sequence: null };
     const rounds = behaviour.messageDeltas ?? 1;
     for (let round = 1; round <= rounds; round++) {
       // Cumulative totals: each message_delta repeats the whole count so far, never an increment.
@@ -151,7 +153,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
   function sendError(res: http.ServerResponse, status: number, message: string) {
     const requestId = id('req');
     const headers: Record<string, string> = status === 429 || status === 529 ? { 'retry-after': '1' } : {};
-    const text = JSON.stringify({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message }, request_id: requestId });
+    const text = JSON.stringify({ type: 'error', error: { type: errorType(status), message }, request_id: requestId });
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, ...headers });
     res.end(text);
   }
