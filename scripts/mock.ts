@@ -83,7 +83,7 @@ function stop(code: number): void {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     process.exit(code);
   }, 1500).unref();
-  Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(() => process.exit(code));
+  void Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(() => process.exit(code));
 }
 
 process.on('SIGINT', () => stop(0));

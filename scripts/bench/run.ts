@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
-import knexPkg, { type Knex } from 'knex';
+import knexPkg from 'knex';
 import { ROOT_DIR } from '../../src/config.ts';
 import { createChildGroup, stopOnSignals } from '../lib/children.ts';
 import { closedLoop, concurrentStreams, makePool, messageBody, percentile, sequential, streamOnce, type RequestSample, type StreamSample, type Target } from './load.ts';

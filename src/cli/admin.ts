@@ -77,5 +77,5 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runAdminCli(process.argv.slice(2)).then((code) => process.exit(code));
+  void runAdminCli(process.argv.slice(2)).then((code) => process.exit(code));
 }

@@ -3,7 +3,7 @@
 import type { Knex } from 'knex';
 import type { FreeQuota } from '../catalogue/types.ts';
 import { applyFree, costOf, type CostLine } from '../pricing/cost.ts';
-import { LedgerError } from './errors.ts';
+import { type LedgerError } from './errors.ts';
 import { reserveBatch, settleBatch } from './statements.ts';
 import { createWalletQueue, type WalletQueue } from './wallet-queue.ts';
 

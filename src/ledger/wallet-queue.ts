@@ -100,8 +100,12 @@ export function createWalletQueue(db: Knex, forms: Record<OperationKind, BatchFo
       const group: Pending[] = [];
       for (const p of batch) {
         if (p.op.kind !== kind) continue;
-        if (seen.has(p.op.ref)) later.push(p);
-        else (seen.add(p.op.ref), group.push(p));
+        if (seen.has(p.op.ref)) {
+          later.push(p);
+        } else {
+          seen.add(p.op.ref);
+          group.push(p);
+        }
       }
       if (group.length > 0) groups.push(group);
     }

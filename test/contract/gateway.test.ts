@@ -1,7 +1,4 @@
-import path from 'node:path';
 import { expect } from 'chai';
-import { ROOT_DIR } from '../../src/config.ts';
-import { loadSpecApi } from '../../src/http/openapi.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { freePort, prismBin, startListening, type RunningProcess } from '../helpers/prism.ts';
 

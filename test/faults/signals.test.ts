@@ -40,7 +40,12 @@ function family(root: number): number[] {
   const queue = [root];
   while (queue.length) {
     const pid = queue.shift()!;
-    for (const p of all) if ((p.ppid === pid || p.pgid === pid) && p.pid !== root && !found.has(p.pid)) (found.add(p.pid), queue.push(p.pid));
+    for (const p of all) {
+      if ((p.ppid === pid || p.pgid === pid) && p.pid !== root && !found.has(p.pid)) {
+        found.add(p.pid);
+        queue.push(p.pid);
+      }
+    }
   }
   return [...found];
 }

@@ -1,7 +1,7 @@
 // SQL of video tasks. Status changes are guarded by the status they leave, so concurrent pollers,
 // cancels and operators change a task once.
 import type { Knex } from 'knex';
-import { VideoStatus, type VideoTaskRow } from './model.ts';
+import { type VideoStatus, type VideoTaskRow } from './model.ts';
 
 export async function findTask(db: Knex, id: string): Promise<VideoTaskRow | undefined> {
   return db('video_tasks').where({ id }).first();

@@ -8,7 +8,6 @@ import type { Simulator } from '../index.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
-import { textOf } from '../task-directives.ts';
 
 export interface ArkSimulator extends Simulator {
   tasks: Map<string, SimTask>;

@@ -1,0 +1,82 @@
+// ESLint: typescript-eslint's recommended rules, the floating-promise checks that keep every
+// hold's ending awaited or explicitly `void`, and the direction of imports between the layers
+// (http -> domain -> ledger / providers / catalogue -> db). Formatting is Prettier's (`npm run lint`
+// runs both).
+import { defineConfig } from 'eslint/config';
+import importX from 'eslint-plugin-import-x';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Folders under src/ that the given layer must not import (at run time or for types). */
+const zone = (target, from, message) => ({ target: `./src/${target}`, from: from.map((f) => `./src/${f}`), message });
+
+export default defineConfig(
+  { ignores: ['node_modules/', 'dist/', 'generated/', 'data/', 'bench/', 'coverage/'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.node },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-explicit-any': 'off', // tests read loosely typed JSON bodies; src/ keeps its own discipline
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'import-x/no-cycle': 'off',
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            zone('domain', ['http'], 'The domain is transport-free: return values and write through domain/sink.ts.'),
+            zone('providers', ['http', 'domain'], 'Providers implement contracts they own; the domain depends on them, not the reverse.'),
+            zone('sandbox', ['http', 'domain'], 'Simulators stand for real providers: they know nothing of the gateway.'),
+            zone('ledger', ['http', 'domain', 'providers'], 'The ledger is below the domain.'),
+            zone('catalogue', ['http', 'domain'], 'The catalogue is below the domain.'),
+            zone('customers', ['http', 'domain', 'providers'], 'Customers are below the domain.'),
+            zone('pricing', ['http', 'domain', 'providers', 'ledger'], 'Pricing is pure arithmetic over the catalogue.'),
+            zone('db', ['http', 'domain', 'providers', 'ledger', 'catalogue', 'customers', 'pricing', 'jobs'], 'The database layer knows no feature.'),
+            zone('shared', ['http', 'domain', 'providers', 'ledger', 'catalogue', 'customers', 'pricing', 'db', 'jobs', 'logs', 'metrics', 'sandbox'], 'Shared helpers depend on nothing of ours.'),
+          ],
+        },
+      ],
+      'no-restricted-imports': 'off',
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'node:http', message: 'The domain is transport-free.' },
+            { name: 'node:https', message: 'The domain is transport-free.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The catalogue is given its provider resolution (gateway.ts): it names provider types only.
+    files: ['src/catalogue/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/providers/*'], allowTypeImports: true, message: 'The catalogue loads no provider code; gateway.ts gives it resolveProviders.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-unused-expressions': 'off' }, // chai's property assertions: expect(x).to.be.empty
+  },
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { ...globals.node } }, ...tseslint.configs.disableTypeChecked },
+  prettier,
+);
