@@ -40,7 +40,11 @@ export default defineConfig(
             zone('customers', ['http', 'domain', 'providers'], 'Customers are below the domain.'),
             zone('pricing', ['http', 'domain', 'providers', 'ledger'], 'Pricing is pure arithmetic over the catalogue.'),
             zone('db', ['http', 'domain', 'providers', 'ledger', 'catalogue', 'customers', 'pricing', 'jobs'], 'The database layer knows no feature.'),
-            zone('shared', ['http', 'domain', 'providers', 'ledger', 'catalogue', 'customers', 'pricing', 'db', 'jobs', 'logs', 'metrics', 'sandbox'], 'Shared helpers depend on nothing of ours.'),
+            zone(
+              'shared',
+              ['http', 'domain', 'providers', 'ledger', 'catalogue', 'customers', 'pricing', 'db', 'jobs', 'logs', 'metrics', 'sandbox'],
+              'Shared helpers depend on nothing of ours.',
+            ),
           ],
         },
       ],
@@ -68,7 +72,9 @@ export default defineConfig(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [{ group: ['**/providers/*'], allowTypeImports: true, message: 'The catalogue loads no provider code; gateway.ts gives it resolveProviders.' }],
+          patterns: [
+            { group: ['**/providers/*'], allowTypeImports: true, message: 'The catalogue loads no provider code; gateway.ts gives it resolveProviders.' },
+          ],
         },
       ],
     },

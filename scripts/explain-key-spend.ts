@@ -34,7 +34,10 @@ async function explain(db: Knex, label: string, sql: string, bindings: unknown[]
   await db.raw(sql, bindings as never); // warm the cache: the steady state is what matters
   const { rows } = await db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`explain (analyze, buffers) ${sql}`, bindings as never);
   const plan = rows.map((r) => r['QUERY PLAN']);
-  const nodes = plan.filter((l) => /Scan|Aggregate/.test(l)).map((l) => l.trim().replace(/\s+\(cost=[^)]*\)/, '')).slice(0, 3);
+  const nodes = plan
+    .filter((l) => /Scan|Aggregate/.test(l))
+    .map((l) => l.trim().replace(/\s+\(cost=[^)]*\)/, ''))
+    .slice(0, 3);
   console.log(`  ${label.padEnd(34)} ${plan.find((l) => l.startsWith('Execution Time'))}`);
   for (const node of nodes) console.log(`      ${node}`);
 }
@@ -51,9 +54,15 @@ async function main(): Promise<void> {
   if (!url) throw new Error('set DATABASE_URL to a PostgreSQL server');
   const { db, drop } = await scratch(url);
   try {
-    await db('customers').insert([{ id: 'cus_busy', name: 'busy' }, { id: 'cus_other', name: 'other' }]);
+    await db('customers').insert([
+      { id: 'cus_busy', name: 'busy' },
+      { id: 'cus_other', name: 'other' },
+    ]);
     console.log(`loading ${ENTRIES} settle entries for key_busy over ${DAYS} days, and as many for 1,000 other keys...`);
-    for (const [customer, key, n] of [['cus_busy', `'key_busy'`, ENTRIES], ['cus_other', `'key_' || (g % 1000)`, ENTRIES]] as const) {
+    for (const [customer, key, n] of [
+      ['cus_busy', `'key_busy'`, ENTRIES],
+      ['cus_other', `'key_' || (g % 1000)`, ENTRIES],
+    ] as const) {
       await db.raw(`insert into ledger_entries (customer_id, kind, reference, amount, debits_delta, purpose, key_id, created_at)
         select '${customer}', 'settle', '${customer}:' || g, 1000 + g % 997, 1000 + g % 997, '{}'::jsonb, ${key},
                now() - (g::float / ${n} * ${DAYS}) * interval '1 day'
@@ -68,8 +77,17 @@ async function main(): Promise<void> {
     const day = `(now() at time zone 'UTC')::date`;
     const month = `date_trunc('month', now() at time zone 'UTC')::date`;
     console.log('\nreads: posted spend of key_busy');
-    for (const [period, since] of [['day', day], ['month', month], ['total', `'-infinity'::date`]] as const) {
-      await explain(db, `A journal index, ${period}`, `select coalesce(sum(amount), 0) from ledger_entries where key_id = ? and created_at >= (${since})::timestamp at time zone 'UTC'`, ['key_busy']);
+    for (const [period, since] of [
+      ['day', day],
+      ['month', month],
+      ['total', `'-infinity'::date`],
+    ] as const) {
+      await explain(
+        db,
+        `A journal index, ${period}`,
+        `select coalesce(sum(amount), 0) from ledger_entries where key_id = ? and created_at >= (${since})::timestamp at time zone 'UTC'`,
+        ['key_busy'],
+      );
       await explain(db, `B daily rollup, ${period}`, `select coalesce(sum(amount), 0) from key_spend_daily where key_id = ? and day >= ${since}`, ['key_busy']);
     }
 

@@ -111,5 +111,7 @@ server.on('error', (error: NodeJS.ErrnoException) => {
   stop(1);
 });
 server.listen(publicPort, host, () => {
-  process.stdout.write(`mock: public API on http://${host}:${publicPort}${adminPort !== undefined ? `, admin API on http://${host}:${adminPort}` : ''} (Ctrl-C stops both)\n`);
+  process.stdout.write(
+    `mock: public API on http://${host}:${publicPort}${adminPort !== undefined ? `, admin API on http://${host}:${adminPort}` : ''} (Ctrl-C stops both)\n`,
+  );
 });

@@ -84,7 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (clean.STALE_RESERVATION_SECONDS * 1000 < 3 * clean.HEARTBEAT_MS) {
       problems.push(`STALE_RESERVATION_SECONDS (${clean.STALE_RESERVATION_SECONDS}) must be at least three heartbeats (HEARTBEAT_MS ${clean.HEARTBEAT_MS})`);
     }
-    if (clean.METRICS_PORT !== undefined && clean.METRICS_PORT !== 0 && clean.METRICS_PORT === clean.PORT) problems.push(`METRICS_PORT must differ from PORT (${clean.PORT})`);
+    if (clean.METRICS_PORT !== undefined && clean.METRICS_PORT !== 0 && clean.METRICS_PORT === clean.PORT)
+      problems.push(`METRICS_PORT must differ from PORT (${clean.PORT})`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return {

@@ -85,7 +85,15 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
       },
     }));
   const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
-  const catalogue = await createCatalogueStore({ path: config.cataloguePath, resolveProviders, db, logger, env: process.env, sandbox: config.sandbox, sandboxUrls: sandbox?.urls ?? new Map() });
+  const catalogue = await createCatalogueStore({
+    path: config.cataloguePath,
+    resolveProviders,
+    db,
+    logger,
+    env: process.env,
+    sandbox: config.sandbox,
+    sandboxUrls: sandbox?.urls ?? new Map(),
+  });
   catalogue.watch();
   const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
 
@@ -96,16 +104,41 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await instance.start();
   const ledger = createLedger({ db });
   const settler = createSettler({ ledger, logger, outboxDir: path.join(config.dataDir, 'outbox'), instanceId: instance.id });
-  const flusher = createGrantFlusher({ wallets: ledger.context.wallets, chargeAlone: (input) => ledger.charge(input), settler, logger, flushMs: config.grantFlushMs });
+  const flusher = createGrantFlusher({
+    wallets: ledger.context.wallets,
+    chargeAlone: (input) => ledger.charge(input),
+    settler,
+    logger,
+    flushMs: config.grantFlushMs,
+  });
   const grants = config.grants
-    ? createGrants({ db, wallets: ledger.context.wallets, flusher, owner: instance.id, logger, options: { share: 4n, horizonMs: 2_000, idleMs: config.grantIdleMs }, release: (ref) => ledger.release({ ref, purpose: { reason: 'grant given back' } }).then(mustEnd) })
+    ? createGrants({
+        db,
+        wallets: ledger.context.wallets,
+        flusher,
+        owner: instance.id,
+        logger,
+        options: { share: 4n, horizonMs: 2_000, idleMs: config.grantIdleMs },
+        release: (ref) => ledger.release({ ref, purpose: { reason: 'grant given back' } }).then(mustEnd),
+      })
     : undefined;
   const holds = createHolds({ db, ledger, settler, instance, logger, ...(grants ? { grants } : {}) });
   instance.onTick(() => holds.flushCheckpoints());
-  const grantTimer = grants && setInterval(() => void Promise.all([grants.answerRecalls(), grants.giveBack()]).catch((error: unknown) => logger.warn({ err: error }, 'grant upkeep failed; retrying')), 500);
+  const grantTimer =
+    grants &&
+    setInterval(
+      () =>
+        void Promise.all([grants.answerRecalls(), grants.giveBack()]).catch((error: unknown) => logger.warn({ err: error }, 'grant upkeep failed; retrying')),
+      500,
+    );
   grantTimer?.unref();
   const requestLogs = createRequestLogs({ db, logger });
-  const customers = createCustomerService({ db, apiKeyPrefix: config.apiKeyPrefix, modelExists: (id) => catalogue.current().models.has(id), keyCacheMs: config.keyCacheMs });
+  const customers = createCustomerService({
+    db,
+    apiKeyPrefix: config.apiKeyPrefix,
+    modelExists: (id) => catalogue.current().models.has(id),
+    keyCacheMs: config.keyCacheMs,
+  });
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const services: Services = {
@@ -130,11 +163,22 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await settler.replayOrphans();
   const tickers: Ticker[] = [];
   if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => services.sweeper.sweep()));
-  if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, videoPollerJob(() => services.videoWorker.processBatch(), 100)));
+  if (config.videoPoller)
+    tickers.push(
+      every(
+        '* * * * * *',
+        'video-poller',
+        logger,
+        videoPollerJob(() => services.videoWorker.processBatch(), 100),
+      ),
+    );
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
 
-  const [publicSpec, adminSpec] = await Promise.all([loadSpec(path.join(ROOT_DIR, 'generated/openapi.json')), loadSpec(path.join(ROOT_DIR, 'generated/admin.json'))]);
+  const [publicSpec, adminSpec] = await Promise.all([
+    loadSpec(path.join(ROOT_DIR, 'generated/openapi.json')),
+    loadSpec(path.join(ROOT_DIR, 'generated/admin.json')),
+  ]);
   let inFlight = 0;
   const app = createApp({
     publicSurface: { spec: publicSpec, handlers: publicHandlers },
@@ -160,7 +204,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await listen(server, config);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });
+  const metricsServer =
+    config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });
   logger.info({ url, instance: instance.id, database: config.databaseUrl ? 'postgresql' : 'pglite', sandbox: config.sandbox }, 'gateway listening');
 
   let closing: Promise<void> | undefined;

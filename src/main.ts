@@ -13,7 +13,9 @@ function printWelcome(gateway: Gateway, config: Config): void {
   const lines = [
     '',
     `Gateway ready on ${gateway.url} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}${config.sandbox ? ', sandbox providers on' : ''})`,
-    gateway.adminTokenGenerated || !config.adminToken ? `Admin token: ${gateway.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})` : 'Admin token: from ADMIN_TOKEN',
+    gateway.adminTokenGenerated || !config.adminToken
+      ? `Admin token: ${gateway.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})`
+      : 'Admin token: from ADMIN_TOKEN',
   ];
   if (gateway.demo) {
     lines.push(

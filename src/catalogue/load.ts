@@ -36,19 +36,24 @@ const PRICE_PATH = /\/price\/(?:[a-z_]+_per_mtok|per_second\/[^/]+)$/;
 function schemaErrors(errors: ErrorObject[], source: string): string[] {
   // if/then/else wrappers repeat what the inner error already says.
   const useful = errors.filter((e) => e.keyword !== 'if');
-  return [...new Set(useful.map((e) => {
-    const where = e.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(root)';
-    const detail = e.keyword === 'additionalProperties'
-      ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`
-      : e.keyword === 'false schema'
-        ? 'is not allowed here (sandbox providers get their URL and credential from the simulator)'
-        : e.keyword === 'enum'
-        ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
-        : e.keyword === 'type' && PRICE_PATH.test(e.instancePath)
-        ? 'must be a quoted decimal string such as "3.00" (YAML reads unquoted numbers as floating point)'
-        : e.message ?? 'is invalid';
-    return `${source}: ${where} ${detail}`;
-  }))];
+  return [
+    ...new Set(
+      useful.map((e) => {
+        const where = e.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(root)';
+        const detail =
+          e.keyword === 'additionalProperties'
+            ? `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`
+            : e.keyword === 'false schema'
+              ? 'is not allowed here (sandbox providers get their URL and credential from the simulator)'
+              : e.keyword === 'enum'
+                ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`
+                : e.keyword === 'type' && PRICE_PATH.test(e.instancePath)
+                  ? 'must be a quoted decimal string such as "3.00" (YAML reads unquoted numbers as floating point)'
+                  : (e.message ?? 'is invalid');
+        return `${source}: ${where} ${detail}`;
+      }),
+    ),
+  ];
 }
 
 function duplicates(ids: string[]): string[] {
@@ -66,10 +71,12 @@ function semanticErrors(catalogue: Catalogue): string[] {
       const provider = providers.get(route.provider);
       if (!provider) return errors.push(`${where}.routes.${r}: unknown provider "${route.provider}"`);
       const video = VIDEO_PROTOCOLS.has(provider.protocol);
-      if (model.group === 'video' && !video) errors.push(`${where}.routes.${r}: a video model needs a video protocol, "${route.provider}" speaks ${provider.protocol}`);
+      if (model.group === 'video' && !video)
+        errors.push(`${where}.routes.${r}: a video model needs a video protocol, "${route.provider}" speaks ${provider.protocol}`);
       if (model.group !== 'video' && video) errors.push(`${where}.routes.${r}: a ${model.group} model cannot use the video protocol ${provider.protocol}`);
       if (model.group === 'messages' && provider.protocol !== 'anthropic') errors.push(`${where}.routes.${r}: a messages model needs an anthropic provider`);
-      if (model.group === 'chat' && provider.protocol !== 'openai-chat' && !video) errors.push(`${where}.routes.${r}: a chat model needs an openai-chat provider`);
+      if (model.group === 'chat' && provider.protocol !== 'openai-chat' && !video)
+        errors.push(`${where}.routes.${r}: a chat model needs an openai-chat provider`);
     });
     const quota = model.free_quota;
     if (quota) {

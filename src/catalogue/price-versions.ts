@@ -18,7 +18,11 @@ export function canonicalPrice(price: ModelEntry['price']): Record<string, unkno
   const normalise = (value: unknown): unknown => {
     if (typeof value === 'string') return formatMicros(parseMicros(value));
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.keys(value).sort().map((k) => [k, normalise((value as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((k) => [k, normalise((value as Record<string, unknown>)[k])]),
+      );
     }
     return value;
   };
@@ -38,7 +42,10 @@ export async function syncPriceVersions(db: Knex, catalogue: Catalogue): Promise
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [PRICE_VERSION_LOCK]);
     const latest = await trx('price_versions')
-      .whereIn('model_id', catalogue.models.map((m) => m.id))
+      .whereIn(
+        'model_id',
+        catalogue.models.map((m) => m.id),
+      )
       .distinctOn('model_id')
       .orderBy([{ column: 'model_id' }, { column: 'version', order: 'desc' }])
       .select<Array<{ id: bigint; model_id: string; version: number; price_hash: string }>>('id', 'model_id', 'version', 'price_hash');

@@ -32,7 +32,13 @@ export interface LoadedCatalogue {
   model(id: string): ResolvedModel | undefined;
 }
 
-export type ReloadSuccess = { ok: true; status: 'reloaded' | 'unchanged'; loadedAt: Date; models: number; priceVersionsCreated: Array<{ model: string; price_version: number }> };
+export type ReloadSuccess = {
+  ok: true;
+  status: 'reloaded' | 'unchanged';
+  loadedAt: Date;
+  models: number;
+  priceVersionsCreated: Array<{ model: string; price_version: number }>;
+};
 export type ReloadResult = ReloadSuccess | { ok: false; errors: string[] };
 
 /** Told after each reload whose file content changed (not after the first load). */
@@ -89,7 +95,15 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
       .sort((a, b) => a.priority - b.priority);
     models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes });
   }
-  return { serviceName: catalogue.service_name, currency: catalogue.currency, loadedAt: new Date(), contentHash, providers, models, model: (id) => models.get(id) };
+  return {
+    serviceName: catalogue.service_name,
+    currency: catalogue.currency,
+    loadedAt: new Date(),
+    contentHash,
+    providers,
+    models,
+    model: (id) => models.get(id),
+  };
 }
 
 /** Loads the catalogue (failing hard when the first load is bad) and keeps it fresh. */
@@ -110,7 +124,13 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
     const next = resolve(parsed.catalogue, versions, contentHash, deps);
     const isFirst = loaded === undefined;
     loaded = next;
-    const result: ReloadSuccess = { ok: true, status: unchanged ? 'unchanged' : 'reloaded', loadedAt: next.loadedAt, models: next.models.size, priceVersionsCreated: created };
+    const result: ReloadSuccess = {
+      ok: true,
+      status: unchanged ? 'unchanged' : 'reloaded',
+      loadedAt: next.loadedAt,
+      models: next.models.size,
+      priceVersionsCreated: created,
+    };
     if (!isFirst && !unchanged) notify(next, result);
     return result;
   }
@@ -137,13 +157,17 @@ export async function createCatalogueStore(deps: CatalogueStoreDeps): Promise<Ca
   if (!first.ok) throw new CatalogueLoadError(first.errors);
   // Provider ids only, so an operator sees which credentials were picked up without seeing them.
   const enabledProviders = [...loaded!.providers.keys()];
-  deps.logger.info({ path: deps.path, models: first.models, providers_enabled: enabledProviders, price_versions_created: first.priceVersionsCreated }, 'catalogue loaded');
+  deps.logger.info(
+    { path: deps.path, models: first.models, providers_enabled: enabledProviders, price_versions_created: first.priceVersionsCreated },
+    'catalogue loaded',
+  );
 
   async function reloadAndLog(): Promise<void> {
     try {
       const result = await reload();
       if (!result.ok) deps.logger.warn({ path: deps.path, errors: result.errors }, 'catalogue change rejected; keeping the last good catalogue');
-      else if (result.status === 'reloaded') deps.logger.info({ path: deps.path, models: result.models, price_versions_created: result.priceVersionsCreated }, 'catalogue reloaded');
+      else if (result.status === 'reloaded')
+        deps.logger.info({ path: deps.path, models: result.models, price_versions_created: result.priceVersionsCreated }, 'catalogue reloaded');
     } catch (error) {
       deps.logger.error({ err: error, path: deps.path }, 'catalogue reload failed; keeping the last good catalogue');
     }

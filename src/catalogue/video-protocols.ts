@@ -94,13 +94,16 @@ export function videoSpecProblems(protocol: VideoProtocol, video: VideoSpec, tie
     if (!video.sizes) problems.push(`video.sizes: ${protocol} takes a pixel size only; list the sizes it may be asked for`);
     if (video.ratios) problems.push(`video.ratios: ${protocol} takes no ratio; the ratios are those of video.sizes`);
     for (const [size, entry] of Object.entries(video.sizes ?? {})) {
-      if (tierOfSize(size) !== entry.resolution) problems.push(`video.sizes.${size}: ${protocol} answers are billed by the shorter side, so its resolution must be ${tierOfSize(size)}`);
+      if (tierOfSize(size) !== entry.resolution)
+        problems.push(`video.sizes.${size}: ${protocol} answers are billed by the shorter side, so its resolution must be ${tierOfSize(size)}`);
     }
   }
   for (const [size, entry] of Object.entries(video.sizes ?? {})) {
     if (!tiers.includes(entry.resolution)) problems.push(`video.sizes.${size}: resolution ${entry.resolution} has no price in price.per_second`);
-    if (!traits.sizeOnly && traits.ratios && !traits.ratios.includes(entry.ratio)) problems.push(`video.sizes.${size}: ${protocol} does not take the ratio ${entry.ratio}`);
-    else if (!traits.sizeOnly && video.ratios && !video.ratios.includes(entry.ratio)) problems.push(`video.sizes.${size}: ratio ${entry.ratio} is not among video.ratios`);
+    if (!traits.sizeOnly && traits.ratios && !traits.ratios.includes(entry.ratio))
+      problems.push(`video.sizes.${size}: ${protocol} does not take the ratio ${entry.ratio}`);
+    else if (!traits.sizeOnly && video.ratios && !video.ratios.includes(entry.ratio))
+      problems.push(`video.sizes.${size}: ratio ${entry.ratio} is not among video.ratios`);
   }
   return problems;
 }

@@ -8,8 +8,12 @@ import { readStoredAdminToken } from '../startup/admin-token.ts';
 import { COMMANDS, UsageError } from './commands.ts';
 
 function usage(): string {
-  return ['usage: npm run admin -- <command>', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`), '',
-    'env: GATEWAY_URL (default http://127.0.0.1:8080), ADMIN_TOKEN (default: DATA_DIR/admin-token)'].join('\n');
+  return [
+    'usage: npm run admin -- <command>',
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+    '',
+    'env: GATEWAY_URL (default http://127.0.0.1:8080), ADMIN_TOKEN (default: DATA_DIR/admin-token)',
+  ].join('\n');
 }
 
 export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -10,7 +10,13 @@ export class UsageError extends Error {}
 
 type Options = Record<string, string | undefined>;
 
-const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean));
+const list = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 /** `none` (or `never`, `all`) clears a setting; otherwise the value as given. */
 const orNull = <T>(value: string | undefined, parse: (v: string) => T): T | null | undefined =>
@@ -51,7 +57,6 @@ export function enc(value: string | undefined): string {
   return encodeURIComponent(value);
 }
 
-
 export const COMMANDS: Record<string, Command> = {
   'customers create': {
     usage: 'customers create --name NAME [--external-reference REF]',
@@ -71,8 +76,18 @@ export const COMMANDS: Record<string, Command> = {
     path: ([id]) => `/admin/v1/customers/${enc(id)}`,
     body: (o) => defined({ name: o.name, status: o.status }),
   },
-  'customers suspend': { usage: 'customers suspend CUSTOMER_ID', method: 'PATCH', path: ([id]) => `/admin/v1/customers/${enc(id)}`, body: () => ({ status: 'suspended' }) },
-  'customers activate': { usage: 'customers activate CUSTOMER_ID', method: 'PATCH', path: ([id]) => `/admin/v1/customers/${enc(id)}`, body: () => ({ status: 'active' }) },
+  'customers suspend': {
+    usage: 'customers suspend CUSTOMER_ID',
+    method: 'PATCH',
+    path: ([id]) => `/admin/v1/customers/${enc(id)}`,
+    body: () => ({ status: 'suspended' }),
+  },
+  'customers activate': {
+    usage: 'customers activate CUSTOMER_ID',
+    method: 'PATCH',
+    path: ([id]) => `/admin/v1/customers/${enc(id)}`,
+    body: () => ({ status: 'active' }),
+  },
   'keys create': {
     usage: 'keys create CUSTOMER_ID [--name NAME] [--allow MODEL,MODEL] [--expires ISO] [--rpm N] [--concurrency N] [--spend 25.00/month]',
     method: 'POST',
@@ -82,7 +97,8 @@ export const COMMANDS: Record<string, Command> = {
   'keys list': { usage: 'keys list CUSTOMER_ID', method: 'GET', path: ([id]) => `/admin/v1/customers/${enc(id)}/api-keys` },
   'keys get': { usage: 'keys get KEY_ID', method: 'GET', path: ([id]) => `/admin/v1/api-keys/${enc(id)}` },
   'keys update': {
-    usage: 'keys update KEY_ID [--name NAME] [--allow M,M|all] [--expires ISO|never] [--rpm N|none] [--concurrency N|none] [--spend AMOUNT/day|month|total|none]',
+    usage:
+      'keys update KEY_ID [--name NAME] [--allow M,M|all] [--expires ISO|never] [--rpm N|none] [--concurrency N|none] [--spend AMOUNT/day|month|total|none]',
     method: 'PATCH',
     path: ([id]) => `/admin/v1/api-keys/${enc(id)}`,
     body: keyFields,
@@ -111,7 +127,8 @@ export const COMMANDS: Record<string, Command> = {
   'holds list': {
     usage: 'holds list [--status pending] [--stale] [--customer ID] [--limit N]',
     method: 'GET',
-    path: (_, o = {}) => `/admin/v1/reservations${query({ status: o.status, stale: o.stale === undefined ? undefined : 'true', customer_id: o.customer, limit: o.limit })}`,
+    path: (_, o = {}) =>
+      `/admin/v1/reservations${query({ status: o.status, stale: o.stale === undefined ? undefined : 'true', customer_id: o.customer, limit: o.limit })}`,
   },
   'holds settle': {
     usage: 'holds settle REF [--amount 0.50] --actor WHO --reason WHY   (default amount: what was delivered)',
@@ -150,4 +167,3 @@ export const COMMANDS: Record<string, Command> = {
       `/admin/v1/request-logs${query({ customer_id: o.customer, model: o.model, endpoint: o.endpoint, from: o.from, to: o.to, limit: o.limit, before: o.before })}`,
   },
 };
-

@@ -44,7 +44,8 @@ const postgresUrl = makeValidator<string>((raw) => {
 });
 
 const adminToken = makeValidator<string>((raw) => {
-  if (raw.length < 12 || /\s/.test(raw)) throw new EnvError('must be at least 12 characters without spaces (e.g. openssl rand -hex 24); the value is not shown');
+  if (raw.length < 12 || /\s/.test(raw))
+    throw new EnvError('must be at least 12 characters without spaces (e.g. openssl rand -hex 24); the value is not shown');
   return raw;
 });
 
@@ -69,28 +70,76 @@ const listenHost = makeValidator<string>((raw) => {
 export const ENV_SCHEMA = {
   PORT: integer(0, 65535)({ default: 8080, desc: 'Port of the HTTP API (0: any free port).' }),
   HOST: listenHost({ default: '127.0.0.1', desc: 'Address the HTTP API listens on; `0.0.0.0` in a container.' }),
-  DATA_DIR: str({ default: './data', desc: 'Embedded database (`pglite/`), generated admin token, demo credentials and the settlement outbox. Must be writable; keep it on a volume.' }),
-  DATABASE_URL: postgresUrl({ default: undefined, desc: 'PostgreSQL connection string (`postgres://user:password@host:5432/db`); unset: the embedded PGlite database in `DATA_DIR`.' }),
-  DB_QUERY_TIMEOUT_MS: integer(0, 600_000)({ default: 10_000, desc: 'A database query, connection attempt or wait for a pooled connection that takes longer fails, and the request gets a 503 (`0`: wait forever). Migrations are exempt. Bounds how long requests hang on a stalled database.' }),
+  DATA_DIR: str({
+    default: './data',
+    desc: 'Embedded database (`pglite/`), generated admin token, demo credentials and the settlement outbox. Must be writable; keep it on a volume.',
+  }),
+  DATABASE_URL: postgresUrl({
+    default: undefined,
+    desc: 'PostgreSQL connection string (`postgres://user:password@host:5432/db`); unset: the embedded PGlite database in `DATA_DIR`.',
+  }),
+  DB_QUERY_TIMEOUT_MS: integer(
+    0,
+    600_000,
+  )({
+    default: 10_000,
+    desc: 'A database query, connection attempt or wait for a pooled connection that takes longer fails, and the request gets a 503 (`0`: wait forever). Migrations are exempt. Bounds how long requests hang on a stalled database.',
+  }),
   CATALOGUE_PATH: str({ default: undefined, desc: 'Providers, models, routes and prices (YAML); hot-reloaded. Must exist and be valid at start.' }),
-  ADMIN_TOKEN: adminToken({ default: undefined, desc: 'Operator bearer token (12+ characters). Unset: one is generated into `DATA_DIR/admin-token`. Set it when replicas share a database.' }),
+  ADMIN_TOKEN: adminToken({
+    default: undefined,
+    desc: 'Operator bearer token (12+ characters). Unset: one is generated into `DATA_DIR/admin-token`. Set it when replicas share a database.',
+  }),
   SANDBOX: flag({ default: true, desc: 'Start the simulated upstreams on loopback and serve the `sandbox/...` models. Set `false` in production.' }),
-  BODY_LIMIT_BYTES: integer(1024, 512 * 1024 * 1024)({ default: 32 * 1024 * 1024, desc: "Larger request bodies get a 413 (default 32 MiB, Anthropic's limit)." }),
+  BODY_LIMIT_BYTES: integer(
+    1024,
+    512 * 1024 * 1024,
+  )({ default: 32 * 1024 * 1024, desc: "Larger request bodies get a 413 (default 32 MiB, Anthropic's limit)." }),
   API_KEY_PREFIX: keyPrefix({ default: 'sk-gw-', desc: 'Prefix of customer API keys.' }),
-  LOG_LEVEL: logLevel({ default: 'info', desc: `pino level (${LOG_LEVELS.join(', ')}); JSON lines on stdout, one access line per request at \`info\` (probes and scrapes at \`debug\`).` }),
+  LOG_LEVEL: logLevel({
+    default: 'info',
+    desc: `pino level (${LOG_LEVELS.join(', ')}); JSON lines on stdout, one access line per request at \`info\` (probes and scrapes at \`debug\`).`,
+  }),
   VALIDATE_RESPONSES: flag({ default: false, desc: 'Check every JSON response against the spec (tests turn it on; a mismatch becomes a 502).' }),
   VIDEO_POLLER: flag({ default: true, desc: "Run the video poller's tick (every second) in this process; any number of replicas may." }),
-  VIDEO_POLL_INTERVAL_MS: integer(100, 3_600_000)({ default: 5000, desc: 'How often a live video task is polled (errors back off exponentially up to 5 min).' }),
-  KEY_CACHE_MS: integer(0, 60_000)({ default: 5000, desc: 'How long a live API key is remembered after a lookup (`0`: every request asks the database). A key revoked through another replica stops within this time.' }),
-  SHUTDOWN_GRACE_SECONDS: integer(0, 3600)({ default: 30, desc: 'On SIGTERM, how long open requests and streams may run before they are cut and settled. Give the container a longer stop timeout.' }),
-  STALE_RESERVATION_SECONDS: integer(1, 7 * 86_400)({ default: 600, desc: "A request hold whose process has not heartbeated this long is ended by the sweeper (at least three heartbeats)." }),
+  VIDEO_POLL_INTERVAL_MS: integer(
+    100,
+    3_600_000,
+  )({ default: 5000, desc: 'How often a live video task is polled (errors back off exponentially up to 5 min).' }),
+  KEY_CACHE_MS: integer(
+    0,
+    60_000,
+  )({
+    default: 5000,
+    desc: 'How long a live API key is remembered after a lookup (`0`: every request asks the database). A key revoked through another replica stops within this time.',
+  }),
+  SHUTDOWN_GRACE_SECONDS: integer(
+    0,
+    3600,
+  )({ default: 30, desc: 'On SIGTERM, how long open requests and streams may run before they are cut and settled. Give the container a longer stop timeout.' }),
+  STALE_RESERVATION_SECONDS: integer(
+    1,
+    7 * 86_400,
+  )({ default: 600, desc: 'A request hold whose process has not heartbeated this long is ended by the sweeper (at least three heartbeats).' }),
   HEARTBEAT_MS: integer(50, 300_000)({ default: 5000, desc: "How often this process heartbeats and checkpoints its holds' progress." }),
   HOLD_SWEEPER: flag({ default: true, desc: "Run the hold sweeper's tick (every second) in this process." }),
-  GRANTS: flag({ default: true, desc: "Requests draw their hold from this process's credit grant for the customer (a durable hold on part of the balance), so the request path makes no database round trip; `false`: every request reserves on its own." }),
-  GRANT_FLUSH_MS: integer(1, 10_000)({ default: 10, desc: "How often charges drawn from grants are posted (one statement for all customers); a crash loses at most this window's charges, never the customer's money." }),
+  GRANTS: flag({
+    default: true,
+    desc: "Requests draw their hold from this process's credit grant for the customer (a durable hold on part of the balance), so the request path makes no database round trip; `false`: every request reserves on its own.",
+  }),
+  GRANT_FLUSH_MS: integer(
+    1,
+    10_000,
+  )({
+    default: 10,
+    desc: "How often charges drawn from grants are posted (one statement for all customers); a crash loses at most this window's charges, never the customer's money.",
+  }),
   GRANT_IDLE_MS: integer(100, 3_600_000)({ default: 10_000, desc: 'A grant unused this long is given back to the available balance.' }),
   TRUST_REQUEST_ID: flag({ default: false, desc: 'Keep an incoming `x-request-id` (set by a trusted proxy) as the request id instead of minting one.' }),
-  METRICS_PORT: integer(0, 65535)({ default: undefined, desc: 'Also serve `GET /metrics` without authentication on this port (unset: only on the main port, with the admin token).' }),
+  METRICS_PORT: integer(
+    0,
+    65535,
+  )({ default: undefined, desc: 'Also serve `GET /metrics` without authentication on this port (unset: only on the main port, with the admin token).' }),
   METRICS_HOST: listenHost({ default: undefined, desc: 'Address of the `METRICS_PORT` listener.' }),
 } as const;
 

@@ -51,7 +51,10 @@ export function checkCatalogue(file: string): void {
   const parsed = parseCatalogue(text, file);
   if (!parsed.ok) {
     const problems = parsed.errors.map((e) => oneLine(e.startsWith(file) ? e.slice(file.length).replace(/^:\s*/, '') : e));
-    throw new StartupError('CATALOGUE_PATH', `${file} is not a valid catalogue (${problems.length} problem${problems.length > 1 ? 's' : ''}): ${problems.join('; ')}`);
+    throw new StartupError(
+      'CATALOGUE_PATH',
+      `${file} is not a valid catalogue (${problems.length} problem${problems.length > 1 ? 's' : ''}): ${problems.join('; ')}`,
+    );
   }
 }
 
@@ -61,7 +64,10 @@ export function checkDataDir(dir: string): void {
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (error) {
     const who = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
-    throw new StartupError('DATA_DIR', `${dir} is not a writable directory for this process${who}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new StartupError(
+      'DATA_DIR',
+      `${dir} is not a writable directory for this process${who}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 

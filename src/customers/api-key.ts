@@ -23,9 +23,5 @@ export function redactApiKey(key: string, prefix: string): string {
 
 /** Cheap shape check before touching the database: wrong prefix or length is never a key. */
 export function looksLikeApiKey(candidate: string, prefix: string): boolean {
-  return (
-    candidate.length === prefix.length + SECRET_LENGTH &&
-    candidate.startsWith(prefix) &&
-    /^[0-9A-Za-z]+$/.test(candidate.slice(prefix.length))
-  );
+  return candidate.length === prefix.length + SECRET_LENGTH && candidate.startsWith(prefix) && /^[0-9A-Za-z]+$/.test(candidate.slice(prefix.length));
 }

@@ -33,7 +33,8 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
   }
 
   async function lookup(hash: string, now: Date): Promise<Known | undefined> {
-    const row: (ApiKeyRow & { key_hash: string; customer_status: CustomerStatus }) | undefined = await deps.db('api_keys as k')
+    const row: (ApiKeyRow & { key_hash: string; customer_status: CustomerStatus }) | undefined = await deps
+      .db('api_keys as k')
       .join('customers as c', 'c.id', 'k.customer_id')
       .whereNull('k.revoked_at')
       .where((q) => q.where('k.key_hash', hash).orWhere((old) => old.where('k.previous_key_hash', hash).where('k.previous_valid_until', '>', now)))

@@ -49,7 +49,9 @@ export function createKeys(deps: KeyDeps) {
   }
 
   async function find(keyId: string): Promise<ApiKeyRow | undefined> {
-    return db('api_keys').where({ id: keyId }).first(...KEY_COLUMNS);
+    return db('api_keys')
+      .where({ id: keyId })
+      .first(...KEY_COLUMNS);
   }
 
   return {
@@ -59,13 +61,23 @@ export function createKeys(deps: KeyDeps) {
       if (typeof columns === 'string') return columns;
       const secret = generateApiKey(deps.apiKeyPrefix);
       const [row] = await db('api_keys')
-        .insert({ name: 'default', ...columns, id: newApiKeyId(), customer_id: customerId, key_hash: hashApiKey(secret), redacted: redactApiKey(secret, deps.apiKeyPrefix) })
+        .insert({
+          name: 'default',
+          ...columns,
+          id: newApiKeyId(),
+          customer_id: customerId,
+          key_hash: hashApiKey(secret),
+          redacted: redactApiKey(secret, deps.apiKeyPrefix),
+        })
         .returning([...KEY_COLUMNS]);
       return { apiKey: toApiKey(row as ApiKeyRow), secret };
     },
 
     async list(customerId: string): Promise<ApiKey[]> {
-      const rows: ApiKeyRow[] = await db('api_keys').where({ customer_id: customerId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select(...KEY_COLUMNS);
+      const rows: ApiKeyRow[] = await db('api_keys')
+        .where({ customer_id: customerId })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+        .select(...KEY_COLUMNS);
       return rows.map(toApiKey);
     },
 
@@ -77,7 +89,11 @@ export function createKeys(deps: KeyDeps) {
     async update(keyId: string, change: KeyChange): Promise<ApiKey | CustomerError.ApiKeyNotFound | CustomerError.ApiKeyRevoked | Invalid> {
       const columns = columnsOf(change);
       if (typeof columns === 'string') return columns;
-      const [row] = await db('api_keys').where({ id: keyId }).whereNull('revoked_at').update({ ...columns, updated_at: deps.now() }).returning([...KEY_COLUMNS]);
+      const [row] = await db('api_keys')
+        .where({ id: keyId })
+        .whereNull('revoked_at')
+        .update({ ...columns, updated_at: deps.now() })
+        .returning([...KEY_COLUMNS]);
       deps.changed(keyId);
       if (row) return toApiKey(row as ApiKeyRow);
       return (await find(keyId)) ? CustomerError.ApiKeyRevoked : CustomerError.ApiKeyNotFound;
@@ -87,7 +103,10 @@ export function createKeys(deps: KeyDeps) {
      * A new secret for the key; the old one stops now, or after `graceSeconds` (a client rolling
      * out the new secret keeps working meanwhile). A second rotation ends the first one's grace.
      */
-    async rotate(keyId: string, graceSeconds: number): Promise<{ apiKey: ApiKey; secret: string } | CustomerError.ApiKeyNotFound | CustomerError.ApiKeyRevoked> {
+    async rotate(
+      keyId: string,
+      graceSeconds: number,
+    ): Promise<{ apiKey: ApiKey; secret: string } | CustomerError.ApiKeyNotFound | CustomerError.ApiKeyRevoked> {
       const secret = generateApiKey(deps.apiKeyPrefix);
       const now = deps.now();
       const graceEnd = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;

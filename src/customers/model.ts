@@ -58,8 +58,19 @@ export interface ApiKeyRow extends LimitColumns {
 
 /** Every column of a key but its hashes. */
 export const KEY_COLUMNS = [
-  'id', 'customer_id', 'name', 'redacted', 'allowed_models', 'expires_at', 'requests_per_minute', 'max_concurrent',
-  'spend_limit', 'spend_period', 'previous_valid_until', 'created_at', 'revoked_at',
+  'id',
+  'customer_id',
+  'name',
+  'redacted',
+  'allowed_models',
+  'expires_at',
+  'requests_per_minute',
+  'max_concurrent',
+  'spend_limit',
+  'spend_period',
+  'previous_valid_until',
+  'created_at',
+  'revoked_at',
 ] as const;
 
 const date = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));

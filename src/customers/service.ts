@@ -84,7 +84,10 @@ export function createCustomerService(deps: CustomerServiceDeps): CustomerServic
           if (q) query.whereRaw('name ilike ?', [containing(q)]);
           if (after) query.whereRaw('(created_at, id) < (select created_at, id from customers where id = ?)', [after]);
         })
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .limit(limit + 1);
       return { customers: rows.slice(0, limit).map(toCustomer), hasMore: rows.length > limit };
     },

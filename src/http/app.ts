@@ -77,7 +77,18 @@ export function createApp(options: AppOptions): express.Express {
     const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBase62(24)}`;
     let handled!: () => void;
     const done = new Promise<void>((resolve) => (handled = resolve));
-    const exchange: Exchange = { requestId, started: process.hrtime.bigint(), operationId: undefined, caller: null, model: null, errorType: null, outcome: {}, bytes: 0, firstByteAt: undefined, done };
+    const exchange: Exchange = {
+      requestId,
+      started: process.hrtime.bigint(),
+      operationId: undefined,
+      caller: null,
+      model: null,
+      errorType: null,
+      outcome: {},
+      bytes: 0,
+      firstByteAt: undefined,
+      done,
+    };
     res.setHeader('request-id', requestId);
     res.setHeader('x-request-id', requestId); // the OpenAI SDKs read this one
     res.once('close', () => finish(surface, req, res, exchange));
@@ -90,7 +101,8 @@ export function createApp(options: AppOptions): express.Express {
       const failure = reply instanceof Failure ? reply : 'failure' in reply ? reply.failure : undefined;
       if (failure) return sendFailure(res, failure, shape, exchange);
       const { status, body, headers } = reply as { status: number; body: unknown; headers?: Record<string, string> };
-      const mismatch = options.validateResponses && exchange.operationId && status !== 304 ? surface.spec.validateResponse(exchange.operationId, status, body) : null;
+      const mismatch =
+        options.validateResponses && exchange.operationId && status !== 304 ? surface.spec.validateResponse(exchange.operationId, status, body) : null;
       if (mismatch) {
         logger.error({ request_id: requestId, operation: exchange.operationId, status, mismatch }, 'response does not match the spec');
         return sendFailure(res, new Failure(HttpError.ResponseValidationFailed, `Response failed contract validation: ${mismatch}`), shape, exchange);
@@ -100,7 +112,13 @@ export function createApp(options: AppOptions): express.Express {
       const unavailable = isDatabaseUnavailable(error);
       logger.error({ request_id: requestId, operation: exchange.operationId, err: error }, unavailable ? 'database unavailable' : 'unhandled error');
       if (res.headersSent) res.destroy();
-      else sendFailure(res, unavailable ? new Failure(HttpError.DatabaseUnavailable, '', { headers: { 'retry-after': '1' } }) : new Failure(HttpError.Internal, ''), shape, exchange);
+      else
+        sendFailure(
+          res,
+          unavailable ? new Failure(HttpError.DatabaseUnavailable, '', { headers: { 'retry-after': '1' } }) : new Failure(HttpError.Internal, ''),
+          shape,
+          exchange,
+        );
     } finally {
       handled();
     }
@@ -127,11 +145,18 @@ export function createApp(options: AppOptions): express.Express {
 
     // No id, cursor or filter can hold NUL or a lone surrogate: no row has one, and the database
     // refuses the text. A path naming such a thing names nothing (404); a query with one is a 400.
-    const badPath = operation.validate('path', params) ?? Object.entries(params).filter(([, v]) => UNSTORABLE.test(v)).map(([name]) => ({ message: `\`${name}\` cannot hold that text.`, param: name }))[0];
+    const badPath =
+      operation.validate('path', params) ??
+      Object.entries(params)
+        .filter(([, v]) => UNSTORABLE.test(v))
+        .map(([name]) => ({ message: `\`${name}\` cannot hold that text.`, param: name }))[0];
     if (badPath) return new Failure(HttpError.RouteNotFound, `Nothing exists at this path. ${badPath.message}`, { param: badPath.param });
     const query = declaredQuery(req.url ?? '', operation);
     const unstorable = Object.entries(query).find(([, value]) => typeof value === 'string' && UNSTORABLE.test(value));
-    if (unstorable) return new Failure(HttpError.InvalidRequest, `The parameter \`${unstorable[0]}\` contains a NUL character or an unpaired surrogate.`, { param: unstorable[0] });
+    if (unstorable)
+      return new Failure(HttpError.InvalidRequest, `The parameter \`${unstorable[0]}\` contains a NUL character or an unpaired surrogate.`, {
+        param: unstorable[0],
+      });
     const invalid = operation.validate('query', query) ?? operation.validate('header', req.headers);
     if (invalid) return new Failure(HttpError.InvalidRequest, invalid.message, { param: invalid.param });
     const body = await readBody(req, operation, options.bodyLimitBytes);
@@ -141,7 +166,9 @@ export function createApp(options: AppOptions): express.Express {
     if (body.form === 'none' && operation.bodyRequired) return new Failure(HttpError.InvalidRequest, 'A request body is required.');
     if (body.form !== 'none') {
       const problem = operation.passthrough
-        ? body.value && typeof body.value === 'object' && !Array.isArray(body.value) ? null : { message: 'The body must be a JSON object.', param: null }
+        ? body.value && typeof body.value === 'object' && !Array.isArray(body.value)
+          ? null
+          : { message: 'The body must be a JSON object.', param: null }
         : operation.validate(body.form, body.value);
       if (problem) return new Failure(HttpError.InvalidRequest, problem.message, { param: problem.param });
     }
@@ -177,7 +204,8 @@ export function createApp(options: AppOptions): express.Express {
 
   function sendFailure(res: ServerResponse, failure: Failure, shape: ErrorShape, exchange: Exchange): void {
     const reply = renderFailure(failure, shape, exchange.requestId);
-    exchange.errorType = shape === 'anthropic' ? (reply.body as { error: { type: string } }).error.type : (reply.body as { error: { type: string } }).error.type;
+    exchange.errorType =
+      shape === 'anthropic' ? (reply.body as { error: { type: string } }).error.type : (reply.body as { error: { type: string } }).error.type;
     sendJson(res, reply.status, reply.body, reply.headers, exchange);
   }
 

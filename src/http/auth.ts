@@ -52,8 +52,10 @@ export async function authenticateCustomer(headers: Headers, policy: AuthPolicy,
     if (typeof result === 'object' && result) return { kind: 'caller', caller: result };
     refusal ??= result ?? undefined;
   }
-  if (refusal === CustomerError.CustomerSuspended) return { kind: 'rejected', failure: new Failure(refusal, 'This account is suspended; contact the operator of this gateway.') };
-  if (refusal === CustomerError.ApiKeyExpired) return { kind: 'rejected', failure: new Failure(refusal, 'This API key has expired; ask the operator for a new one.') };
+  if (refusal === CustomerError.CustomerSuspended)
+    return { kind: 'rejected', failure: new Failure(refusal, 'This account is suspended; contact the operator of this gateway.') };
+  if (refusal === CustomerError.ApiKeyExpired)
+    return { kind: 'rejected', failure: new Failure(refusal, 'This API key has expired; ask the operator for a new one.') };
   return rejected();
 }
 

@@ -31,20 +31,25 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
     if (hasBody(req)) await drain(req, 1_000);
     return EMPTY;
   }
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   // A declared length over the limit is refused before reading, whatever the type: waiting for
   // bytes that may never come would hold the connection open.
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return tooLarge(limitBytes);
   if (type === 'multipart/form-data') {
-    if (!operation.bodyTypes.has('multipart/form-data')) return new Failure(HttpError.UnsupportedMediaType, 'This operation takes a JSON body (content-type: application/json).');
+    if (!operation.bodyTypes.has('multipart/form-data'))
+      return new Failure(HttpError.UnsupportedMediaType, 'This operation takes a JSON body (content-type: application/json).');
     const form = await parseMultipart(req, limitBytes);
     if (form instanceof Failure) return form;
     const problem = checkJson(form, !operation.passthrough);
     if (problem) return new Failure(HttpError.InvalidRequest, problem.message, { param: problem.param });
     return { raw: Buffer.alloc(0), value: form, form: 'multipart' };
   }
-  if (!operation.bodyTypes.has('application/json')) return new Failure(HttpError.UnsupportedMediaType, `This operation does not take a ${type || 'JSON'} body.`);
+  if (!operation.bodyTypes.has('application/json'))
+    return new Failure(HttpError.UnsupportedMediaType, `This operation does not take a ${type || 'JSON'} body.`);
   // A missing or other content type is read as JSON: curl -d sends form-urlencoded by default.
   const raw = await readAll(req, limitBytes);
   if (raw instanceof Failure) return raw;
@@ -116,7 +121,8 @@ export function checkJson(value: unknown, stored: boolean): { message: string; p
   while (stack.length > 0) {
     const { node, depth, path } = stack.pop()!;
     if (typeof node === 'string') {
-      if (stored && UNSTORABLE.test(node)) return { message: `The field \`${path || '(root)'}\` contains a NUL character or an unpaired surrogate, which cannot be stored.`, param: path || null };
+      if (stored && UNSTORABLE.test(node))
+        return { message: `The field \`${path || '(root)'}\` contains a NUL character or an unpaired surrogate, which cannot be stored.`, param: path || null };
       continue;
     }
     if (!node || typeof node !== 'object') continue;

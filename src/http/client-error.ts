@@ -24,7 +24,12 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
     return;
   }
   const requestId = `req_${randomBase62(24)}`;
-  const code = error.code === 'HPE_HEADER_OVERFLOW' ? HttpError.HeadersTooLarge : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? HttpError.RequestTimeout : HttpError.MalformedHttp;
+  const code =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? HttpError.HeadersTooLarge
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? HttpError.RequestTimeout
+        : HttpError.MalformedHttp;
   const reply = renderFailure(new Failure(code, ''), shapeOfPath(targetOf(error.rawPacket).split('?')[0]!), requestId);
   const text = JSON.stringify(reply.body);
   logger.info({ request_id: requestId, status: reply.status, parse_error: error.code }, 'malformed request refused');

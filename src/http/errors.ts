@@ -137,8 +137,7 @@ const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export const anthropicTypeFor = (status: number): string =>
-  ANTHROPIC_TYPE_BY_STATUS[status] ?? (status < 500 ? 'invalid_request_error' : 'api_error');
+export const anthropicTypeFor = (status: number): string => ANTHROPIC_TYPE_BY_STATUS[status] ?? (status < 500 ? 'invalid_request_error' : 'api_error');
 
 export const shapeOfPath = (path: string): ErrorShape => (path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'anthropic' : 'openai');
 

@@ -52,7 +52,11 @@ export type Reply = JsonReply | FailedReply | StreamedReply | Failure;
 export type Handler = (ctx: RequestContext) => Promise<Reply>;
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-type OkFor<R, S> = S extends keyof R ? (S extends 200 | 201 | 202 ? { status: S; body: Json<R[S]>; headers?: Record<string, string> } & Outcome : never) : never;
+type OkFor<R, S> = S extends keyof R
+  ? S extends 200 | 201 | 202
+    ? { status: S; body: Json<R[S]>; headers?: Record<string, string> } & Outcome
+    : never
+  : never;
 
 /**
  * A success reply typed by the generated spec: for each declared 2xx status, the JSON body that

@@ -69,14 +69,19 @@ export function parseMultipart(req: IncomingMessage, limitBytes: number): Promis
       if (failure) return;
       if (!name) return refuse(new Failure(HttpError.InvalidRequest, 'A form field has no name.'));
       received += name.length + (value ?? '').length;
-      if (info.valueTruncated || received > limitBytes) return refuse(new Failure(HttpError.RequestTooLarge, `Request body exceeds the limit of ${limitBytes} bytes.`));
+      if (info.valueTruncated || received > limitBytes)
+        return refuse(new Failure(HttpError.RequestTooLarge, `Request body exceeds the limit of ${limitBytes} bytes.`));
       const problem = assignBracketKey(body, name, value ?? '');
       if (problem) refuse(new Failure(HttpError.InvalidRequest, problem, { param: name.slice(0, 100) }));
     });
     parser.on('file', (name: string | undefined, stream) => {
       stream.resume();
       const field = (name ?? '').slice(0, 100);
-      refuse(new Failure(HttpError.InvalidRequest, `File uploads are not accepted (field ${field || 'without a name'}); pass assets as URLs.`, { param: field || null }));
+      refuse(
+        new Failure(HttpError.InvalidRequest, `File uploads are not accepted (field ${field || 'without a name'}); pass assets as URLs.`, {
+          param: field || null,
+        }),
+      );
     });
     parser.on('filesLimit', () => refuse(new Failure(HttpError.InvalidRequest, 'File uploads are not accepted; pass assets as URLs.')));
     parser.on('fieldsLimit', () => refuse(new Failure(HttpError.InvalidRequest, 'Too many form fields.')));

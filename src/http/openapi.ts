@@ -79,11 +79,7 @@ export async function loadSpecApi(bundlePath: string): Promise<SpecApi> {
       const id = operation.operationId ?? '';
       let names = declaredQueryCache.get(id);
       if (!names) {
-        names = new Set(
-          (operation.parameters ?? [])
-            .filter((p): p is { in: string; name: string } => 'in' in p && p.in === 'query')
-            .map((p) => p.name),
-        );
+        names = new Set((operation.parameters ?? []).filter((p): p is { in: string; name: string } => 'in' in p && p.in === 'query').map((p) => p.name));
         declaredQueryCache.set(id, names);
       }
       return names;
@@ -100,7 +96,7 @@ function describeValidationError(error: ErrorObject | undefined): { message: str
   const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
   const pathSegments = missing ? [...rest, missing] : rest;
   const param = pathSegments.length ? pathSegments.join('.') : null;
-  const where = location === 'requestBody' ? 'body' : location ?? 'request';
+  const where = location === 'requestBody' ? 'body' : (location ?? 'request');
   if (error.keyword === 'parse') return { message: `The body is not valid JSON: ${error.message}`, param: null };
   if (missing) return { message: `Missing required field \`${param}\` in the ${where}.`, param };
   if (location === 'requestBody' && !param && error.keyword === 'required') {

@@ -173,7 +173,10 @@ function createRouter(operations: SpecOperation[]): Spec['match'] {
 /** Turns an Ajv error into a sentence a client developer can act on, naming the field. */
 function describe(error: ErrorObject | undefined, where: string): FieldProblem {
   if (!error) return { message: `The request ${where} is invalid.`, param: null };
-  const segments = error.instancePath.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
   const path = missing ? [...segments, missing] : segments;
   const param = path.length ? path.join('.') : null;

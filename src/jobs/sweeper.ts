@@ -28,7 +28,13 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
   async function sweepGrant(grant: ReservationRow): Promise<number> {
     const open = ((grant.progress as { inflight?: InFlight[] } | null)?.inflight ?? []).filter((d) => d.ref && d.charge);
     for (const draw of open) {
-      const result = await deps.ledger.charge({ ref: draw.ref, grantRef: grant.ref, customerId: grant.customer_id, amount: BigInt(draw.charge), purpose: { ...(draw.key_id ? { key_id: draw.key_id } : {}), ending: 'owner_gone', estimated: true, swept: true } });
+      const result = await deps.ledger.charge({
+        ref: draw.ref,
+        grantRef: grant.ref,
+        customerId: grant.customer_id,
+        amount: BigInt(draw.charge),
+        purpose: { ...(draw.key_id ? { key_id: draw.key_id } : {}), ending: 'owner_gone', estimated: true, swept: true },
+      });
       if (typeof result === 'string' || result.replayed) continue;
       interrupted({ ...draw, ref: draw.request_id ?? draw.ref }, grant.customer_id, result.charged, new Date(grant.created_at), (draw.usage ?? {}) as Usage);
     }
@@ -38,7 +44,13 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
     return 1;
   }
 
-  function interrupted(purpose: { ref: string; model?: string; key_id?: string; endpoint?: string }, customerId: string, cost: bigint, since: Date, usage: Usage): void {
+  function interrupted(
+    purpose: { ref: string; model?: string; key_id?: string; endpoint?: string },
+    customerId: string,
+    cost: bigint,
+    since: Date,
+    usage: Usage,
+  ): void {
     deps.requestLogs.write({
       ...EMPTY_LOG_FIELDS,
       request_id: purpose.ref,
@@ -77,8 +89,17 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
             : await deps.ledger.release({ ref: hold.ref, purpose: { reason: 'owner gone before anything was delivered', swept: true } });
         if (typeof result === 'string') continue; // another replica (or the owner's outbox) got there first
         ended++;
-        interrupted({ ...purpose, ref: purpose.request_id ?? hold.ref }, hold.customer_id, 'charged' in result ? result.charged : 0n, new Date(hold.created_at), (hold.progress?.usage ?? {}) as Usage);
-        deps.logger.warn({ ref: hold.ref, customer_id: hold.customer_id, owner: hold.owner, charged: 'charged' in result ? result.charged.toString() : '0' }, 'swept a hold whose process is gone');
+        interrupted(
+          { ...purpose, ref: purpose.request_id ?? hold.ref },
+          hold.customer_id,
+          'charged' in result ? result.charged : 0n,
+          new Date(hold.created_at),
+          (hold.progress?.usage ?? {}) as Usage,
+        );
+        deps.logger.warn(
+          { ref: hold.ref, customer_id: hold.customer_id, owner: hold.owner, charged: 'charged' in result ? result.charged.toString() : '0' },
+          'swept a hold whose process is gone',
+        );
       }
       deps.metrics?.swept(ended);
       return ended;

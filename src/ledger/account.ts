@@ -40,7 +40,10 @@ export async function freeQuotaUsage(db: Knex, customerId: string, models: Array
   const wanted = models.map((m) => ({ modelId: m.modelId, periodStart: periodStart(m.quota.period, now) }));
   const rows: Array<{ model_id: string; period_start: string; used: bigint; held: bigint }> = await db('free_quota_usage')
     .where({ customer_id: customerId })
-    .whereIn(['model_id', 'period_start'], wanted.map((w) => [w.modelId, w.periodStart]))
+    .whereIn(
+      ['model_id', 'period_start'],
+      wanted.map((w) => [w.modelId, w.periodStart]),
+    )
     .select('model_id', 'period_start', 'used', 'held');
   return wanted.map((w) => {
     const row = rows.find((r) => r.model_id === w.modelId && String(r.period_start) === w.periodStart);

@@ -32,20 +32,42 @@ export async function charge(ctx: LedgerContext, input: ChargeInput): Promise<Ch
   return ctx.run(async (trx) => {
     const reference = `charge:${input.ref}`;
     const existing = await findEntry(trx, reference);
-    if (existing) return { ref: input.ref, charged: existing.amount, uncovered: BigInt(String((existing.purpose as { uncovered?: string }).uncovered ?? '0')), replayed: true, fromGrant: existing.pending_delta !== 0n };
+    if (existing)
+      return {
+        ref: input.ref,
+        charged: existing.amount,
+        uncovered: BigInt(String((existing.purpose as { uncovered?: string }).uncovered ?? '0')),
+        replayed: true,
+        fromGrant: existing.pending_delta !== 0n,
+      };
     // Lock order as everywhere: the reservation row, then the wallet.
     const grant = await trx('reservations').where({ ref: input.grantRef }).forUpdate().first<ReservationRow | undefined>();
     if (grant && grant.customer_id !== input.customerId) throw new LedgerAbort(LedgerError.ReferenceConflict);
     if (grant?.status === 'pending' && grant.amount >= input.amount) {
       await moveWallet(trx, input.customerId, { pending: -input.amount, debits: input.amount });
-      await trx('reservations').where({ ref: input.grantRef }).update({ amount: trx.raw('amount - ?::bigint', [input.amount.toString()]) });
-      await insertEntry(trx, { customer_id: input.customerId, kind: 'charge', reference, reservation_ref: input.grantRef, amount: input.amount, debits_delta: input.amount, pending_delta: -input.amount, purpose: input.purpose ?? {}, key_id: keyId });
+      await trx('reservations')
+        .where({ ref: input.grantRef })
+        .update({ amount: trx.raw('amount - ?::bigint', [input.amount.toString()]) });
+      await insertEntry(trx, {
+        customer_id: input.customerId,
+        kind: 'charge',
+        reference,
+        reservation_ref: input.grantRef,
+        amount: input.amount,
+        debits_delta: input.amount,
+        pending_delta: -input.amount,
+        purpose: input.purpose ?? {},
+        key_id: keyId,
+      });
       await addKeySpend(trx, keyId, input.amount);
       return { ref: input.ref, charged: input.amount, uncovered: 0n, replayed: false, fromGrant: true };
     }
     // The grant was returned (or swept) before this charge landed: post it from the balance,
     // as far as the balance covers it.
-    const wallet = await trx('wallets').where({ customer_id: input.customerId }).forUpdate().first<{ credits_posted: bigint; debits_posted: bigint; debits_pending: bigint } | undefined>();
+    const wallet = await trx('wallets')
+      .where({ customer_id: input.customerId })
+      .forUpdate()
+      .first<{ credits_posted: bigint; debits_posted: bigint; debits_pending: bigint } | undefined>();
     const available = wallet ? wallet.credits_posted - wallet.debits_posted - wallet.debits_pending : 0n;
     const charged = available <= 0n ? 0n : available < input.amount ? available : input.amount;
     if (charged > 0n) await moveWallet(trx, input.customerId, { debits: charged });

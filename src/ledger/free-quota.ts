@@ -25,11 +25,17 @@ export async function holdFreeUnits(
   const key = { customer_id: input.customerId, model_id: input.modelId, period_start: periodStart(input.quota.period, input.now) };
   const hold: FreeHold = { modelId: input.modelId, unit: input.quota.unit, periodStart: key.period_start, units: 0n };
   if (input.wanted <= 0n) return hold;
-  await trx('free_quota_usage').insert({ ...key, unit: input.quota.unit }).onConflict(['customer_id', 'model_id', 'period_start']).ignore();
+  await trx('free_quota_usage')
+    .insert({ ...key, unit: input.quota.unit })
+    .onConflict(['customer_id', 'model_id', 'period_start'])
+    .ignore();
   const row = await trx('free_quota_usage').where(key).forUpdate().first<{ used: bigint; held: bigint }>('used', 'held');
   const left = BigInt(input.quota.amount) - row!.used - row!.held;
   hold.units = left <= 0n ? 0n : left < input.wanted ? left : input.wanted;
-  if (hold.units > 0n) await trx('free_quota_usage').where(key).increment('held', hold.units as unknown as number);
+  if (hold.units > 0n)
+    await trx('free_quota_usage')
+      .where(key)
+      .increment('held', hold.units as unknown as number);
   return hold;
 }
 

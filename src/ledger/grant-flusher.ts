@@ -76,7 +76,13 @@ export function createGrantFlusher(deps: {
   }
 
   async function flushBatch(batch: Queued[]): Promise<void> {
-    const items: ChargeItem[] = batch.map((q) => ({ ref: q.charge.ref, grantRef: q.charge.grantRef, customerId: q.charge.customerId, amount: q.charge.amount.toString(), purpose: q.charge.purpose ?? {} }));
+    const items: ChargeItem[] = batch.map((q) => ({
+      ref: q.charge.ref,
+      grantRef: q.charge.grantRef,
+      customerId: q.charge.customerId,
+      amount: q.charge.amount.toString(),
+      purpose: q.charge.purpose ?? {},
+    }));
     let rows: Array<Record<string, unknown>>;
     try {
       rows = await deps.wallets.alone(chargeBatch(items));

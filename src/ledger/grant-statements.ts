@@ -12,7 +12,16 @@ const s = (value: bigint): string => value.toString();
  * customer has (available plus what this grant already holds, `held`), and not at all when that
  * leaves less than `need`. Its row has the amount granted (null: nothing).
  */
-export function growGrant(input: { ref: string; customerId: string; owner: string; want: bigint; need: bigint; share: bigint; held: bigint; seq: number }): Statement {
+export function growGrant(input: {
+  ref: string;
+  customerId: string;
+  owner: string;
+  want: bigint;
+  need: bigint;
+  share: bigint;
+  held: bigint;
+  seq: number;
+}): Statement {
   const purpose = JSON.stringify({ grant: true, owner: input.owner });
   return {
     name: 'ledger_grant_grow',
@@ -36,10 +45,21 @@ export function growGrant(input: { ref: string; customerId: string; owner: strin
      select case when (select count(*) from moved) = (select count(*) from entry) then (select amount from entry)
                  else 1 / (select count(*) from entry) end as granted`,
     bindings: [
-      s(input.want), s(input.held), s(input.share), s(input.held), input.customerId,
-      input.customerId, s(input.need),
-      input.ref, input.customerId, input.owner, purpose,
-      input.customerId, `grant:${input.ref}:${input.seq}`, input.ref, purpose,
+      s(input.want),
+      s(input.held),
+      s(input.share),
+      s(input.held),
+      input.customerId,
+      input.customerId,
+      s(input.need),
+      input.ref,
+      input.customerId,
+      input.owner,
+      purpose,
+      input.customerId,
+      `grant:${input.ref}:${input.seq}`,
+      input.ref,
+      purpose,
     ],
   };
 }

@@ -55,7 +55,15 @@ interface Grant {
 
 const free = (g: Grant) => g.held - g.committed - g.drawn;
 
-export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: GrantFlusher; owner: string; logger: Logger; options: GrantsOptions; release(ref: string): Promise<unknown> }) {
+export function createGrants(deps: {
+  db: Knex;
+  wallets: WalletQueue;
+  flusher: GrantFlusher;
+  owner: string;
+  logger: Logger;
+  options: GrantsOptions;
+  release(ref: string): Promise<unknown>;
+}) {
   /** The grant each customer's requests draw from now. */
   const grants = new Map<string, Grant>();
   /** Grants being given back: no new draws, returned once their requests end and charges post. */
@@ -105,7 +113,19 @@ export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: Gr
   }
 
   function newGrant(customerId: string): Grant {
-    const g: Grant = { ref: `gr_${randomBase62(20)}`, customerId, held: 0n, committed: 0n, drawn: 0n, draws: new Map(), seq: 0, created: false, lastUsed: Date.now(), closing: false, dirty: false };
+    const g: Grant = {
+      ref: `gr_${randomBase62(20)}`,
+      customerId,
+      held: 0n,
+      committed: 0n,
+      drawn: 0n,
+      draws: new Map(),
+      seq: 0,
+      created: false,
+      lastUsed: Date.now(),
+      closing: false,
+      dirty: false,
+    };
     grants.set(customerId, g);
     return g;
   }
@@ -162,7 +182,9 @@ export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: Gr
         // Grow ahead of need, off the request path, when less than half the demand is left.
         if (!g.growing && free(g) - bound < wanted / 2n) {
           const ahead = g;
-          ahead.growing = grow(ahead, wanted, 1n).catch(() => false).finally(() => (ahead.growing = undefined));
+          ahead.growing = grow(ahead, wanted, 1n)
+            .catch(() => false)
+            .finally(() => (ahead.growing = undefined));
         }
         return makeDraw(g, ref, bound, purpose);
       }
@@ -200,8 +222,12 @@ export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: Gr
     async answerRecalls(): Promise<void> {
       const mine = [...grants.values(), ...closing].filter((g) => g.created);
       if (mine.length === 0) return;
-      const rows: Array<{ ref: string }> = await deps.db('reservations')
-        .whereIn('ref', mine.map((g) => g.ref))
+      const rows: Array<{ ref: string }> = await deps
+        .db('reservations')
+        .whereIn(
+          'ref',
+          mine.map((g) => g.ref),
+        )
         .where({ status: 'pending' })
         .whereRaw(`purpose->>'recall' = 'true'`)
         .select('ref');
@@ -235,7 +261,9 @@ export function createGrants(deps: { db: Knex; wallets: WalletQueue; flusher: Gr
       return changed.map((g) => ({
         ref: g.ref,
         progress: {
-          inflight: [...g.draws].filter(([, d]) => d.progress).map(([request, d]) => ({ ref: request, charge: d.progress!.charge.toString(), usage: d.progress!.usage ?? null, ...d.purpose })),
+          inflight: [...g.draws]
+            .filter(([, d]) => d.progress)
+            .map(([request, d]) => ({ ref: request, charge: d.progress!.charge.toString(), usage: d.progress!.usage ?? null, ...d.purpose })),
         },
       }));
     },

@@ -160,7 +160,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
       [input.customerId, deps.instance.id],
     );
     if (!freed && rows.length === 0) return first;
-    for (const deadline = Date.now() + RECALL_WAIT_MS; ; ) {
+    for (const deadline = Date.now() + RECALL_WAIT_MS; ;) {
       const retry = await reserve(input);
       if (retry !== LedgerError.InsufficientFunds || Date.now() > deadline) return retry;
       await new Promise((r) => setTimeout(r, 150));

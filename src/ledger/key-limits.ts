@@ -86,7 +86,13 @@ async function activity(trx: Knex.Transaction, keyId: string): Promise<Activity>
     [keyId, keyId],
   );
   const row = rows[0]!;
-  return { recent: Number(row.recent), open: Number(row.open), oldestLeaves: Number(row.oldest_leaves ?? 0), newestLeaves: Number(row.newest_leaves ?? 0), now: new Date(row.now) };
+  return {
+    recent: Number(row.recent),
+    open: Number(row.open),
+    oldestLeaves: Number(row.oldest_leaves ?? 0),
+    newestLeaves: Number(row.newest_leaves ?? 0),
+    now: new Date(row.now),
+  };
 }
 
 const rateState = (limit: number, remaining: number, resetSeconds: number, now: Date): RateState => {
@@ -109,7 +115,15 @@ export async function enforceKeyLimits(trx: Knex.Transaction, keyId: string, key
     if (rpm !== null && seen.recent >= rpm) {
       const retry = Math.max(1, Math.ceil(seen.oldestLeaves));
       const refused = rateState(rpm, 0, seen.newestLeaves, seen.now);
-      throw new KeyLimitAbort(new KeyLimitRefusal(LedgerError.KeyRateLimited, 'requests_per_minute', `This API key's limit of ${rpm} requests per minute is reached; retry in ${retry} s.`, retry, refused));
+      throw new KeyLimitAbort(
+        new KeyLimitRefusal(
+          LedgerError.KeyRateLimited,
+          'requests_per_minute',
+          `This API key's limit of ${rpm} requests per minute is reached; retry in ${retry} s.`,
+          retry,
+          refused,
+        ),
+      );
     }
     if (rpm !== null) {
       rate = rateState(rpm, rpm - seen.recent - 1, RATE_WINDOW_SECONDS, seen.now);

@@ -9,20 +9,34 @@ export interface Posted {
   replayed: boolean;
 }
 
-export async function topUp(ctx: LedgerContext, { ref, customerId, amount, purpose }: { ref: string; customerId: string; amount: bigint; purpose?: Purpose }): Promise<Posted | LedgerError> {
+export async function topUp(
+  ctx: LedgerContext,
+  { ref, customerId, amount, purpose }: { ref: string; customerId: string; amount: bigint; purpose?: Purpose },
+): Promise<Posted | LedgerError> {
   if (!validAmount(amount, false)) return LedgerError.InvalidAmount;
   return postOnce(ctx, 'top_up', `top_up:${ref}`, customerId, amount, { credits: amount }, purpose ?? {});
 }
 
 /** Positive credits the wallet, negative debits it (never below zero available). */
-export async function adjust(ctx: LedgerContext, { ref, customerId, amount, reason, actor }: { ref: string; customerId: string; amount: bigint; reason: string; actor: string }): Promise<Posted | LedgerError> {
+export async function adjust(
+  ctx: LedgerContext,
+  { ref, customerId, amount, reason, actor }: { ref: string; customerId: string; amount: bigint; reason: string; actor: string },
+): Promise<Posted | LedgerError> {
   if (amount === 0n || !validAmount(amount < 0n ? -amount : amount, false)) return LedgerError.InvalidAmount;
   const deltas = amount > 0n ? { credits: amount } : { debits: -amount };
   return postOnce(ctx, 'adjustment', `adjustment:${ref}`, customerId, amount, deltas, { reason, actor });
 }
 
 /** Once per reference; a reused reference must match exactly. */
-function postOnce(ctx: LedgerContext, kind: 'top_up' | 'adjustment', reference: string, customerId: string, amount: bigint, deltas: { credits?: bigint; debits?: bigint }, purpose: Purpose) {
+function postOnce(
+  ctx: LedgerContext,
+  kind: 'top_up' | 'adjustment',
+  reference: string,
+  customerId: string,
+  amount: bigint,
+  deltas: { credits?: bigint; debits?: bigint },
+  purpose: Purpose,
+) {
   return ctx.run(async (trx) => {
     const existing = await findEntry(trx, reference);
     if (existing) {
@@ -32,7 +46,15 @@ function postOnce(ctx: LedgerContext, kind: 'top_up' | 'adjustment', reference: 
     if (!(await customerExists(trx, customerId))) throw new LedgerAbort(LedgerError.CustomerNotFound);
     await ensureWallet(trx, customerId);
     if (!(await moveWallet(trx, customerId, deltas))) throw new LedgerAbort(LedgerError.InsufficientFunds);
-    const entry = await insertEntry(trx, { customer_id: customerId, kind, reference, amount, credits_delta: deltas.credits ?? 0n, debits_delta: deltas.debits ?? 0n, purpose });
+    const entry = await insertEntry(trx, {
+      customer_id: customerId,
+      kind,
+      reference,
+      amount,
+      credits_delta: deltas.credits ?? 0n,
+      debits_delta: deltas.debits ?? 0n,
+      purpose,
+    });
     return { entry, replayed: false };
   });
 }

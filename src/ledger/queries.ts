@@ -18,7 +18,10 @@ export interface ReconciliationMismatch {
 }
 
 export async function balance(ctx: LedgerContext, customerId: string): Promise<Balance | LedgerError> {
-  const wallet = await ctx.db('wallets').where({ customer_id: customerId }).first<{ credits_posted: bigint; debits_posted: bigint; debits_pending: bigint } | undefined>();
+  const wallet = await ctx
+    .db('wallets')
+    .where({ customer_id: customerId })
+    .first<{ credits_posted: bigint; debits_posted: bigint; debits_pending: bigint } | undefined>();
   if (!wallet && !(await customerExists(ctx.db, customerId))) return LedgerError.CustomerNotFound;
   const credits = wallet?.credits_posted ?? 0n;
   const debits = wallet?.debits_posted ?? 0n;
@@ -27,9 +30,14 @@ export async function balance(ctx: LedgerContext, customerId: string): Promise<B
 }
 
 /** Newest first; pass the last id seen as `before` for the next page. */
-export async function journal(ctx: LedgerContext, customerId: string, { limit, before }: { limit: number; before?: bigint }): Promise<{ entries: EntryRow[]; hasMore: boolean } | LedgerError> {
+export async function journal(
+  ctx: LedgerContext,
+  customerId: string,
+  { limit, before }: { limit: number; before?: bigint },
+): Promise<{ entries: EntryRow[]; hasMore: boolean } | LedgerError> {
   if (!(await customerExists(ctx.db, customerId))) return LedgerError.CustomerNotFound;
-  const rows: EntryRow[] = await ctx.db('ledger_entries')
+  const rows: EntryRow[] = await ctx
+    .db('ledger_entries')
     .where({ customer_id: customerId })
     .modify((q) => (before === undefined ? q : q.where('id', '<', before.toString())))
     .orderBy('id', 'desc')
@@ -43,7 +51,9 @@ export async function walletCount(ctx: LedgerContext): Promise<number> {
 }
 
 export async function reconcile(ctx: LedgerContext): Promise<ReconciliationMismatch[]> {
-  const { rows } = await ctx.db.raw<{ rows: Array<{ customer_id: string; column: ReconciliationMismatch['column']; wallet: string; expected: string }> }>(RECONCILE_SQL);
+  const { rows } = await ctx.db.raw<{ rows: Array<{ customer_id: string; column: ReconciliationMismatch['column']; wallet: string; expected: string }> }>(
+    RECONCILE_SQL,
+  );
   return rows.map((r) => ({ customer_id: r.customer_id, column: r.column, wallet: BigInt(r.wallet), expected: BigInt(r.expected) }));
 }
 
@@ -74,7 +84,8 @@ export async function staleHolds(ctx: LedgerContext, staleSeconds: number): Prom
 /** Whether each owner heartbeated within `staleSeconds`. */
 export async function liveOwners(ctx: LedgerContext, owners: string[], staleSeconds: number): Promise<Set<string>> {
   if (owners.length === 0) return new Set();
-  const rows: Array<{ id: string }> = await ctx.db('gateway_instances')
+  const rows: Array<{ id: string }> = await ctx
+    .db('gateway_instances')
     .whereIn('id', owners)
     .whereNull('stopped_at')
     .whereRaw(`heartbeat_at > now() - (? * interval '1 second')`, [staleSeconds])
@@ -83,7 +94,8 @@ export async function liveOwners(ctx: LedgerContext, owners: string[], staleSeco
 }
 
 export async function listReservations(ctx: LedgerContext, filter: ReservationFilter): Promise<{ rows: ReservationRow[]; hasMore: boolean }> {
-  const rows: ReservationRow[] = await ctx.db('reservations as r')
+  const rows: ReservationRow[] = await ctx
+    .db('reservations as r')
     .modify((q) => {
       if (filter.status) q.where('r.status', filter.status);
       if (filter.customerId) q.where('r.customer_id', filter.customerId);

@@ -43,7 +43,12 @@ export interface ReservationRow {
 }
 
 export type NewEntry = Pick<EntryRow, 'customer_id' | 'kind' | 'reference' | 'amount'> &
-  Partial<Pick<EntryRow, 'reservation_ref' | 'credits_delta' | 'debits_delta' | 'pending_delta' | 'free_units' | 'free_amount' | 'price_version_id' | 'purpose' | 'key_id'>>;
+  Partial<
+    Pick<
+      EntryRow,
+      'reservation_ref' | 'credits_delta' | 'debits_delta' | 'pending_delta' | 'free_units' | 'free_amount' | 'price_version_id' | 'purpose' | 'key_id'
+    >
+  >;
 
 const s = (value: bigint): string => value.toString();
 
@@ -77,11 +82,7 @@ export async function findEntry(db: Knex | Knex.Transaction, reference: string):
  * COMMITTED a concurrent updater waits for the row lock and re-checks the condition on the new
  * row, so no interleaving can overdraw. Returns false when the condition fails.
  */
-export async function moveWallet(
-  trx: Knex.Transaction,
-  customerId: string,
-  deltas: { credits?: bigint; debits?: bigint; pending?: bigint },
-): Promise<boolean> {
+export async function moveWallet(trx: Knex.Transaction, customerId: string, deltas: { credits?: bigint; debits?: bigint; pending?: bigint }): Promise<boolean> {
   const credits = s(deltas.credits ?? 0n);
   const debits = s(deltas.debits ?? 0n);
   const pending = s(deltas.pending ?? 0n);

@@ -52,11 +52,20 @@ export async function reserve(ctx: LedgerContext, input: ReserveInput): Promise<
     // The common case in one statement; anything else (replay, shortfall) takes the long way.
     const { amount } = chargeAmount(input.bound, 0n, null);
     if (amount > 0n && validAmount(amount)) {
-      const plain = { ref: input.ref, customerId: input.customerId, amount, priceVersionId: input.priceVersionId ?? null, purpose: input.purpose, owner: input.owner ?? null };
-      const reserved = await ctx.wallets.run(input.customerId, { kind: 'reserve', ref: input.ref, single: reserveStatement(plain), item: reserveItem(plain) }).then(reservedBy, (error: unknown) => {
-        if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false; // a replay: the long way answers it
-        throw error;
-      });
+      const plain = {
+        ref: input.ref,
+        customerId: input.customerId,
+        amount,
+        priceVersionId: input.priceVersionId ?? null,
+        purpose: input.purpose,
+        owner: input.owner ?? null,
+      };
+      const reserved = await ctx.wallets
+        .run(input.customerId, { kind: 'reserve', ref: input.ref, single: reserveStatement(plain), item: reserveItem(plain) })
+        .then(reservedBy, (error: unknown) => {
+          if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false; // a replay: the long way answers it
+          throw error;
+        });
       if (reserved) return { ref: input.ref, amount, freeUnitsHeld: 0n, replayed: false };
     }
   }
@@ -87,7 +96,13 @@ export async function reserveWithin(ctx: LedgerContext, trx: Knex.Transaction, i
   const keyId = keyOf(input);
   const key = input.limits && keyId ? await lockKey(trx, keyId) : undefined;
   const hold = input.free
-    ? await holdFreeUnits(trx, { customerId: input.customerId, modelId: input.free.modelId, quota: input.free.quota, wanted: unitsWanted(input.bound, input.free.quota), now: ctx.now() })
+    ? await holdFreeUnits(trx, {
+        customerId: input.customerId,
+        modelId: input.free.modelId,
+        quota: input.free.quota,
+        wanted: unitsWanted(input.bound, input.free.quota),
+        now: ctx.now(),
+      })
     : undefined;
   const { amount } = chargeAmount(input.bound, hold?.units ?? 0n, hold?.unit ?? null);
   if (!validAmount(amount)) throw new LedgerAbort(LedgerError.InvalidAmount);

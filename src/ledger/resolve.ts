@@ -42,7 +42,9 @@ export async function settle(ctx: LedgerContext, { ref, charge, purpose, custome
   if (validAmount(plain)) {
     const fast = { ref, charge: plain, purpose: purpose ?? {} };
     const single = settleStatement(fast);
-    const charged = settledBy(await (customerId ? ctx.wallets.run(customerId, { kind: 'settle', ref, single, item: settleItem(fast) }) : ctx.wallets.alone(single)));
+    const charged = settledBy(
+      await (customerId ? ctx.wallets.run(customerId, { kind: 'settle', ref, single, item: settleItem(fast) }) : ctx.wallets.alone(single)),
+    );
     if (charged !== undefined) return { ref, charged, uncovered: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
   }
   return ctx.run(async (trx) => {

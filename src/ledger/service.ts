@@ -8,7 +8,18 @@ import { charge, type ChargeInput, type Charged } from './charge.ts';
 import { createLedgerContext, type LedgerContext } from './context.ts';
 import type { LedgerError } from './errors.ts';
 import { adjust, topUp, type Posted } from './postings.ts';
-import { balance, journal, listReservations, liveOwners, reconcile, staleHolds, walletCount, type Balance, type ReconciliationMismatch, type ReservationFilter } from './queries.ts';
+import {
+  balance,
+  journal,
+  listReservations,
+  liveOwners,
+  reconcile,
+  staleHolds,
+  walletCount,
+  type Balance,
+  type ReconciliationMismatch,
+  type ReservationFilter,
+} from './queries.ts';
 import type { EntryRow, ReservationRow } from './repo.ts';
 import type { KeyLimitRefusal } from './key-limits.ts';
 import { keySpend, reconcileKeySpend, type KeySpend, type KeySpendMismatch } from './key-spend.ts';
@@ -18,7 +29,21 @@ import { release, settle, type Released, type SettleInput, type Settled } from '
 export type { Charge } from './context.ts';
 export { LedgerAbort, MAX_AMOUNT } from './context.ts';
 export { KeyLimitAbort, KeyLimitRefusal, type RateState } from './key-limits.ts';
-export type { AccountBalance, Balance, Charged, ChargeInput, FreeQuotaLeft, KeySpend, KeySpendMismatch, Posted, ReconciliationMismatch, Released, ReserveInput, Reserved, Settled };
+export type {
+  AccountBalance,
+  Balance,
+  Charged,
+  ChargeInput,
+  FreeQuotaLeft,
+  KeySpend,
+  KeySpendMismatch,
+  Posted,
+  ReconciliationMismatch,
+  Released,
+  ReserveInput,
+  Reserved,
+  Settled,
+};
 
 export interface Ledger {
   reserve(input: ReserveInput & { limits?: false }): Promise<Reserved | LedgerError>;

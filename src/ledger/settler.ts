@@ -44,7 +44,8 @@ export function createSettler(deps: { ledger: Ledger; logger: Logger; outboxDir:
   let attempt = 0;
 
   const apply = (s: Settlement): Promise<SettlementResult> => {
-    if (s.kind === 'settle') return deps.ledger.settle({ ref: s.ref, charge: s.charge, purpose: s.purpose, ...(s.customerId ? { customerId: s.customerId } : {}) });
+    if (s.kind === 'settle')
+      return deps.ledger.settle({ ref: s.ref, charge: s.charge, purpose: s.purpose, ...(s.customerId ? { customerId: s.customerId } : {}) });
     if (s.kind === 'charge') return deps.ledger.charge(s);
     return deps.ledger.release({ ref: s.ref, purpose: s.purpose });
   };
@@ -116,7 +117,9 @@ export function createSettler(deps: { ledger: Ledger; logger: Logger; outboxDir:
         const file = path.join(deps.outboxDir, name);
         const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
         for (const line of lines) {
-          const settlement = JSON.parse(line, (_key, value: unknown) => (value && typeof value === 'object' && '$bigint' in value ? BigInt((value as { $bigint: string }).$bigint) : value)) as Settlement;
+          const settlement = JSON.parse(line, (_key, value: unknown) =>
+            value && typeof value === 'object' && '$bigint' in value ? BigInt((value as { $bigint: string }).$bigint) : value,
+          ) as Settlement;
           const result = await apply(settlement).catch(() => undefined);
           if (result === undefined) wait(settlement, () => undefined); // still no database: ours now
           replayed++;

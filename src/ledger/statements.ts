@@ -140,7 +140,11 @@ export interface SettleItem {
   purpose: Record<string, unknown>;
 }
 
-export const settleItem = (input: { ref: string; charge: bigint; purpose: Record<string, unknown> }): SettleItem => ({ ref: input.ref, charge: s(input.charge), purpose: input.purpose });
+export const settleItem = (input: { ref: string; charge: bigint; purpose: Record<string, unknown> }): SettleItem => ({
+  ref: input.ref,
+  charge: s(input.charge),
+  purpose: input.purpose,
+});
 
 /**
  * Many settles in one statement, each on the terms of settleStatement: a reservation that is not

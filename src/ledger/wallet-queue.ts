@@ -123,7 +123,13 @@ export function createWalletQueue(db: Knex, forms: Record<OperationKind, BatchFo
         else again.push(...group); // nothing of it committed: each operation gets its own outcome
         continue;
       }
-      const split = group.length === 1 ? [rows] : forms[group[0]!.op.kind].split(rows, group.map((p) => p.op.item as never));
+      const split =
+        group.length === 1
+          ? [rows]
+          : forms[group[0]!.op.kind].split(
+              rows,
+              group.map((p) => p.op.item as never),
+            );
       if (split) group.forEach((p, j) => p.resolve(split[j]!));
       else again.push(...group);
     }

@@ -80,10 +80,27 @@ export interface RequestLogs {
 }
 
 const COLUMNS = [
-  'request_id text', 'customer_id text', 'key_id text', 'endpoint text', 'model text', 'provider text', 'status int',
-  'error_type text', 'latency_ms int', 'ttfb_ms int', 'input_tokens bigint', 'output_tokens bigint',
-  'cache_read_tokens bigint', 'cache_write_tokens bigint', 'usage_detail jsonb', 'cost bigint',
-  'usage_estimated boolean', 'stream boolean', 'interrupted boolean', 'upstream_request_id text', 'created_at timestamptz',
+  'request_id text',
+  'customer_id text',
+  'key_id text',
+  'endpoint text',
+  'model text',
+  'provider text',
+  'status int',
+  'error_type text',
+  'latency_ms int',
+  'ttfb_ms int',
+  'input_tokens bigint',
+  'output_tokens bigint',
+  'cache_read_tokens bigint',
+  'cache_write_tokens bigint',
+  'usage_detail jsonb',
+  'cost bigint',
+  'usage_estimated boolean',
+  'stream boolean',
+  'interrupted boolean',
+  'upstream_request_id text',
+  'created_at timestamptz',
 ];
 const NAMES = COLUMNS.map((c) => c.split(' ')[0]).join(', ');
 export const INSERT_LOGS_SQL = `insert into request_logs (${NAMES})
@@ -128,7 +145,8 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
           await insert(batch);
         } catch (error) {
           if (batch.length > 1 && !isDatabaseUnavailable(error)) {
-            for (const entry of batch) await insert([entry]).catch((e: unknown) => deps.logger.error({ err: e, request_id: entry.request_id }, 'request log row refused; dropped'));
+            for (const entry of batch)
+              await insert([entry]).catch((e: unknown) => deps.logger.error({ err: e, request_id: entry.request_id }, 'request log row refused; dropped'));
           } else {
             deps.logger.error({ err: error, rows: batch.length }, 'request log batch failed; kept for the next flush');
             queue = [...batch, ...queue].slice(0, maxQueue);
@@ -156,7 +174,8 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
     },
     flush: drain,
     async list(filter) {
-      const rows: RequestLogRow[] = await deps.db('request_logs')
+      const rows: RequestLogRow[] = await deps
+        .db('request_logs')
         .modify((q) => {
           if (filter.customerId) q.where('customer_id', filter.customerId);
           if (filter.keyId) q.where('key_id', filter.keyId);
@@ -178,4 +197,3 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
     },
   };
 }
-

@@ -22,7 +22,12 @@ interface PoolLike {
 
 export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logger: Logger; currency: () => string }): DatabaseGauges {
   const registers = [registry];
-  const pendingHolds = new Gauge({ name: 'gateway_reservations_pending', help: 'Reservations (holds) not yet settled or released, by kind (request, video); all replicas.', labelNames: ['kind'], registers });
+  const pendingHolds = new Gauge({
+    name: 'gateway_reservations_pending',
+    help: 'Reservations (holds) not yet settled or released, by kind (request, video); all replicas.',
+    labelNames: ['kind'],
+    registers,
+  });
   const pendingAmount = new Gauge({
     name: 'gateway_reservations_pending_amount',
     help: 'Amount held by pending reservations, in the catalogue currency, by kind; all replicas.',
@@ -35,7 +40,11 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
     help: 'How overdue the most overdue unleased live video task is (0: none due); all replicas.',
     registers,
   });
-  const failures = new Counter({ name: 'gateway_metrics_database_errors_total', help: 'Scrapes whose database gauges could not be read (they are left out of that scrape).', registers });
+  const failures = new Counter({
+    name: 'gateway_metrics_database_errors_total',
+    help: 'Scrapes whose database gauges could not be read (they are left out of that scrape).',
+    registers,
+  });
 
   const pool = (deps.db.client as { pool?: PoolLike }).pool;
   new Gauge({
@@ -54,7 +63,7 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
   });
   new Gauge({
     name: 'gateway_db_pool_max',
-    help: "The most database connections this process opens.",
+    help: 'The most database connections this process opens.',
     registers,
     collect() {
       const current = (deps.db.client as { pool?: PoolLike }).pool ?? pool;
@@ -68,7 +77,9 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
     const holds = await db.raw<{ rows: Array<{ kind: string; holds: string | number | bigint; amount: string | number | bigint }> }>(
       "select kind, count(*) as holds, coalesce(sum(amount), 0) as amount from reservations where status = 'pending' group by kind",
     );
-    const tasks = await db.raw<{ rows: Array<{ status: string; tasks: string | number | bigint }> }>('select status, count(*) as tasks from video_tasks group by status');
+    const tasks = await db.raw<{ rows: Array<{ status: string; tasks: string | number | bigint }> }>(
+      'select status, count(*) as tasks from video_tasks group by status',
+    );
     // The same predicate as the poller's claim (src/domain/videos/repo.ts), on its partial index.
     const lag = await db.raw<{ rows: Array<{ lag: string | number | null }> }>(
       `select extract(epoch from now() - min(next_poll_at)) as lag from video_tasks
@@ -80,7 +91,9 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
   return {
     async refresh() {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_QUERY_TIMEOUT_MS} ms`)), SCRAPE_QUERY_TIMEOUT_MS)));
+      const timeout = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_QUERY_TIMEOUT_MS} ms`)), SCRAPE_QUERY_TIMEOUT_MS)),
+      );
       for (const gauge of [pendingHolds, pendingAmount, videoTasks, pollerLag]) gauge.reset();
       try {
         const snapshot = await Promise.race([read(), timeout]);

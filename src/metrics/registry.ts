@@ -32,9 +32,17 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
-  new Gauge({ name: 'gateway_build_info', help: 'Version of the running gateway and of Node.js (always 1).', labelNames: ['version', 'node'], registers }).set({ version: packageVersion(), node: process.version }, 1);
+  new Gauge({ name: 'gateway_build_info', help: 'Version of the running gateway and of Node.js (always 1).', labelNames: ['version', 'node'], registers }).set(
+    { version: packageVersion(), node: process.version },
+    1,
+  );
 
-  const requests = new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests answered, by operation (operationId), model and status.', labelNames: ['operation', 'model', 'status'], registers });
+  const requests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests answered, by operation (operationId), model and status.',
+    labelNames: ['operation', 'model', 'status'],
+    registers,
+  });
   const durations = new Histogram({
     name: 'gateway_http_request_duration_seconds',
     help: 'From the request to the end of the response (streams included), by operation, model and status.',
@@ -62,8 +70,13 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     buckets: FIRST_BYTE_BUCKETS,
     registers,
   });
-  const failovers = new Counter({ name: 'gateway_upstream_failovers_total', help: 'Requests moved to the next route after this provider failed before any byte reached the client.', labelNames: ['provider'], registers });
-  const swept = new Counter({ name: 'gateway_reservations_swept_total', help: 'Holds of dead processes ended by this process\'s sweeper.', registers });
+  const failovers = new Counter({
+    name: 'gateway_upstream_failovers_total',
+    help: 'Requests moved to the next route after this provider failed before any byte reached the client.',
+    labelNames: ['provider'],
+    registers,
+  });
+  const swept = new Counter({ name: 'gateway_reservations_swept_total', help: "Holds of dead processes ended by this process's sweeper.", registers });
   const database = createDatabaseGauges(registry, deps);
 
   const modelLabel = (model: string | null | undefined) => (!model ? '' : deps.knownModel(model) ? model : 'unknown');

@@ -19,7 +19,8 @@ export async function startMetricsServer(metrics: Metrics, options: { host: stri
       return;
     }
     metrics.render().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.contentType, 'content-length': Buffer.byteLength(text) }).end(req.method === 'HEAD' ? undefined : text),
+      (text) =>
+        res.writeHead(200, { 'content-type': metrics.contentType, 'content-length': Buffer.byteLength(text) }).end(req.method === 'HEAD' ? undefined : text),
       (error: unknown) => {
         options.logger.error({ err: error }, 'metrics: rendering failed');
         res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');

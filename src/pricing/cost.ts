@@ -97,7 +97,11 @@ export function tokenLines(price: TokenPrice, usage: TokenUsage): CostLine[] {
   ];
   const perRequest = (count: number | bigint | null | undefined, per1k: string | undefined) =>
     per1k && units(count) > 0n ? [{ units: units(count), microsPerMillion: parseMicros(per1k) * 1000n, freeEligible: false }] : [];
-  return [...lines, ...perRequest(usage.web_search_requests, price.web_search_per_1k_requests), ...perRequest(usage.web_fetch_requests, price.web_fetch_per_1k_requests)];
+  return [
+    ...lines,
+    ...perRequest(usage.web_search_requests, price.web_search_per_1k_requests),
+    ...perRequest(usage.web_fetch_requests, price.web_fetch_per_1k_requests),
+  ];
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -14,7 +14,11 @@ export function assetUrlAllowed(provider: ResolvedProvider, url: string): boolea
   return url.startsWith('http://') && Boolean(provider.baseUrl?.startsWith('http://'));
 }
 
-export async function fetchAsset(provider: ResolvedProvider, location: VideoAssetLocation, options: { range?: string; signal: AbortSignal }): Promise<UpstreamResponse | UpstreamError> {
+export async function fetchAsset(
+  provider: ResolvedProvider,
+  location: VideoAssetLocation,
+  options: { range?: string; signal: AbortSignal },
+): Promise<UpstreamResponse | UpstreamError> {
   if (!assetUrlAllowed(provider, location.url)) return new UpstreamError('protocol', false);
   const headers: Record<string, string> = { accept: '*/*', 'accept-encoding': 'identity' };
   if (options.range) headers.range = options.range;

@@ -72,7 +72,14 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   const upstreamRequestId = first(headers[call.requestIdHeader ?? 'request-id']) ?? first(headers['x-request-id']);
   if (response.statusCode >= 400) {
     const text = await collect(response.body);
-    return new UpstreamError('status', FAILOVER_STATUSES.has(response.statusCode), response.statusCode, text, upstreamRequestId, actionableHeaders(headers, call.errorHeaders));
+    return new UpstreamError(
+      'status',
+      FAILOVER_STATUSES.has(response.statusCode),
+      response.statusCode,
+      text,
+      upstreamRequestId,
+      actionableHeaders(headers, call.errorHeaders),
+    );
   }
   return { status: response.statusCode, headers, body: response.body, upstreamRequestId };
 }
@@ -81,7 +88,8 @@ const first = (value: string | string[] | undefined) => (Array.isArray(value) ? 
 
 function actionableHeaders(headers: IncomingHttpHeaders, more?: RegExp): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if ((CLIENT_ACTIONABLE_HEADERS.test(name) || more?.test(name)) && value !== undefined) kept[name] = String(first(value));
+  for (const [name, value] of Object.entries(headers))
+    if ((CLIENT_ACTIONABLE_HEADERS.test(name) || more?.test(name)) && value !== undefined) kept[name] = String(first(value));
   return kept;
 }
 

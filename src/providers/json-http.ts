@@ -10,7 +10,12 @@ export interface JsonAnswer {
   body: Record<string, unknown>;
 }
 
-export async function callJson(provider: ResolvedProvider, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<JsonAnswer | UpstreamError> {
+export async function callJson(
+  provider: ResolvedProvider,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<JsonAnswer | UpstreamError> {
   if (!provider.baseUrl) return new UpstreamError('connect', true);
   try {
     const response = await client(`${provider.baseUrl.replace(/\/+$/, '')}${path}`, {
@@ -22,7 +27,8 @@ export async function callJson(provider: ResolvedProvider, method: 'GET' | 'POST
     if (response.statusCode >= 400) {
       // retry-after and rate-limit headers reach the client with a refusal it may act on.
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(response.headers)) if (CLIENT_ACTIONABLE_HEADERS.test(name) && value !== undefined) headers[name] = String(Array.isArray(value) ? value[0] : value);
+      for (const [name, value] of Object.entries(response.headers))
+        if (CLIENT_ACTIONABLE_HEADERS.test(name) && value !== undefined) headers[name] = String(Array.isArray(value) ? value[0] : value);
       return new UpstreamError('status', FAILOVER_STATUSES.has(response.statusCode), response.statusCode, response.body.slice(0, 2000), undefined, headers);
     }
     let parsed: Record<string, unknown> = {};
@@ -39,6 +45,7 @@ export async function callJson(provider: ResolvedProvider, method: 'GET' | 'POST
 }
 
 export const asString = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-export const asRecord = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+export const asRecord = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 /** An id as upstreams send it: a string, or a number (some answer numeric task ids). */
 export const asId = (value: unknown): string | undefined => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : asString(value));

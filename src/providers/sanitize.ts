@@ -40,7 +40,14 @@ export function upstreamErrorParts(body: string | undefined): { type: string | u
     const parsed = JSON.parse(body ?? '') as { error?: unknown; message?: unknown; type?: unknown };
     const error = parsed.error && typeof parsed.error === 'object' ? (parsed.error as Record<string, unknown>) : undefined;
     const type = typeof error?.type === 'string' ? error.type : undefined;
-    const message = typeof error?.message === 'string' ? error.message : typeof parsed.message === 'string' ? parsed.message : typeof parsed.error === 'string' ? parsed.error : undefined;
+    const message =
+      typeof error?.message === 'string'
+        ? error.message
+        : typeof parsed.message === 'string'
+          ? parsed.message
+          : typeof parsed.error === 'string'
+            ? parsed.error
+            : undefined;
     return { type, message };
   } catch {
     return { type: undefined, message: undefined };

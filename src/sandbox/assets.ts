@@ -24,7 +24,7 @@ function baseBlock(seed: string): Buffer {
 function slice(seed: string, start: number, end: number): Buffer {
   const base = baseBlock(seed);
   const out = Buffer.alloc(end - start);
-  for (let at = start; at < end; ) {
+  for (let at = start; at < end;) {
     const index = Math.floor(at / BLOCK);
     const from = at - index * BLOCK;
     const length = Math.min(BLOCK - from, end - at);

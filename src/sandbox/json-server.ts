@@ -74,7 +74,20 @@ export async function serveJson(route: JsonRoute, options: { basePath?: string }
       const streamed = answer.body instanceof Readable;
       const bytes = streamed || Buffer.isBuffer(answer.body);
       const contentType = answer.headers?.['content-type'] ?? 'application/json';
-      const exchange: Exchange = { method: req.method ?? 'GET', path: path + url.search, requestBody: chunks.length ? body : undefined, status: answer.status, contentType, body: bytes ? '[bytes]' : answer.body, finished: false, closed: false, sent: 0, authorized: req.headers.authorization !== undefined, range: req.headers.range, offContract: answer.offContract ?? false };
+      const exchange: Exchange = {
+        method: req.method ?? 'GET',
+        path: path + url.search,
+        requestBody: chunks.length ? body : undefined,
+        status: answer.status,
+        contentType,
+        body: bytes ? '[bytes]' : answer.body,
+        finished: false,
+        closed: false,
+        sent: 0,
+        authorized: req.headers.authorization !== undefined,
+        range: req.headers.range,
+        offContract: answer.offContract ?? false,
+      };
       exchanges.push(exchange);
       if (exchanges.length > KEPT_EXCHANGES) exchanges.shift();
       res.once('finish', () => (exchange.finished = true));
@@ -98,9 +111,10 @@ export async function serveJson(route: JsonRoute, options: { basePath?: string }
   return {
     baseUrl: `http://127.0.0.1:${port}${basePath}`,
     exchanges,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -23,7 +23,14 @@ export function createTaskBook(options: { queuedMs?: number; runningMs?: number;
   return {
     tasks,
     add(body: Record<string, unknown>, text: unknown = body): SimTask {
-      const task = { id: `${options.idPrefix}${randomBytes(8).toString('hex')}`, body, behaviour: parseTaskDirectives(textOf(text)), createdAt: Date.now(), cancelled: false, asset: randomBytes(12).toString('hex') };
+      const task = {
+        id: `${options.idPrefix}${randomBytes(8).toString('hex')}`,
+        body,
+        behaviour: parseTaskDirectives(textOf(text)),
+        createdAt: Date.now(),
+        cancelled: false,
+        asset: randomBytes(12).toString('hex'),
+      };
       tasks.set(task.id, task);
       return task;
     },

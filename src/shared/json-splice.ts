@@ -177,7 +177,9 @@ export function removeTopLevelMember(text: string, key: string, value: string): 
   const doomed = new Set(list.filter((m) => m.key === key && text.slice(m.valueStart, m.valueEnd) === value));
   if (doomed.size === 0) return undefined;
   // Each survivor keeps the separator before it (a comma and spacing); the first one keeps none.
-  const survivors = list.map((m, i) => ({ m, before: text.slice(i === 0 ? found.open + 1 : list[i - 1]!.valueEnd, m.start) })).filter(({ m }) => !doomed.has(m));
+  const survivors = list
+    .map((m, i) => ({ m, before: text.slice(i === 0 ? found.open + 1 : list[i - 1]!.valueEnd, m.start) }))
+    .filter(({ m }) => !doomed.has(m));
   let out = text.slice(0, found.open + 1);
   survivors.forEach(({ m, before }, i) => {
     out += (i === 0 ? before.replace(',', '') : before) + text.slice(m.start, m.valueEnd);

@@ -77,10 +77,21 @@ describe('contract: the anthropic simulator and messages adapter against openapi
 
     const HEADERS = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' };
     const call = async (body: unknown, { to = MESSAGES, headers = HEADERS as Record<string, string> } = {}) => {
-      const response = await fetch(simulator.baseUrl + to, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      const response = await fetch(simulator.baseUrl + to, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
       const type = response.headers.get('content-type') ?? '';
       const text = await received(response);
-      return { status: response.status, type, text, body: type.includes('json') ? parsed(text) : undefined, requestId: response.headers.get('request-id'), retryAfter: response.headers.get('retry-after') };
+      return {
+        status: response.status,
+        type,
+        text,
+        body: type.includes('json') ? parsed(text) : undefined,
+        requestId: response.headers.get('request-id'),
+        retryAfter: response.headers.get('retry-after'),
+      };
     };
     const ask = (content: string, extra: Json = {}) => call({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: user(content), ...extra });
 
@@ -90,8 +101,22 @@ describe('contract: the anthropic simulator and messages adapter against openapi
       ['[[sim tool]]', {}, { stop_reason: 'tool_use', types: ['tool_use'] }],
       ['[[sim thinking]]', {}, { stop_reason: 'end_turn', types: ['thinking', 'text'] }],
       ['[[sim thinking tool]]', {}, { stop_reason: 'tool_use', types: ['thinking', 'tool_use'] }],
-      ['[[sim cache_write=30 cache_write_1h=10 cache_read=50]]', {}, { usage: { cache_creation_input_tokens: 30, cache_read_input_tokens: 50, cache_creation: { ephemeral_5m_input_tokens: 20, ephemeral_1h_input_tokens: 10 } } }],
-      ['[[sim web_search=2 web_fetch=1 tier=priority]]', {}, { usage: { server_tool_use: { web_search_requests: 2, web_fetch_requests: 1 }, service_tier: 'priority' } }],
+      [
+        '[[sim cache_write=30 cache_write_1h=10 cache_read=50]]',
+        {},
+        {
+          usage: {
+            cache_creation_input_tokens: 30,
+            cache_read_input_tokens: 50,
+            cache_creation: { ephemeral_5m_input_tokens: 20, ephemeral_1h_input_tokens: 10 },
+          },
+        },
+      ],
+      [
+        '[[sim web_search=2 web_fetch=1 tier=priority]]',
+        {},
+        { usage: { server_tool_use: { web_search_requests: 2, web_fetch_requests: 1 }, service_tier: 'priority' } },
+      ],
       ['[[sim report_output=1000 first_byte_ms=5]]', {}, { usage: { output_tokens: 1000 } }],
       ['[[sim deltas=3 delta_chars=5]]', {}, { types: ['text'], text: 'x'.repeat(15), usage: { output_tokens: 3 } }],
       ['a long answer', { max_tokens: 3 }, { stop_reason: 'max_tokens', types: ['text'], usage: { output_tokens: 3 } }],
@@ -101,7 +126,11 @@ describe('contract: the anthropic simulator and messages adapter against openapi
 
     const expectShape = (message: Json, expected: Json, label: string) => {
       if (expected.stop_reason) expect(message.stop_reason, label).to.equal(expected.stop_reason);
-      if (expected.types) expect(message.content.map((b: Json) => b.type), label).to.deep.equal(expected.types);
+      if (expected.types)
+        expect(
+          message.content.map((b: Json) => b.type),
+          label,
+        ).to.deep.equal(expected.types);
       if (expected.text) expect(message.content[0].text, label).to.equal(expected.text);
       if (expected.usage) expect(message.usage, label).to.deep.include(expected.usage);
     };
@@ -122,7 +151,12 @@ describe('contract: the anthropic simulator and messages adapter against openapi
     });
 
     it('streams named frames in the documented order, folding into the same message as the JSON answer', async () => {
-      const streams: Array<[string, Json]> = [...shapes.map(([content, extra]): [string, Json] => [content, extra]), ['[[sim split gap_ms=1]]', {}], ['[[sim usage_nulls]]', {}], ['[[sim message_deltas=3]]', {}]];
+      const streams: Array<[string, Json]> = [
+        ...shapes.map(([content, extra]): [string, Json] => [content, extra]),
+        ['[[sim split gap_ms=1]]', {}],
+        ['[[sim usage_nulls]]', {}],
+        ['[[sim message_deltas=3]]', {}],
+      ];
       for (const [content, extra] of streams) {
         const stream = await ask(content, { ...extra, stream: true });
         expect(stream.status, content).to.equal(200);
@@ -154,7 +188,18 @@ describe('contract: the anthropic simulator and messages adapter against openapi
         ['count without messages', await call({ model: 'claude-sonnet-4-5' }, { to: COUNT }), 400, 'invalid_request_error', 'messages: Field required'],
         ['unknown path', await call(valid, { to: '/v1/complete' }), 404, 'not_found_error'],
       ];
-      const types: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 504: 'timeout_error', 529: 'overloaded_error' };
+      const types: Record<number, string> = {
+        400: 'invalid_request_error',
+        401: 'authentication_error',
+        402: 'billing_error',
+        403: 'permission_error',
+        404: 'not_found_error',
+        413: 'request_too_large',
+        429: 'rate_limit_error',
+        500: 'api_error',
+        504: 'timeout_error',
+        529: 'overloaded_error',
+      };
       for (const [status, type] of Object.entries(types)) refusals.push([`error=${status}`, await ask(`[[sim error=${status}]]`), Number(status), type]);
       refusals.push(['leaky', await ask('[[sim error=500 leaky]]', { stream: true }), 500, 'api_error']);
 
@@ -185,9 +230,14 @@ describe('contract: the anthropic simulator and messages adapter against openapi
     });
 
     it('breaks the contract only where a directive asks for a broken provider, and the check sees it', async () => {
-      expect(validateUpstreamResponse(API, 'POST', MESSAGES, 200, (await ask('[[sim no_usage]]')).body)).to.deep.equal(['response: missing required field "usage"']);
+      expect(validateUpstreamResponse(API, 'POST', MESSAGES, 200, (await ask('[[sim no_usage]]')).body)).to.deep.equal([
+        'response: missing required field "usage"',
+      ]);
       const silent = await ask('[[sim no_usage]]', { stream: true });
-      expect(validateUpstreamResponse(API, 'POST', MESSAGES, 200, silent.text, silent.type)).to.deep.equal(['frame 0.message: missing required field "usage"', 'frame 12: missing required field "usage"']);
+      expect(validateUpstreamResponse(API, 'POST', MESSAGES, 200, silent.text, silent.type)).to.deep.equal([
+        'frame 0.message: missing required field "usage"',
+        'frame 12: missing required field "usage"',
+      ]);
       const garbage = await ask('[[sim garbage]]', { stream: true });
       expect(validateUpstreamResponse(API, 'POST', MESSAGES, 200, garbage.text, garbage.type)).to.deep.equal(['stream: no frames']);
       const html = await ask('[[sim garbage]]');
@@ -241,7 +291,11 @@ describe('contract: the anthropic simulator and messages adapter against openapi
       for (const request of requests) {
         const before = simulator.requests.length;
         const auth: Record<string, string> = request.headers?.authorization ? {} : { 'x-api-key': key };
-        const response = await fetch(`${gateway.url}${request.to ?? MESSAGES}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth, ...request.headers }, body: JSON.stringify(request.body) });
+        const response = await fetch(`${gateway.url}${request.to ?? MESSAGES}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth, ...request.headers },
+          body: JSON.stringify(request.body),
+        });
         const text = await response.text();
         expect(response.status, `${request.label}: ${text.slice(0, 300)}`).to.equal(200);
         const upstream = simulator.requests.slice(before);
@@ -268,34 +322,105 @@ describe('contract: the anthropic simulator and messages adapter against openapi
     }
 
     const tools = [
-      { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] }, cache_control: { type: 'ephemeral' } },
+      {
+        name: 'get_weather',
+        description: 'Weather by city',
+        input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+        cache_control: { type: 'ephemeral' },
+      },
       { type: 'web_search_20250305', name: 'web_search', max_uses: 2 },
     ];
     const toolTurn = [
       { role: 'user', content: 'Weather in Paris?' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { location: 'Paris' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '18 C', is_error: false }, { type: 'text', text: '[[sim tool]]' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { location: 'Paris' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_01', content: '18 C', is_error: false },
+          { type: 'text', text: '[[sim tool]]' },
+        ],
+      },
     ];
 
     it('are valid Messages requests: the client body with only model changed, the provider credential, the betas as sent', async () => {
       const requests: ClientRequest[] = [
         { label: 'plain, no anthropic-version', body: { model: MODEL, max_tokens: 64, messages: user('Hello') } },
         { label: 'streaming', headers: { 'anthropic-version': '2023-06-01' }, body: { model: MODEL, max_tokens: 64, stream: true, messages: user('Hello') } },
-        { label: 'tools and a tool turn', body: { model: MODEL, max_tokens: 256, tools, tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: toolTurn } },
+        {
+          label: 'tools and a tool turn',
+          body: { model: MODEL, max_tokens: 256, tools, tool_choice: { type: 'auto', disable_parallel_tool_use: true }, messages: toolTurn },
+        },
         {
           label: 'system as blocks, 1h cache, sampling and metadata',
           headers: { 'anthropic-beta': 'extended-cache-ttl-2025-04-11' },
-          body: { model: MODEL, max_tokens: 64, system: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Answer in English.', cache_control: { type: 'ephemeral', ttl: '1h' } }], cache_control: { type: 'ephemeral' }, metadata: { user_id: 'u-1' }, stop_sequences: ['END'], temperature: 0.2, top_k: 5, messages: user('Hi') },
+          body: {
+            model: MODEL,
+            max_tokens: 64,
+            system: [
+              { type: 'text', text: 'Be brief.' },
+              { type: 'text', text: 'Answer in English.', cache_control: { type: 'ephemeral', ttl: '1h' } },
+            ],
+            cache_control: { type: 'ephemeral' },
+            metadata: { user_id: 'u-1' },
+            stop_sequences: ['END'],
+            temperature: 0.2,
+            top_k: 5,
+            messages: user('Hi'),
+          },
         },
-        { label: 'mid-conversation system messages', body: { model: MODEL, max_tokens: 64, stream: true, messages: [...user('Hi'), { role: 'system', content: [{ type: 'text', text: 'Reply in one line.', cache_control: { type: 'ephemeral' } }] }] } },
+        {
+          label: 'mid-conversation system messages',
+          body: {
+            model: MODEL,
+            max_tokens: 64,
+            stream: true,
+            messages: [...user('Hi'), { role: 'system', content: [{ type: 'text', text: 'Reply in one line.', cache_control: { type: 'ephemeral' } }] }],
+          },
+        },
         {
           label: 'fields the gateway does not read (output_config, context_management, speed, inference_geo, service_tier)',
           headers: { 'anthropic-beta': 'context-management-2025-06-27,fast-mode-2026-02-01' },
-          body: { model: MODEL, max_tokens: 64, stream: true, output_config: { effort: 'low', format: { type: 'json_schema', schema: { type: 'object' } } }, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] }, speed: 'fast', inference_geo: 'us', service_tier: 'standard_only', messages: user('Hi') },
+          body: {
+            model: MODEL,
+            max_tokens: 64,
+            stream: true,
+            output_config: { effort: 'low', format: { type: 'json_schema', schema: { type: 'object' } } },
+            context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+            speed: 'fast',
+            inference_geo: 'us',
+            service_tier: 'standard_only',
+            messages: user('Hi'),
+          },
         },
-        { label: 'thinking with a budget, through ?beta=true', to: `${MESSAGES}?beta=true`, headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' }, body: { model: MODEL, max_tokens: 4096, stream: true, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: user('Think [[sim thinking]]') } },
-        { label: 'adaptive thinking, Bearer auth, the client version', headers: { authorization: `Bearer ${key}`, 'anthropic-version': '2023-01-01' }, body: { model: MODEL, max_tokens: 1024, thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'high' }, messages: user('[[sim thinking]]') } },
-        { label: 'count_tokens', to: COUNT, headers: { 'anthropic-beta': 'token-counting-2024-11-01' }, body: { model: MODEL, system: 'Be brief.', tools, thinking: { type: 'adaptive' }, messages: toolTurn } },
+        {
+          label: 'thinking with a budget, through ?beta=true',
+          to: `${MESSAGES}?beta=true`,
+          headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' },
+          body: { model: MODEL, max_tokens: 4096, stream: true, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: user('Think [[sim thinking]]') },
+        },
+        {
+          label: 'adaptive thinking, Bearer auth, the client version',
+          headers: { authorization: `Bearer ${key}`, 'anthropic-version': '2023-01-01' },
+          body: {
+            model: MODEL,
+            max_tokens: 1024,
+            thinking: { type: 'adaptive', display: 'summarized' },
+            output_config: { effort: 'high' },
+            messages: user('[[sim thinking]]'),
+          },
+        },
+        {
+          label: 'count_tokens',
+          to: COUNT,
+          headers: { 'anthropic-beta': 'token-counting-2024-11-01' },
+          body: { model: MODEL, system: 'Be brief.', tools, thinking: { type: 'adaptive' }, messages: toolTurn },
+        },
       ];
       for (const exchange of await relay(requests)) expectForwarded(exchange);
     });
@@ -307,8 +432,18 @@ describe('contract: the anthropic simulator and messages adapter against openapi
         .readdirSync(dir)
         .map((name) => ({ name, fixture: JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Json }))
         .filter(({ fixture }) => fixture.method === 'POST')
-        .map(({ name, fixture }) => ({ label: name, to: fixture.path, headers: Object.fromEntries(Object.entries(fixture.headers as Record<string, string>).filter(([h]) => !skip.has(h))), body: { ...fixture.body, model: MODEL } }));
-      expect(requests.map((r) => r.label)).to.include.members(['messages-print.json', 'messages-print-stream-json.json', 'messages-tool-result.json', 'count-tokens-context-tools.json']);
+        .map(({ name, fixture }) => ({
+          label: name,
+          to: fixture.path,
+          headers: Object.fromEntries(Object.entries(fixture.headers as Record<string, string>).filter(([h]) => !skip.has(h))),
+          body: { ...fixture.body, model: MODEL },
+        }));
+      expect(requests.map((r) => r.label)).to.include.members([
+        'messages-print.json',
+        'messages-print-stream-json.json',
+        'messages-tool-result.json',
+        'count-tokens-context-tools.json',
+      ]);
       for (const exchange of await relay(requests)) {
         expectForwarded(exchange);
         expect(exchange.request.headers?.['anthropic-beta'], exchange.request.label).to.be.a('string').and.include('claude-code-20250219');
@@ -321,8 +456,15 @@ describe('contract: the anthropic simulator and messages adapter against openapi
       const { max_tokens: _dropped, ...noMaxTokens } = upstream.body;
       expect(validateUpstreamRequest(API, 'POST', MESSAGES, noMaxTokens)).to.deep.equal(['body: missing required field "max_tokens"']);
       expect(validateUpstreamRequest(API, 'POST', MESSAGES, { ...upstream.body, model: 7 })).to.deep.equal(['body.model: must be string, got integer']);
-      for (const [body, message] of [[noMaxTokens, 'max_tokens: Field required'], [{ ...upstream.body, model: 7 }, 'model: Input should be a valid string']] as const) {
-        const refused = await fetch(simulator.baseUrl + MESSAGES, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sandbox', 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body) });
+      for (const [body, message] of [
+        [noMaxTokens, 'max_tokens: Field required'],
+        [{ ...upstream.body, model: 7 }, 'model: Input should be a valid string'],
+      ] as const) {
+        const refused = await fetch(simulator.baseUrl + MESSAGES, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'sandbox', 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify(body),
+        });
         expect(refused.status).to.equal(400);
         expect(((await refused.json()) as Json).error).to.deep.equal({ type: 'invalid_request_error', message });
       }

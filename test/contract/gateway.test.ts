@@ -69,9 +69,15 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await p('POST', '/v1/messages', { body: message, headers: { 'x-api-key': key } })).status).to.equal(200);
     expect((await p('POST', '/v1/messages', { body: { ...message, model: 'sandbox/claude-haiku' }, headers: auth })).status).to.equal(402);
     expect((await p('POST', '/v1/messages', { body: { ...message, model: 'nobody/nothing' }, headers: auth })).status).to.equal(404);
-    expect((await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=529]]' }] }, headers: auth })).status).to.equal(529);
-    expect((await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=429]]' }] }, headers: auth })).status).to.equal(429);
-    expect((await p('POST', '/v1/messages/count_tokens', { body: { model: 'sandbox/claude-sonnet', messages: message.messages }, headers: auth })).status).to.equal(200);
+    expect(
+      (await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=529]]' }] }, headers: auth })).status,
+    ).to.equal(529);
+    expect(
+      (await p('POST', '/v1/messages', { body: { ...message, messages: [{ role: 'user', content: 'hi [[sim error=429]]' }] }, headers: auth })).status,
+    ).to.equal(429);
+    expect(
+      (await p('POST', '/v1/messages/count_tokens', { body: { model: 'sandbox/claude-sonnet', messages: message.messages }, headers: auth })).status,
+    ).to.equal(200);
   });
 
   it('chat completions, successes and errors', async () => {
@@ -79,7 +85,8 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     const auth = { authorization: `Bearer ${key}` };
     const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
     const chat = { model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'hi' }] };
-    const ask = (body: Record<string, unknown>, headers: Record<string, string> = auth) => p('POST', '/v1/chat/completions', { body: { ...chat, ...body }, headers });
+    const ask = (body: Record<string, unknown>, headers: Record<string, string> = auth) =>
+      p('POST', '/v1/chat/completions', { body: { ...chat, ...body }, headers });
     expect((await ask({}, {})).status).to.equal(401);
     expect((await ask({})).status).to.equal(402); // no credit yet, no free quota
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
@@ -128,7 +135,8 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
 
   it('admin operations, successes and errors', async () => {
     const auth = { authorization: `Bearer ${gateway.adminToken}` };
-    const a = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(adminPort, method, path, { ...options, headers: { ...auth, ...options.headers } });
+    const a = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
+      call(adminPort, method, path, { ...options, headers: { ...auth, ...options.headers } });
 
     const customer = await a('POST', '/admin/v1/customers', { body: { name: 'Acme', external_reference: 'c-1' } });
     expect(customer.status).to.equal(201);
@@ -170,7 +178,8 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
   });
 
   it("key controls and the customer's own account, successes and errors", async () => {
-    const a = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(adminPort, method, path, { ...options, headers: { authorization: `Bearer ${gateway.adminToken}`, ...options.headers } });
+    const a = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
+      call(adminPort, method, path, { ...options, headers: { authorization: `Bearer ${gateway.adminToken}`, ...options.headers } });
     const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
     const { key, keyId, customerId } = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: `fund-${customerId}` });
@@ -182,25 +191,46 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await a('GET', '/admin/v1/api-keys/key_nobody')).status).to.equal(404);
     expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: 0 } } })).status).to.equal(400);
     expect((await a('PATCH', '/admin/v1/api-keys/key_nobody', { body: { name: 'x' } })).status).to.equal(404);
-    expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: 3, spend_limit: { amount: '0.001', period: 'day' } } } })).status).to.equal(200);
+    expect(
+      (await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: 3, spend_limit: { amount: '0.001', period: 'day' } } } }))
+        .status,
+    ).to.equal(200);
 
     const message = (content: string, headers: Record<string, string> = { 'x-api-key': key }) =>
       p('POST', '/v1/messages', { body: { model: 'sandbox/claude-haiku', max_tokens: 16, messages: [{ role: 'user', content }] }, headers });
     expect((await message('hi')).status).to.equal(200);
     expect((await message('hi', { ...auth, 'x-api-key': key })).status).to.equal(200);
-    expect((await p('POST', '/v1/messages', { body: { model: 'sandbox/claude-haiku', max_tokens: 4096, messages: [{ role: 'user', content: 'x' }] }, headers: auth })).status).to.equal(402);
+    expect(
+      (
+        await p('POST', '/v1/messages', {
+          body: { model: 'sandbox/claude-haiku', max_tokens: 4096, messages: [{ role: 'user', content: 'x' }] },
+          headers: auth,
+        })
+      ).status,
+    ).to.equal(402);
     expect((await message('third')).status).to.equal(200);
     expect((await message('over the rate')).status).to.equal(429);
     const chat = { model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'hi' }] };
     expect((await p('POST', '/v1/chat/completions', { body: chat, headers: auth })).status).to.equal(429);
-    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(429);
+    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(
+      429,
+    );
     expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: null } } })).status).to.equal(200);
     expect((await p('POST', '/v1/chat/completions', { body: { ...chat, max_tokens: 4096 }, headers: auth })).status).to.equal(402);
-    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(402);
+    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(
+      402,
+    );
 
     await gateway.settled();
     await gateway.requestLogs(`customer_id=${customerId}`);
-    for (const path of ['/v1/wallet', '/v1/key', '/v1/requests?limit=5', '/v1/usage', '/v1/dashboard/billing/subscription', '/v1/dashboard/billing/usage?start_date=2026-01-01&end_date=2026-02-01']) {
+    for (const path of [
+      '/v1/wallet',
+      '/v1/key',
+      '/v1/requests?limit=5',
+      '/v1/usage',
+      '/v1/dashboard/billing/subscription',
+      '/v1/dashboard/billing/usage?start_date=2026-01-01&end_date=2026-02-01',
+    ]) {
       expect((await p('GET', path, { headers: auth })).status, path).to.equal(200);
     }
     expect((await p('GET', '/v1/usage?start_date=2026-02-01&end_date=2026-01-01', { headers: auth })).status).to.equal(400);

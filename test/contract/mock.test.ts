@@ -19,7 +19,14 @@ function inline(node: unknown, doc: unknown): any {
   if (Array.isArray(node)) return node.map((n) => inline(n, doc));
   if (!node || typeof node !== 'object') return node;
   const ref = (node as { $ref?: string }).$ref;
-  if (ref?.startsWith('#/')) return inline(ref.slice(2).split('/').reduce((at: any, key) => at[key], doc), doc);
+  if (ref?.startsWith('#/'))
+    return inline(
+      ref
+        .slice(2)
+        .split('/')
+        .reduce((at: any, key) => at[key], doc),
+      doc,
+    );
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v, doc)]));
 }
 
@@ -32,7 +39,9 @@ function operations(bundle: string): Array<{ method: string; path: string; op: O
 }
 
 function expectedExample(op: Operation): { status: number; type: string; body: unknown } {
-  const status = Object.keys(op.responses).filter((s) => s.startsWith('2')).sort()[0]!;
+  const status = Object.keys(op.responses)
+    .filter((s) => s.startsWith('2'))
+    .sort()[0]!;
   const [type, media] = Object.entries(op.responses[status]!.content!)[0]!; // JSON, or the first binary type of a download
   return { status: Number(status), type, body: media.example ?? Object.values(media.examples ?? {})[0]!.value };
 }
@@ -67,7 +76,10 @@ describe('npm run mock: Prism serves an example for every operation', function (
     expect(page.data.map((v) => v.object)).to.deep.equal(['video']);
   });
 
-  for (const [bundle, portOf] of [['openapi.json', () => publicPort], ['admin.json', () => adminPort]] as const) {
+  for (const [bundle, portOf] of [
+    ['openapi.json', () => publicPort],
+    ['admin.json', () => adminPort],
+  ] as const) {
     for (const { method, path: template, op } of operations(bundle)) {
       it(`${bundle}: ${op.operationId}`, async () => {
         const url = template.replace(/\{(\w+)\}/g, (_, name) => String(op.parameters?.find((p) => p.name === name)?.example ?? 'x'));
@@ -75,7 +87,11 @@ describe('npm run mock: Prism serves an example for every operation', function (
         const secured = (op.security ?? [{ AdminToken: [] }]).some((r) => Object.keys(r).length > 0);
         const response = await fetch(`http://127.0.0.1:${portOf()}${url}`, {
           method,
-          headers: { ...(secured ? { authorization: 'Bearer sk-gw-mock' } : {}), ...(body ? { 'content-type': 'application/json' } : {}), prefer: 'code=' + expectedExample(op).status },
+          headers: {
+            ...(secured ? { authorization: 'Bearer sk-gw-mock' } : {}),
+            ...(body ? { 'content-type': 'application/json' } : {}),
+            prefer: 'code=' + expectedExample(op).status,
+          },
           ...(body ? { body: JSON.stringify(body) } : {}),
         });
         const expected = expectedExample(op);
@@ -93,7 +109,12 @@ describe('npm run mock: Prism serves an example for every operation', function (
           const [name, example] = examples[0]!;
           const answer = await fetch(`http://127.0.0.1:${portOf()}${url}`, {
             method,
-            headers: { authorization: 'Bearer sk-gw-mock', 'x-api-key': 'sk-gw-mock', ...(body ? { 'content-type': 'application/json' } : {}), prefer: `code=${status}, example=${name}` },
+            headers: {
+              authorization: 'Bearer sk-gw-mock',
+              'x-api-key': 'sk-gw-mock',
+              ...(body ? { 'content-type': 'application/json' } : {}),
+              prefer: `code=${status}, example=${name}`,
+            },
             ...(body ? { body: JSON.stringify(body) } : {}),
           });
           expect(answer.status, `${op.operationId} ${status}`).to.equal(Number(status));

@@ -30,12 +30,23 @@ describe('contract: the openai-chat simulator and adapter against openapi/upstre
     before(async () => (simulator = await startOpenAIChatSimulator()));
     after(async () => simulator.close());
     const post = (body: unknown, headers: Record<string, string> = { authorization: 'Bearer sk-test' }) =>
-      fetch(`${simulator.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      fetch(`${simulator.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
     const answer = async (body: unknown, headers?: Record<string, string>) => {
       const response = await post(body, headers);
       const type = response.headers.get('content-type') ?? '';
       const text = await response.text();
-      return { status: response.status, type, text, body: type.includes('json') ? JSON.parse(text) : undefined, requestId: response.headers.get('x-request-id'), retryAfter: response.headers.get('retry-after') };
+      return {
+        status: response.status,
+        type,
+        text,
+        body: type.includes('json') ? JSON.parse(text) : undefined,
+        requestId: response.headers.get('x-request-id'),
+        retryAfter: response.headers.get('retry-after'),
+      };
     };
 
     it('refuses exactly the fields the vendored request schema does not name', () => {
@@ -66,7 +77,9 @@ describe('contract: the openai-chat simulator and adapter against openapi/upstre
       for (const extra of [{}, { n: 2 }, { tools, messages: [{ role: 'user', content: '[[sim tool split]]' }] }]) {
         const withUsage = await answer({ model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true }, ...extra });
         expect(validateUpstreamResponse(API, 'POST', '/chat/completions', 200, withUsage.text, withUsage.type)).to.deep.equal([]);
-        const chunks = parseSse(withUsage.text).slice(0, -1).map((f) => JSON.parse(f.data));
+        const chunks = parseSse(withUsage.text)
+          .slice(0, -1)
+          .map((f) => JSON.parse(f.data));
         expect(chunks.slice(0, -1).every((c) => c.usage === null)).to.equal(true);
         expect(chunks.at(-1)).to.deep.include({ choices: [] });
         expect(chunks.at(-1).usage.total_tokens).to.be.greaterThan(0);
@@ -80,8 +93,16 @@ describe('contract: the openai-chat simulator and adapter against openapi/upstre
 
     it("refuses as OpenAI does, in OpenAI's error shape", async () => {
       const cases: Array<[unknown, number, Record<string, unknown>, Record<string, string>?]> = [
-        [{ model: 'm', messages, thinking: { type: 'enabled' } }, 400, { message: 'Unrecognized request argument supplied: thinking', type: 'invalid_request_error', param: null, code: null }],
-        [{ model: 'm', messages, stream_options: { include_usage: true } }, 400, { message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: 'stream_options' }],
+        [
+          { model: 'm', messages, thinking: { type: 'enabled' } },
+          400,
+          { message: 'Unrecognized request argument supplied: thinking', type: 'invalid_request_error', param: null, code: null },
+        ],
+        [
+          { model: 'm', messages, stream_options: { include_usage: true } },
+          400,
+          { message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: 'stream_options' },
+        ],
         [{ model: 'm', messages: [] }, 400, { param: 'messages', code: 'empty_array' }],
         [{ model: 'm', messages }, 401, { code: 'invalid_api_key' }, {}],
         [{ model: 'm', messages: [{ role: 'user', content: '[[sim error=429]]' }] }, 429, { type: 'requests', code: 'rate_limit_exceeded' }],
@@ -116,11 +137,34 @@ describe('contract: the openai-chat simulator and adapter against openapi/upstre
         { model: 'sandbox/chat-model', messages },
         { model: 'sandbox/chat-model', messages, stream: true },
         { model: 'sandbox/chat-model', messages, stream: true, stream_options: { include_obfuscation: false } },
-        { model: 'sandbox/chat-model', messages, tools, tool_choice: 'auto', response_format: { type: 'json_object' }, reasoning_effort: 'low', n: 2, max_completion_tokens: 50, seed: 7, temperature: 0.5 },
-        { model: 'sandbox/chat-model', messages, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, max_tokens: 20, stream: true, stream_options: { include_usage: true } },
+        {
+          model: 'sandbox/chat-model',
+          messages,
+          tools,
+          tool_choice: 'auto',
+          response_format: { type: 'json_object' },
+          reasoning_effort: 'low',
+          n: 2,
+          max_completion_tokens: 50,
+          seed: 7,
+          temperature: 0.5,
+        },
+        {
+          model: 'sandbox/chat-model',
+          messages,
+          modalities: ['text', 'audio'],
+          audio: { voice: 'alloy', format: 'wav' },
+          max_tokens: 20,
+          stream: true,
+          stream_options: { include_usage: true },
+        },
       ];
       for (const body of bodies) {
-        const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         expect(response.status).to.equal(200);
         await response.text();
       }

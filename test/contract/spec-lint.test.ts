@@ -22,7 +22,10 @@ function bundle(name: string): Json {
 /** Follows one local `$ref` (the bundles keep shared components as `#/components/...` refs). */
 function deref(node: any, doc: Json): any {
   while (node && typeof node === 'object' && typeof node.$ref === 'string') {
-    node = node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    node = node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   }
   return node;
 }
@@ -48,7 +51,10 @@ describe('contract: openapi/ lints and every operation is mockable', function ()
 
   it('every operation has a unique operationId and lives in paths/<operationId>.yaml', () => {
     const ids = all.map(({ op }) => op.operationId);
-    for (const { where, op } of all) expect(op.operationId, where).to.be.a('string').and.match(/^[a-z][a-z0-9_]*$/);
+    for (const { where, op } of all)
+      expect(op.operationId, where)
+        .to.be.a('string')
+        .and.match(/^[a-z][a-z0-9_]*$/);
     expect(new Set(ids).size).to.equal(ids.length);
     for (const id of ids) expect(fs.existsSync(path.join(ROOT_DIR, 'openapi/paths', `${id}.yaml`)), `openapi/paths/${id}.yaml`).to.equal(true);
   });
@@ -93,9 +99,16 @@ describe('contract: openapi/ lints and every operation is mockable', function ()
   });
 
   it('every component file under openapi/components is used by a root', () => {
-    const used = new Set(Object.values(docs).flatMap((doc) => Object.entries(doc.components as Json).flatMap(([kind, named]) => Object.keys(named as Json).map((n) => `${kind}/${n}`))));
+    const used = new Set(
+      Object.values(docs).flatMap((doc) =>
+        Object.entries(doc.components as Json).flatMap(([kind, named]) => Object.keys(named as Json).map((n) => `${kind}/${n}`)),
+      ),
+    );
     const dir = path.join(ROOT_DIR, 'openapi/components');
     const files = fs.readdirSync(dir).flatMap((kind) => fs.readdirSync(path.join(dir, kind)).map((f) => `${kind}/${f.replace(/\.yaml$/, '')}`));
-    expect(files.filter((f) => !used.has(f)), 'unused component files').to.deep.equal([]);
+    expect(
+      files.filter((f) => !used.has(f)),
+      'unused component files',
+    ).to.deep.equal([]);
   });
 });

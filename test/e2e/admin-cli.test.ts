@@ -63,11 +63,19 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     const key = JSON.parse((await admin(['keys', 'create', customer.id, '--rpm', '30', '--spend', '5.00/day', '--expires', '2099-01-01T00:00:00Z'])).stdout);
     expect(key.limits).to.deep.equal({ requests_per_minute: 30, max_concurrent: null, spend_limit: { amount: '5.000000', period: 'day' } });
     expect(key.expires_at).to.equal('2099-01-01T00:00:00.000Z');
-    const updated = JSON.parse((await admin(['keys', 'update', key.id, '--concurrency', '2', '--rpm', 'none', '--expires', 'never', '--name', 'batch'])).stdout);
-    expect(updated).to.deep.include({ name: 'batch', expires_at: null, limits: { requests_per_minute: null, max_concurrent: 2, spend_limit: { amount: '5.000000', period: 'day' } } });
+    const updated = JSON.parse(
+      (await admin(['keys', 'update', key.id, '--concurrency', '2', '--rpm', 'none', '--expires', 'never', '--name', 'batch'])).stdout,
+    );
+    expect(updated).to.deep.include({
+      name: 'batch',
+      expires_at: null,
+      limits: { requests_per_minute: null, max_concurrent: 2, spend_limit: { amount: '5.000000', period: 'day' } },
+    });
     expect(JSON.parse((await admin(['keys', 'get', key.id])).stdout).name).to.equal('batch');
     const rotated = JSON.parse((await admin(['keys', 'rotate', key.id, '--grace', '60'])).stdout);
-    expect(rotated.key).to.match(/^sk-gw-/).and.not.equal(key.key);
+    expect(rotated.key)
+      .to.match(/^sk-gw-/)
+      .and.not.equal(key.key);
     expect(rotated.previous_key_valid_until).to.be.a('string');
     expect((await admin(['keys', 'update', key.id, '--spend', 'lots'])).code).to.equal(2);
 

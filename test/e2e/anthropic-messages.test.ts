@@ -38,14 +38,24 @@ describe('official @anthropic-ai/sdk against the gateway and the simulated upstr
     expect(micros(after.debits)).to.equal(cost(message.usage));
     expect(after.reserved).to.equal('0.000000');
     const [log] = await logs(1);
-    expect(log).to.include({ endpoint: 'messages_create', status: 200, provider: 'sandbox-anthropic', input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens, stream: false, usage_estimated: false });
+    expect(log).to.include({
+      endpoint: 'messages_create',
+      status: 200,
+      provider: 'sandbox-anthropic',
+      input_tokens: message.usage.input_tokens,
+      output_tokens: message.usage.output_tokens,
+      stream: false,
+      usage_estimated: false,
+    });
     expect(micros(log.cost)).to.equal(cost(message.usage));
     expect(log.upstream_request_id).to.match(/^req_/);
     expect(primary.requests[0]!.body.model).to.equal('claude-haiku-4-5-20251001');
   });
 
   it('messages.stream().finalMessage() and a tool-use stream split mid-JSON', async () => {
-    const final = await client().messages.stream({ model: HAIKU, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me something' }] }).finalMessage();
+    const final = await client()
+      .messages.stream({ model: HAIKU, max_tokens: 100, messages: [{ role: 'user', content: 'Tell me something' }] })
+      .finalMessage();
     expect(final.model).to.equal(HAIKU);
     expect(final.content[0]!.type).to.equal('text');
     const tool = await client()
@@ -66,10 +76,23 @@ describe('official @anthropic-ai/sdk against the gateway and the simulated upstr
   });
 
   it('beta.messages.create (?beta=true), both auth styles, headers as the upstream saw them', async () => {
-    await client().beta.messages.create({ model: HAIKU, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], betas: ['interleaved-thinking-2025-05-14'] });
+    await client().beta.messages.create({
+      model: HAIKU,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+      betas: ['interleaved-thinking-2025-05-14'],
+    });
     await client({ apiKey: null, authToken: key }).messages.create({ model: HAIKU, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
-    await client({ defaultHeaders: { 'anthropic-version': '2023-01-01' } }).messages.create({ model: HAIKU, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
-    const raw = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ model: HAIKU, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    await client({ defaultHeaders: { 'anthropic-version': '2023-01-01' } }).messages.create({
+      model: HAIKU,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const raw = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: HAIKU, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(raw.status).to.equal(200);
     const seen = primary.requests.map((r) => r.headers);
     expect(seen.map((h) => h['anthropic-beta'])).to.deep.equal(['interleaved-thinking-2025-05-14', undefined, undefined, undefined]);

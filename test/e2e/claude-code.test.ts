@@ -77,26 +77,22 @@ describe('Claude Code 2.1.330 as a client', function () {
   it('runs `claude -p` through the gateway: a successful answer, billed exactly once', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-home-'));
     const before = (await gateway.wallet(customerId)).available;
-    const result = await run(
-      path.join(ROOT_DIR, 'node_modules/.bin/claude'),
-      ['-p', 'say hi', '--output-format', 'json', '--model', MODEL],
-      {
-        PATH: '/usr/bin:/bin',
-        HOME: home,
-        CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
-        TMPDIR: home,
-        CLAUDE_CODE_TMPDIR: home,
-        XDG_RUNTIME_DIR: home,
-        ANTHROPIC_BASE_URL: gateway.url,
-        ANTHROPIC_API_KEY: key,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-        CLAUDE_CODE_MAX_RETRIES: '0',
-        CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK: '1',
-      },
-    );
+    const result = await run(path.join(ROOT_DIR, 'node_modules/.bin/claude'), ['-p', 'say hi', '--output-format', 'json', '--model', MODEL], {
+      PATH: '/usr/bin:/bin',
+      HOME: home,
+      CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+      TMPDIR: home,
+      CLAUDE_CODE_TMPDIR: home,
+      XDG_RUNTIME_DIR: home,
+      ANTHROPIC_BASE_URL: gateway.url,
+      ANTHROPIC_API_KEY: key,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      CLAUDE_CODE_MAX_RETRIES: '0',
+      CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK: '1',
+    });
     expect(result.code, result.stderr).to.equal(0);
     const answer = JSON.parse(result.stdout) as { type: string; subtype: string; is_error: boolean; result: string };
     expect(answer).to.include({ type: 'result', subtype: 'success', is_error: false });

@@ -8,7 +8,10 @@ import { CHAT_MODEL, chatCost } from '../helpers/chat.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string' } } } },
+  },
 ];
 
 describe('official openai SDK: chat completions against the gateway and the simulated upstream', function () {
@@ -37,7 +40,11 @@ describe('official openai SDK: chat completions against the gateway and the simu
   const billed = (simulator = primary) => simulator.requests.map((r) => r.billed!);
 
   it('chat.completions.create: the public model, the request id, and the wallet moved by exactly the priced usage', async () => {
-    const completion = await client().chat.completions.create({ model: CHAT_MODEL, messages: user('Hello there [[sim cached=2 reasoning=4]]'), max_completion_tokens: 200 });
+    const completion = await client().chat.completions.create({
+      model: CHAT_MODEL,
+      messages: user('Hello there [[sim cached=2 reasoning=4]]'),
+      max_completion_tokens: 200,
+    });
     expect(completion.model).to.equal(CHAT_MODEL);
     expect(completion.choices[0]!.message.content).to.be.a('string').and.not.equal('');
     expect(completion._request_id).to.match(/^req_/);
@@ -46,7 +53,14 @@ describe('official openai SDK: chat completions against the gateway and the simu
     expect(after.debits).to.equal(chatCost(completion.usage!));
     expect(after.reserved).to.equal('0.000000');
     const [log] = await gateway.requestLogs(`customer_id=${customerId}`);
-    expect(log).to.include({ endpoint: 'chat_completions_create', status: 200, provider: 'sandbox-openai-chat', stream: false, usage_estimated: false, cost: chatCost(completion.usage!) });
+    expect(log).to.include({
+      endpoint: 'chat_completions_create',
+      status: 200,
+      provider: 'sandbox-openai-chat',
+      stream: false,
+      usage_estimated: false,
+      cost: chatCost(completion.usage!),
+    });
     expect(primary.requests[0]!.body.model).to.equal('sandbox-chat');
     expect(primary.requests[0]!.headers.authorization).to.equal('Bearer sandbox');
   });
@@ -54,7 +68,10 @@ describe('official openai SDK: chat completions against the gateway and the simu
   it('models.list and /v1/models/pricing list the chat model with its prices', async () => {
     expect((await client().models.list()).data.map((m) => m.id)).to.include(CHAT_MODEL);
     const pricing = (await (await fetch(`${gateway.url}/v1/models/pricing`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
-    expect(pricing.data.find((m: any) => m.model === CHAT_MODEL)).to.deep.include({ group: 'chat', price: { type: 'tokens', input_per_mtok: '0.500000', output_per_mtok: '1.500000', cache_read_per_mtok: '0.250000', cache_write_per_mtok: null } });
+    expect(pricing.data.find((m: any) => m.model === CHAT_MODEL)).to.deep.include({
+      group: 'chat',
+      price: { type: 'tokens', input_per_mtok: '0.500000', output_per_mtok: '1.500000', cache_read_per_mtok: '0.250000', cache_write_per_mtok: null },
+    });
   });
 
   it('a stream without include_usage shows no usage, yet bills the usage the provider reported', async () => {
@@ -68,7 +85,12 @@ describe('official openai SDK: chat completions against the gateway and the simu
   });
 
   it('a stream with include_usage ends with the usage chunk, and the wallet moves by exactly that', async () => {
-    const stream = await client().chat.completions.create({ model: CHAT_MODEL, messages: user('Tell me something'), stream: true, stream_options: { include_usage: true } });
+    const stream = await client().chat.completions.create({
+      model: CHAT_MODEL,
+      messages: user('Tell me something'),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     const last = chunks.at(-1)!;
@@ -79,7 +101,12 @@ describe('official openai SDK: chat completions against the gateway and the simu
   });
 
   it('tool-call deltas, split mid-JSON, assemble into the tool call (chat.completions.stream)', async () => {
-    const runner = client().chat.completions.stream({ model: CHAT_MODEL, messages: user('Weather in Paris? [[sim tool split]]'), tools, stream_options: { include_usage: true } });
+    const runner = client().chat.completions.stream({
+      model: CHAT_MODEL,
+      messages: user('Weather in Paris? [[sim tool split]]'),
+      tools,
+      stream_options: { include_usage: true },
+    });
     const final = await runner.finalChatCompletion();
     const call = final.choices[0]!.message.tool_calls![0]!;
     expect(call.type).to.equal('function');

@@ -7,7 +7,13 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract } from '../helpers/videos.ts';
 
 // What the gateway adds to OpenAI's Video object (the SDK passes unknown fields through).
-type Task = Video & { _request_id?: string | null; task_id: string; task_status: string; billing: { amount: string; seconds: number } | null; result: Record<string, unknown> | null };
+type Task = Video & {
+  _request_id?: string | null;
+  task_id: string;
+  task_status: string;
+  billing: { amount: string; seconds: number } | null;
+  result: Record<string, unknown> | null;
+};
 
 describe('official openai SDK: videos.create (multipart), retrieve until completed, list, downloadContent, delete', function () {
   this.timeout(60_000);
@@ -20,7 +26,8 @@ describe('official openai SDK: videos.create (multipart), retrieve until complet
     const { key, customerId } = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
     const recording: typeof fetch = (input, init) => {
-      if (init?.method === 'POST') contentTypes.push(init.body instanceof FormData ? 'multipart/form-data' : new Headers(init.headers).get('content-type') ?? '');
+      if (init?.method === 'POST')
+        contentTypes.push(init.body instanceof FormData ? 'multipart/form-data' : (new Headers(init.headers).get('content-type') ?? ''));
       return fetch(input, init);
     };
     client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, fetch: recording });
@@ -79,8 +86,20 @@ describe('official openai SDK: videos.create (multipart), retrieve until complet
 
   it('creates on OpenAI videos with size and input_reference, downloads the video and its thumbnail', async () => {
     const sora = gateway.simulators.get('sandbox-openai-videos') as OpenAIVideosSimulator;
-    const created = await client.videos.create({ model: 'sandbox/sora-2', prompt: 'a wave [[sim queued_ms=0 running_ms=100]]', seconds: '8', size: '720x1280', input_reference: { image_url: 'https://example.com/start.png' } });
-    expect(sora.submissions.at(-1)).to.deep.equal({ model: 'sora-2', prompt: 'a wave [[sim queued_ms=0 running_ms=100]]', seconds: '8', size: '720x1280', input_reference: { image_url: 'https://example.com/start.png' } });
+    const created = await client.videos.create({
+      model: 'sandbox/sora-2',
+      prompt: 'a wave [[sim queued_ms=0 running_ms=100]]',
+      seconds: '8',
+      size: '720x1280',
+      input_reference: { image_url: 'https://example.com/start.png' },
+    });
+    expect(sora.submissions.at(-1)).to.deep.equal({
+      model: 'sora-2',
+      prompt: 'a wave [[sim queued_ms=0 running_ms=100]]',
+      seconds: '8',
+      size: '720x1280',
+      input_reference: { image_url: 'https://example.com/start.png' },
+    });
     const task = await poll(created.id);
     expect(task).to.include({ status: 'completed', size: '720x1280', seconds: '8' });
     expect(task.billing).to.deep.include({ amount: '0.800000', seconds: 8 }); // 8 s x 0.10 at 720p
@@ -95,7 +114,13 @@ describe('official openai SDK: videos.create (multipart), retrieve until complet
   it('lists through the SDK’s cursor pages', async () => {
     const seen: string[] = [];
     for await (const video of client.videos.list({ limit: 1 })) seen.push(video.id);
-    const mine = await gateway.db('video_tasks').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).pluck('id');
+    const mine = await gateway
+      .db('video_tasks')
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .pluck('id');
     expect(seen).to.deep.equal(mine);
     expect(seen.length).to.be.greaterThan(1);
     const ascending = await client.videos.list({ order: 'asc' });

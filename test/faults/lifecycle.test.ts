@@ -75,7 +75,8 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
     const streams = await Promise.all(Array.from({ length: 20 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=100 deltas=20]]`)));
     gateway.child.kill('SIGTERM');
     let ready = await fetch(`${gateway.url}/readyz`);
-    for (const deadline = Date.now() + 2000; ready.status === 200 && Date.now() < deadline; ready = await fetch(`${gateway.url}/readyz`)) await new Promise((r) => setTimeout(r, 20));
+    for (const deadline = Date.now() + 2000; ready.status === 200 && Date.now() < deadline; ready = await fetch(`${gateway.url}/readyz`))
+      await new Promise((r) => setTimeout(r, 20));
     expect(ready.status).to.equal(503); // as soon as the signal is handled, not at the end of the drain
     expect(((await ready.json()) as any).checks.accepting).to.equal('error');
     const texts = await Promise.all(streams.map((s) => s.text));
@@ -155,7 +156,12 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
         for (const text of texts) expect(text).to.include('event: message_stop');
         await new Promise((r) => setTimeout(r, 1500)); // settles fail and go to the outbox
         const outbox = `${gateway.dataDir}/outbox`;
-        expect(fs.readdirSync(outbox).map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').length).reduce((a, b) => a + b, 0)).to.equal(10);
+        expect(
+          fs
+            .readdirSync(outbox)
+            .map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').length)
+            .reduce((a, b) => a + b, 0),
+        ).to.equal(10);
         proxy.restore();
 
         const deadline = Date.now() + 30_000;
@@ -181,7 +187,11 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
   it('a stalled database (frozen, answering nothing): requests that need it get a 503 within the query timeout, streams finish, their charges wait in the outbox and land once it answers again', async () => {
     const proxy = usingPostgres() ? await startTcpProxy(hostAndPort(databaseUrl!)) : undefined;
     try {
-      const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '600', DB_QUERY_TIMEOUT_MS: '1000' }, undefined, proxy ? viaPort(databaseUrl!, proxy.port) : databaseUrl);
+      const gateway = await start(
+        { HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '600', DB_QUERY_TIMEOUT_MS: '1000' },
+        undefined,
+        proxy ? viaPort(databaseUrl!, proxy.port) : databaseUrl,
+      );
       // The embedded database is the gateway's child process: SIGSTOP freezes it as a hung disk would.
       const database = proxy ? { stall: () => proxy.stall(), resume: () => proxy.restore() } : frozenProcess(embeddedDatabasePid(gateway.child.pid!));
       const { customerId, key } = await fundedCustomer(gateway, '10.00');
@@ -191,13 +201,20 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
         const texts = await Promise.all(streams.map((s) => s.text));
         for (const text of texts) expect(text).to.include('event: message_stop');
         // An operator's read needs the database: a clear 503 to retry, not a hang and not a 500.
-        const wallet = await fetch(`${gateway.url}/admin/v1/customers/${customerId}/wallet`, { headers: { authorization: `Bearer ${CHILD_ADMIN_TOKEN}` }, signal: AbortSignal.timeout(15_000) });
+        const wallet = await fetch(`${gateway.url}/admin/v1/customers/${customerId}/wallet`, {
+          headers: { authorization: `Bearer ${CHILD_ADMIN_TOKEN}` },
+          signal: AbortSignal.timeout(15_000),
+        });
         expect(wallet.status).to.equal(503);
         expect(wallet.headers.get('retry-after')).to.equal('1');
         expect(((await wallet.json()) as any).error).to.deep.include({ type: 'api_error', code: 'database_unavailable' });
         const outbox = `${gateway.dataDir}/outbox`;
-        const queued = () => fs.readdirSync(outbox).map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').filter(Boolean).length).reduce((a, b) => a + b, 0);
-        for (const deadline = Date.now() + 10_000; queued() < 10 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+        const queued = () =>
+          fs
+            .readdirSync(outbox)
+            .map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').filter(Boolean).length)
+            .reduce((a, b) => a + b, 0);
+        for (const deadline = Date.now() + 10_000; queued() < 10 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
         expect(queued()).to.equal(10); // every charge is durable on disk while the database is away
       } finally {
         database.resume();
@@ -220,7 +237,7 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
       expect((await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body.ok).to.equal(true);
       expect(fs.readdirSync(`${gateway.dataDir}/outbox`)).to.deep.equal([]);
       // And the gateway serves again, on the same process.
-      expect((await openStream(gateway.url, key, HAIKU, 'after [[sim deltas=2]]').then((s) => s.text))).to.include('event: message_stop');
+      expect(await openStream(gateway.url, key, HAIKU, 'after [[sim deltas=2]]').then((s) => s.text)).to.include('event: message_stop');
     } finally {
       await proxy?.close();
     }

@@ -99,7 +99,14 @@ describe('signals: Ctrl-C and SIGTERM leave no process behind', function () {
     it(`npm start (build, then the gateway in the same process): ${how}`, async () => {
       const port = await freePort();
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-signals-'));
-      const run = launch('npm', ['start'], { PORT: String(port), DATA_DIR: dataDir, SANDBOX: 'true', LOG_LEVEL: 'info', VIDEO_POLLER: 'false', ADMIN_TOKEN: 'adm_signals_test_token' });
+      const run = launch('npm', ['start'], {
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        SANDBOX: 'true',
+        LOG_LEVEL: 'info',
+        VIDEO_POLLER: 'false',
+        ADMIN_TOKEN: 'adm_signals_test_token',
+      });
       try {
         await waitForPort(port, 150_000, () => run.child.exitCode !== null);
       } catch (error) {

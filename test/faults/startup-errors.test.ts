@@ -55,7 +55,10 @@ describe('start-up failures: one clear line naming the variable, exit 1, no stac
 
   it('a bad value, and several at once', async () => {
     expectOneLineFailure(await runGateway({ PORT: 'http' }), [line('PORT must be a whole number from 0 to 65535, got "http"$')]);
-    expectOneLineFailure(await runGateway({ SANDBOX: 'maybe', LOG_LEVEL: 'verbose' }), [line('SANDBOX must be true or false'), line('LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "verbose"$')]);
+    expectOneLineFailure(await runGateway({ SANDBOX: 'maybe', LOG_LEVEL: 'verbose' }), [
+      line('SANDBOX must be true or false'),
+      line('LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "verbose"$'),
+    ]);
   });
 
   it('a port in use (PORT, METRICS_PORT)', async () => {
@@ -64,7 +67,9 @@ describe('start-up failures: one clear line naming the variable, exit 1, no stac
     const { port } = holder.address() as net.AddressInfo;
     try {
       expectOneLineFailure(await runGateway({ PORT: String(port) }), [line(`PORT: 127\\.0\\.0\\.1:${port} is already in use \\(EADDRINUSE\\)`)]);
-      expectOneLineFailure(await runGateway({ METRICS_PORT: String(port) }), [line(`METRICS_PORT: 127\\.0\\.0\\.1:${port} is already in use \\(EADDRINUSE\\)`)]);
+      expectOneLineFailure(await runGateway({ METRICS_PORT: String(port) }), [
+        line(`METRICS_PORT: 127\\.0\\.0\\.1:${port} is already in use \\(EADDRINUSE\\)`),
+      ]);
     } finally {
       holder.close();
     }
@@ -73,23 +78,34 @@ describe('start-up failures: one clear line naming the variable, exit 1, no stac
   it('DATABASE_URL: not a URL, nothing listening, and (on PostgreSQL) wrong credentials or database', async () => {
     expectOneLineFailure(await runGateway({ DATABASE_URL: 'gateway:hunter2@localhost/gw' }), [line('DATABASE_URL must be a PostgreSQL URL')], 'hunter2');
     const closed = await freePort();
-    expectOneLineFailure(await runGateway({ DATABASE_URL: `postgres://gateway:hunter2@127.0.0.1:${closed}/gw` }), [
-      line(`DATABASE_URL: nothing accepts connections at 127\\.0\\.0\\.1:${closed} \\(connection refused\\)`),
-    ], 'hunter2');
+    expectOneLineFailure(
+      await runGateway({ DATABASE_URL: `postgres://gateway:hunter2@127.0.0.1:${closed}/gw` }),
+      [line(`DATABASE_URL: nothing accepts connections at 127\\.0\\.0\\.1:${closed} \\(connection refused\\)`)],
+      'hunter2',
+    );
     if (!process.env.DATABASE_URL) return;
     const wrongPassword = new URL(process.env.DATABASE_URL);
     wrongPassword.password = 'not-the-password-42';
-    expectOneLineFailure(await runGateway({ DATABASE_URL: wrongPassword.toString() }), [line('DATABASE_URL: PostgreSQL at .* refused the credentials of user')], 'not-the-password-42');
+    expectOneLineFailure(
+      await runGateway({ DATABASE_URL: wrongPassword.toString() }),
+      [line('DATABASE_URL: PostgreSQL at .* refused the credentials of user')],
+      'not-the-password-42',
+    );
     const noDatabase = new URL(process.env.DATABASE_URL);
     noDatabase.pathname = '/no_such_database_here';
-    expectOneLineFailure(await runGateway({ DATABASE_URL: noDatabase.toString() }), [line('DATABASE_URL: database "no_such_database_here" does not exist on ')]);
+    expectOneLineFailure(await runGateway({ DATABASE_URL: noDatabase.toString() }), [
+      line('DATABASE_URL: database "no_such_database_here" does not exist on '),
+    ]);
   });
 
   it('CATALOGUE_PATH: missing, or not a valid catalogue', async () => {
     const missing = path.join(os.tmpdir(), 'no-such-catalogue.yaml');
     expectOneLineFailure(await runGateway({ CATALOGUE_PATH: missing }), [line(`CATALOGUE_PATH: ${missing.replace(/\./g, '\\.')} does not exist$`)]);
     const bad = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'bad.yaml');
-    fs.writeFileSync(bad, 'service_name: x\ncurrency: USD\nproviders: [{id: p, protocol: carrier-pigeon, base_url: "http://x", credential_env: X}]\nmodels: []\n');
+    fs.writeFileSync(
+      bad,
+      'service_name: x\ncurrency: USD\nproviders: [{id: p, protocol: carrier-pigeon, base_url: "http://x", credential_env: X}]\nmodels: []\n',
+    );
     expectOneLineFailure(await runGateway({ CATALOGUE_PATH: bad }), [line('CATALOGUE_PATH: .*bad\\.yaml is not a valid catalogue \\(\\d+ problems?\\): ')]);
   });
 

@@ -73,7 +73,12 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
     fixtures = {
       customerKey: customer.key,
       adminToken: gateway.adminToken,
-      ids: { customer_id: [customerId, other.body.id, 'cus_nobody'], key_id: [decoyKey.body.id, 'key_nobody'], task_id: [taskId, 'vt_nobody'], model_id: models },
+      ids: {
+        customer_id: [customerId, other.body.id, 'cus_nobody'],
+        key_id: [decoyKey.body.id, 'key_nobody'],
+        task_id: [taskId, 'vt_nobody'],
+        model_id: models,
+      },
       models,
       modelsByGroup,
       bodyLimitBytes: BODY_LIMIT,
@@ -85,13 +90,29 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
   after(async () => {
     const total = [...statuses.values()].reduce((n, m) => n + [...m.values()].reduce((a, b) => a + b, 0), 0);
     console.log(`      ${total} requests; statuses by operation:`);
-    for (const [id, seen] of statuses) console.log(`        ${id}: ${[...seen].sort(([a], [b]) => a - b).map(([s, n]) => `${s}x${n}`).join(' ')}`);
-    for (const [finding, requests] of known) console.log(`      known finding ${finding.id} (owner: ${finding.owner}), ${requests.length} request(s), e.g.\n        ${requests[0]!.replace(/\n/g, '\n        ')}`);
-    for (const stale of KNOWN_FINDINGS.filter((f) => !known.has(f))) console.log(`      known finding ${stale.id} did not occur: fixed? remove it from test/fuzz/known-findings.ts`);
+    for (const [id, seen] of statuses)
+      console.log(
+        `        ${id}: ${[...seen]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}x${n}`)
+          .join(' ')}`,
+      );
+    for (const [finding, requests] of known)
+      console.log(
+        `      known finding ${finding.id} (owner: ${finding.owner}), ${requests.length} request(s), e.g.\n        ${requests[0]!.replace(/\n/g, '\n        ')}`,
+      );
+    for (const stale of KNOWN_FINDINGS.filter((f) => !known.has(f)))
+      console.log(`      known finding ${stale.id} did not occur: fixed? remove it from test/fuzz/known-findings.ts`);
     await gateway?.close();
   });
 
-  const errorLogsFor = (requestId: string) => !requestId ? [] : gateway.rawLogs().split('\n').filter((line) => line.includes(requestId) && /"level":(5|6)0/.test(line));
+  const errorLogsFor = (requestId: string) =>
+    !requestId
+      ? []
+      : gateway
+          .rawLogs()
+          .split('\n')
+          .filter((line) => line.includes(requestId) && /"level":(5|6)0/.test(line));
 
   /** Sends one request and returns its problems (empty when every check holds or a known finding explains it). */
   async function exchange(request: GeneratedRequest): Promise<string | undefined> {
@@ -182,7 +203,10 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
     await gateway.settled();
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
     const pending = await gateway.db('reservations').where({ status: 'pending' }).pluck<string[]>('ref');
-    expect(pending.filter((ref) => !acceptedTasks.has(ref)), 'holds left pending by the fuzz run').to.deep.equal([]);
+    expect(
+      pending.filter((ref) => !acceptedTasks.has(ref)),
+      'holds left pending by the fuzz run',
+    ).to.deep.equal([]);
     const entries = await gateway.db('ledger_entries').where('id', '>=', firstEntryId.toString()).orderBy('id');
     const unexplained = entries.filter((e: { kind: string; reference: string; reservation_ref: string | null; amount: string | bigint }) => {
       if (e.kind === 'top_up') return !creditReferences.has(e.reference);
@@ -198,7 +222,10 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
     expect(unexplained, 'journal rows no successful request explains').to.deep.equal([]);
     console.log(`      ${entries.length} journal rows checked; ${succeeded.size} requests succeeded; ${acceptedTasks.size} video tasks accepted`);
     const unexplainedErrors = gateway.logs.filter((l) => (l.level as number) >= 50 && !KNOWN_FINDINGS.some((f) => f.log.test(JSON.stringify(l))));
-    expect(unexplainedErrors.map((l) => JSON.stringify(l).slice(0, 800)), 'error log lines').to.deep.equal([]);
+    expect(
+      unexplainedErrors.map((l) => JSON.stringify(l).slice(0, 800)),
+      'error log lines',
+    ).to.deep.equal([]);
     expect(prototypes()).to.equal(prototypeNames);
   });
 });

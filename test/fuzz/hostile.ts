@@ -9,15 +9,72 @@ export const DEEP = 50_000;
 const LONG = 'a'.repeat(100_000);
 
 /** Numbers as literal JSON text: JSON.parse turns 1e400 into Infinity and 2^63 into a lossy double. */
-export const HOSTILE_NUMBERS = ['9223372036854775808', '9223372036854775807', '18446744073709551616', '1e20', '1e400', '-1e400', '1E-400', '-1', '0', '-0', '1.5', '123456789012345678901234567890', '4294967296'].map((n) => new Raw(n));
+export const HOSTILE_NUMBERS = [
+  '9223372036854775808',
+  '9223372036854775807',
+  '18446744073709551616',
+  '1e20',
+  '1e400',
+  '-1e400',
+  '1E-400',
+  '-1',
+  '0',
+  '-0',
+  '1.5',
+  '123456789012345678901234567890',
+  '4294967296',
+].map((n) => new Raw(n));
 
 export const HOSTILE_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\udc00\ud800', 'NaN', 'Infinity', '-Infinity', '-1', '1e400', '9223372036854775808', '0x10',
-  '__proto__', 'constructor', 'prototype', '%ff', '%', '%00', '../../etc/passwd', '\r\nx-injected: 1', "' or 1=1 --", '<script>alert(1)</script>',
-  '\u202egnp.exe', 'é', '😀', '\ufeff', 'cus_', 'vt_', 'key_', 'sandbox/claude-haiku\u0000', LONG,
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\udc00\ud800',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '-1',
+  '1e400',
+  '9223372036854775808',
+  '0x10',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '%ff',
+  '%',
+  '%00',
+  '../../etc/passwd',
+  '\r\nx-injected: 1',
+  "' or 1=1 --",
+  '<script>alert(1)</script>',
+  '\u202egnp.exe',
+  'é',
+  '😀',
+  '\ufeff',
+  'cus_',
+  'vt_',
+  'key_',
+  'sandbox/claude-haiku\u0000',
+  LONG,
 ];
 
-export const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '', '\u0000', '\ud800', 'unknown_field', '$ref', 'x'.repeat(10_000)];
+export const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '',
+  '\u0000',
+  '\ud800',
+  'unknown_field',
+  '$ref',
+  'x'.repeat(10_000),
+];
 
 export const prototypeShaped = (): Pairs[] => [
   new Pairs([['__proto__', new Pairs([['x', 'polluted']])]]),
@@ -27,7 +84,17 @@ export const prototypeShaped = (): Pairs[] => [
   new Pairs([['valueOf', new Pairs([])]]),
 ];
 
-const STRUCTURES: Tree[] = [null, true, false, [], new Pairs([]), new Raw(deepText(DEEP, 'array')), new Raw(deepText(DEEP, 'object')), new Raw(`[${'0,'.repeat(20_000)}0]`), ['x', 1, null]];
+const STRUCTURES: Tree[] = [
+  null,
+  true,
+  false,
+  [],
+  new Pairs([]),
+  new Raw(deepText(DEEP, 'array')),
+  new Raw(deepText(DEEP, 'object')),
+  new Raw(`[${'0,'.repeat(20_000)}0]`),
+  ['x', 1, null],
+];
 
 /** Any hostile JSON value. */
 export const hostileValue: fc.Arbitrary<Tree> = fc.oneof(
@@ -41,29 +108,108 @@ export const hostileKey = fc.constantFrom(...HOSTILE_KEYS);
 
 /** Whole bodies, as bytes: empty, not JSON, not objects, broken encodings, prototype payloads. */
 export const HOSTILE_BODIES: Array<string | Buffer> = [
-  '', ' ', 'null', '[]', '"text"', '123', '1e400', 'true', '{', '{"a":1', '}{', '{"a":1}{"b":2}', '\ufeff{}', '{"a":"\\ud800"}', '{"a":"\\u0000"}',
-  '{"a":"x\u0000y"}', Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
-  '{"__proto__":{"x":"polluted"}}', '{"constructor":{"prototype":{"x":"polluted"}}}', deepText(DEEP, 'array'), deepText(DEEP, 'object'),
-  `{"model":${deepText(DEEP, 'array')}}`, '{"a":1,"a":2,"a":{"__proto__":{"x":1}}}', `{"x":"${LONG}"}`,
+  '',
+  ' ',
+  'null',
+  '[]',
+  '"text"',
+  '123',
+  '1e400',
+  'true',
+  '{',
+  '{"a":1',
+  '}{',
+  '{"a":1}{"b":2}',
+  '\ufeff{}',
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
+  '{"a":"x\u0000y"}',
+  Buffer.from([0xff, 0xfe, 0x7b, 0x7d]),
+  Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+  '{"__proto__":{"x":"polluted"}}',
+  '{"constructor":{"prototype":{"x":"polluted"}}}',
+  deepText(DEEP, 'array'),
+  deepText(DEEP, 'object'),
+  `{"model":${deepText(DEEP, 'array')}}`,
+  '{"a":1,"a":2,"a":{"__proto__":{"x":1}}}',
+  `{"x":"${LONG}"}`,
 ];
 
 /** Path segments, already as they appear on the wire (percent-encoded or deliberately not). */
 export const HOSTILE_SEGMENTS = [
-  '%00', 'cus_%00', 'vt_%00x', 'key_%00', '%ff', '%', '%E0%A4%A', '%ED%A0%80', '%C0%AF', '%2F', '%2e%2e', '..', '.', '%20', 'a'.repeat(4000),
-  '__proto__', 'constructor', 'prototype', '%F0%9F%98%80', 'cus_%5B%5D', '9223372036854775808', '-1', 'NaN', '%25', '%u0000',
+  '%00',
+  'cus_%00',
+  'vt_%00x',
+  'key_%00',
+  '%ff',
+  '%',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  '%C0%AF',
+  '%2F',
+  '%2e%2e',
+  '..',
+  '.',
+  '%20',
+  'a'.repeat(4000),
+  '__proto__',
+  'constructor',
+  'prototype',
+  '%F0%9F%98%80',
+  'cus_%5B%5D',
+  '9223372036854775808',
+  '-1',
+  'NaN',
+  '%25',
+  '%u0000',
 ];
 
 /** Query values, already encoded. */
 export const HOSTILE_QUERY_VALUES = [
-  '', '%00', 'a%00b', '%ff', '%', '%ED%A0%80', '-1', '0', '1e2', '1e400', 'Infinity', 'NaN', '9223372036854775808', '9223372036854775807', '99999999999999999999',
-  '1.5', '%205', '0x10', 'true', 'a'.repeat(4000), '2026-11-22T23:59:60Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '2026-02-30T00:00:00Z', '%5B%5D', '__proto__',
+  '',
+  '%00',
+  'a%00b',
+  '%ff',
+  '%',
+  '%ED%A0%80',
+  '-1',
+  '0',
+  '1e2',
+  '1e400',
+  'Infinity',
+  'NaN',
+  '9223372036854775808',
+  '9223372036854775807',
+  '99999999999999999999',
+  '1.5',
+  '%205',
+  '0x10',
+  'true',
+  'a'.repeat(4000),
+  '2026-11-22T23:59:60Z',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59-23:59',
+  '2026-02-30T00:00:00Z',
+  '%5B%5D',
+  '__proto__',
 ];
 
 /** Unknown query parameters the gateway must tolerate (the Anthropic SDK sends ?beta=true). */
 export const UNKNOWN_QUERY = ['beta=true', '__proto__=1', '__proto__[x]=1', 'constructor[prototype][x]=1', 'a%00=b', 'limit[]=1', '=', '&&&', 'x=%ff'];
 
 /** Header values Node's parser lets through (no CR, LF or NUL): latin-1, long, empty. */
-export const HOSTILE_HEADER_VALUES = ['', ' ', 'caf\u00e9', '\u00ff\u00fe', 'x'.repeat(8000), '2023-06-01, 2023-06-01', '__proto__', '../../x', '-1', '9223372036854775808'];
+export const HOSTILE_HEADER_VALUES = [
+  '',
+  ' ',
+  'caf\u00e9',
+  '\u00ff\u00fe',
+  'x'.repeat(8000),
+  '2023-06-01, 2023-06-01',
+  '__proto__',
+  '../../x',
+  '-1',
+  '9223372036854775808',
+];
 
 export type MutationKind = 'replace' | 'flip' | 'drop' | 'add-key' | 'duplicate' | 'deep';
 export interface Mutation {
@@ -93,7 +239,12 @@ type Slot = { get: () => Tree; set: (v: Tree) => void; parent?: Pairs | Tree[]; 
 function slots(tree: Tree, holder: { root: Tree }): Slot[] {
   const out: Slot[] = [{ get: () => holder.root, set: (v) => (holder.root = v) }];
   const walk = (node: Tree) => {
-    const children = node instanceof Pairs ? node.entries.map((e, i) => ({ node: e[1] as Tree, i, in: node })) : Array.isArray(node) ? node.map((n, i) => ({ node: n, i, in: node })) : [];
+    const children =
+      node instanceof Pairs
+        ? node.entries.map((e, i) => ({ node: e[1] as Tree, i, in: node }))
+        : Array.isArray(node)
+          ? node.map((n, i) => ({ node: n, i, in: node }))
+          : [];
     for (const child of children) {
       const container = child.in;
       out.push({
@@ -138,7 +289,13 @@ function applyOne(tree: Tree, m: Mutation): Tree {
       if (node instanceof Pairs && node.entries.length > 0) {
         const [key] = node.entries[m.at % node.entries.length]!;
         node.entries.splice(m.at % 2 === 0 ? 0 : node.entries.length, 0, [key, m.value]);
-      } else slot.set(new Pairs([['a', 1], ['a', m.value]]));
+      } else
+        slot.set(
+          new Pairs([
+            ['a', 1],
+            ['a', m.value],
+          ]),
+        );
       break;
   }
   return holder.root;

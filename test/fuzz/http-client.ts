@@ -26,15 +26,18 @@ export function send(baseUrl: string, request: FuzzRequest, timeoutMs: number): 
     // Node frames a GET or DELETE body only when told its length: say it, unless the request lies about it.
     const length = request.body === undefined || 'content-length' in request.headers ? {} : { 'content-length': String(Buffer.byteLength(request.body)) };
     const headers = { ...request.headers, ...length };
-    const req = http.request({ host: url.hostname, port: url.port, method: request.method, path: request.path, headers, agent: false, setHost: true }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), timedOut: false });
-      });
-      res.on('error', (error) => (clearTimeout(timer), reject(error)));
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, method: request.method, path: request.path, headers, agent: false, setHost: true },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), timedOut: false });
+        });
+        res.on('error', (error) => (clearTimeout(timer), reject(error)));
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       resolve({ status: 0, headers: {}, text: '', timedOut: true });

@@ -21,7 +21,8 @@ export class Pairs {
 
 export type Tree = Raw | Pairs | Tree[] | string | number | boolean | null;
 
-const describe = (value: unknown): string => (value instanceof Raw || value instanceof Pairs ? String(value) : (JSON.stringify(value) ?? 'undefined').slice(0, 80));
+const describe = (value: unknown): string =>
+  value instanceof Raw || value instanceof Pairs ? String(value) : (JSON.stringify(value) ?? 'undefined').slice(0, 80);
 
 /** A plain JSON value as a tree whose objects are Pairs (so mutations may add any key). */
 export function toTree(value: unknown): Tree {
@@ -59,7 +60,9 @@ export function formFields(tree: unknown, prefix = ''): Array<[string, string]> 
 
 /** A multipart/form-data body from fields, with an optional boundary override for broken bodies. */
 export function multipartBody(fields: Array<[string, string]>, boundary: string): Buffer {
-  const parts = fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '%22').replace(/\r|\n/g, ' ')}"\r\n\r\n${value}\r\n`);
+  const parts = fields.map(
+    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '%22').replace(/\r|\n/g, ' ')}"\r\n\r\n${value}\r\n`,
+  );
   return Buffer.from(`${parts.join('')}--${boundary}--\r\n`, 'utf8');
 }
 

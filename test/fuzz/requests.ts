@@ -31,7 +31,19 @@ export interface GeneratedRequest extends FuzzRequest {
 const BOUNDARY = 'fuzzBoundary7MA4YWxkTrZu0gW';
 
 /** Field names that must never reach Object.prototype (the multipart decoder nests brackets). */
-export const PROTOTYPE_FIELD_NAMES = ['__proto__[x]', 'constructor[prototype][x]', 'a[__proto__][x]', '__proto__]x', 'prototype[x]', 'toString', 'x[constructor][prototype][y]', 'a[b][c][d][e][f][g][h][i][j]', '', 'a\u0000b', 'content[][__proto__][x]'];
+export const PROTOTYPE_FIELD_NAMES = [
+  '__proto__[x]',
+  'constructor[prototype][x]',
+  'a[__proto__][x]',
+  '__proto__]x',
+  'prototype[x]',
+  'toString',
+  'x[constructor][prototype][y]',
+  'a[b][c][d][e][f][g][h][i][j]',
+  '',
+  'a\u0000b',
+  'content[][__proto__][x]',
+];
 
 const simpleMessages = fc.array(
   fc.record({ role: fc.constantFrom('user', 'assistant'), content: fc.oneof(fc.string({ maxLength: 40 }), fc.constant([{ type: 'text', text: 'hello' }])) }),
@@ -43,7 +55,11 @@ export function hintsFor(fixtures: Fixtures, op: FuzzOperation): Hints {
   const ownModels = (group && fixtures.modelsByGroup[group]) || fixtures.models;
   return (name, schema, fromSchema) => {
     if (name === 'model' && schema.type === 'string') {
-      return fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ownModels) }, { weight: 2, arbitrary: fc.constantFrom(...fixtures.models) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...ownModels) },
+        { weight: 2, arbitrary: fc.constantFrom(...fixtures.models) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+      );
     }
     if (name === 'max_tokens') return fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: -5, max: 2_000_000 }));
     if (name === 'allowed_models') return fc.option(fc.uniqueArray(fc.constantFrom(...fixtures.models), { maxLength: 2 }), { nil: null });
@@ -87,7 +103,10 @@ function pathValue(op: FuzzOperation, fixtures: Fixtures, p: FuzzParameter): fc.
 function queryString(op: FuzzOperation): fc.Arbitrary<string> {
   const declared = op.query.map((p) =>
     fc.option(
-      fc.oneof(valueOf(op.root, p.schema).map((v) => `${p.name}=${encoded(v)}`), fc.constantFrom(...HOSTILE_QUERY_VALUES).map((v) => `${p.name}=${v}`)),
+      fc.oneof(
+        valueOf(op.root, p.schema).map((v) => `${p.name}=${encoded(v)}`),
+        fc.constantFrom(...HOSTILE_QUERY_VALUES).map((v) => `${p.name}=${v}`),
+      ),
       { nil: undefined, freq: 2 },
     ),
   );
@@ -99,7 +118,15 @@ function queryString(op: FuzzOperation): fc.Arbitrary<string> {
 
 function declaredHeaders(op: FuzzOperation): fc.Arbitrary<Record<string, string>> {
   const entries = op.headers.map((p) =>
-    fc.option(fc.oneof(valueOf(op.root, p.schema).map((v) => String(v).replace(/[^\x20-\x7e]/g, '')), fc.constantFrom(...HOSTILE_HEADER_VALUES)).map((v) => [p.name.toLowerCase(), v] as const), { nil: undefined, freq: 2 }),
+    fc.option(
+      fc
+        .oneof(
+          valueOf(op.root, p.schema).map((v) => String(v).replace(/[^\x20-\x7e]/g, '')),
+          fc.constantFrom(...HOSTILE_HEADER_VALUES),
+        )
+        .map((v) => [p.name.toLowerCase(), v] as const),
+      { nil: undefined, freq: 2 },
+    ),
   );
   return fc.tuple(...entries).map((list) => Object.fromEntries(list.filter((e): e is readonly [string, string] => e !== undefined)));
 }
@@ -115,30 +142,72 @@ function bodyFor(op: FuzzOperation, fixtures: Fixtures): fc.Arbitrary<Body> {
   const schema = op.bodies['application/json'] ?? op.bodies['multipart/form-data'];
   const valid = schema ? valueOf(op.root, schema, hints) : fc.constant({});
   const mutated = fc.tuple(valid, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([v, ms]) => mutate(v, ms));
-  const json = (kind: string, type = 'application/json') => (tree: unknown): Body => ({ kind, headers: { 'content-type': type }, body: jsonText(tree) });
-  const multipart = (kind: string) => (fields: Array<[string, string]>): Body => ({ kind, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: multipartBody(fields, BOUNDARY) });
+  const json =
+    (kind: string, type = 'application/json') =>
+    (tree: unknown): Body => ({ kind, headers: { 'content-type': type }, body: jsonText(tree) });
+  const multipart =
+    (kind: string) =>
+    (fields: Array<[string, string]>): Body => ({
+      kind,
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: multipartBody(fields, BOUNDARY),
+    });
   return fc.oneof(
     { weight: 4, arbitrary: valid.map(json('valid json')) },
     { weight: 6, arbitrary: mutated.map(json('mutated json')) },
-    { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_BODIES).map((body): Body => ({ kind: 'hostile body', headers: { 'content-type': 'application/json' }, body })) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(...HOSTILE_BODIES).map((body): Body => ({ kind: 'hostile body', headers: { 'content-type': 'application/json' }, body })),
+    },
     { weight: 2, arbitrary: fc.oneof(valid, mutated).map((v) => multipart('multipart')(formFields(toTree(v)))) },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.constantFrom(...PROTOTYPE_FIELD_NAMES)).map(([v, name]) => multipart('multipart, hostile field name')([...formFields(toTree(v)), [name, 'polluted']])),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...PROTOTYPE_FIELD_NAMES))
+        .map(([v, name]) => multipart('multipart, hostile field name')([...formFields(toTree(v)), [name, 'polluted']])),
     },
     {
       weight: 1,
       arbitrary: fc
-        .tuple(valid, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data', 'application/json; charset=utf-16', 'multipart/form-data; boundary=', '*/*'))
+        .tuple(
+          valid,
+          fc.constantFrom(
+            'text/plain',
+            'application/x-www-form-urlencoded',
+            'application/xml',
+            'multipart/form-data',
+            'application/json; charset=utf-16',
+            'multipart/form-data; boundary=',
+            '*/*',
+          ),
+        )
         .map(([v, type]) => json(`wrong content-type ${type}`, type)(v)),
     },
-    { weight: 1, arbitrary: fc.constantFrom<Body>({ kind: 'empty', headers: {} }, { kind: 'empty json', headers: { 'content-type': 'application/json' }, body: '' }) },
-    { weight: 1, arbitrary: valid.map((v): Body => ({ kind: 'too large', headers: { 'content-type': 'application/json' }, body: jsonText(new Pairs([['pad', 'p'.repeat(fixtures.bodyLimitBytes)], ...toPairs(v)])) })) },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.constantFrom('application/json', `multipart/form-data; boundary=${BOUNDARY}`), fc.constantFrom(String(fixtures.bodyLimitBytes + 1), '99999999999', '9007199254740993')).map(
-        ([v, type, length]): Body => ({ kind: `content-length lie ${length}`, headers: { 'content-type': type, 'content-length': length }, body: jsonText(v).slice(0, 64) }),
-      ),
+      arbitrary: fc.constantFrom<Body>({ kind: 'empty', headers: {} }, { kind: 'empty json', headers: { 'content-type': 'application/json' }, body: '' }),
+    },
+    {
+      weight: 1,
+      arbitrary: valid.map((v): Body => ({
+        kind: 'too large',
+        headers: { 'content-type': 'application/json' },
+        body: jsonText(new Pairs([['pad', 'p'.repeat(fixtures.bodyLimitBytes)], ...toPairs(v)])),
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          valid,
+          fc.constantFrom('application/json', `multipart/form-data; boundary=${BOUNDARY}`),
+          fc.constantFrom(String(fixtures.bodyLimitBytes + 1), '99999999999', '9007199254740993'),
+        )
+        .map(([v, type, length]): Body => ({
+          kind: `content-length lie ${length}`,
+          headers: { 'content-type': type, 'content-length': length },
+          body: jsonText(v).slice(0, 64),
+        })),
     },
   );
 }
@@ -151,8 +220,12 @@ export function requestFor(op: FuzzOperation, fixtures: Fixtures): fc.Arbitrary<
     { weight: 6, arbitrary: fc.constant<Credential>('valid') },
     { weight: 1, arbitrary: fc.constantFrom<Credential>('none', 'wrong', 'malformed', 'other-surface') },
   );
-  const path = fc.tuple(...op.path.map((p) => pathValue(op, fixtures, p))).map((values) => op.path.reduce((t, p, i) => t.replace(`{${p.name}}`, values[i]!), op.template));
-  const body = takesBody ? bodyFor(op, fixtures) : fc.oneof({ weight: 4, arbitrary: fc.constant<Body>({ kind: 'none', headers: {} }) }, { weight: 1, arbitrary: bodyFor(op, fixtures) });
+  const path = fc
+    .tuple(...op.path.map((p) => pathValue(op, fixtures, p)))
+    .map((values) => op.path.reduce((t, p, i) => t.replace(`{${p.name}}`, values[i]!), op.template));
+  const body = takesBody
+    ? bodyFor(op, fixtures)
+    : fc.oneof({ weight: 4, arbitrary: fc.constant<Body>({ kind: 'none', headers: {} }) }, { weight: 1, arbitrary: bodyFor(op, fixtures) });
   return fc.record({ credential, useXApiKey: fc.boolean(), path, query: queryString(op), headers: declaredHeaders(op), body }).map((r) => ({
     method: op.method,
     path: `${r.path}${r.query}`,

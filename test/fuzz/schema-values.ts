@@ -99,7 +99,8 @@ function merge(root: Schema, schema: Schema): Schema {
 function stringOf(schema: Schema): fc.Arbitrary<string> {
   const minLength = Number(schema.minLength ?? 0);
   const maxLength = Math.min(Number(schema.maxLength ?? 24), 64);
-  if (schema.format === 'date-time') return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
   if (typeof schema.pattern === 'string') {
     try {
       return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= Number(schema.maxLength ?? Infinity));

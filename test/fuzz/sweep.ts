@@ -3,7 +3,18 @@
 // JSON and as multipart), on top of one valid request, so each kind of input is tried on each
 // operation whatever the seed draws. The random part (requests.ts) then combines them.
 import fc from 'fast-check';
-import { DEEP, HOSTILE_BODIES, HOSTILE_HEADER_VALUES, HOSTILE_KEYS, HOSTILE_NUMBERS, HOSTILE_QUERY_VALUES, HOSTILE_SEGMENTS, HOSTILE_STRINGS, prototypeShaped, UNKNOWN_QUERY } from './hostile.ts';
+import {
+  DEEP,
+  HOSTILE_BODIES,
+  HOSTILE_HEADER_VALUES,
+  HOSTILE_KEYS,
+  HOSTILE_NUMBERS,
+  HOSTILE_QUERY_VALUES,
+  HOSTILE_SEGMENTS,
+  HOSTILE_STRINGS,
+  prototypeShaped,
+  UNKNOWN_QUERY,
+} from './hostile.ts';
 import { deepText, formFields, jsonText, multipartBody, Pairs, Raw, toTree } from './json-text.ts';
 import type { FuzzOperation } from './operations.ts';
 import { hintsFor, PROTOTYPE_FIELD_NAMES, type Credential, type Fixtures, type GeneratedRequest } from './requests.ts';
@@ -17,7 +28,10 @@ export function sweepFor(op: FuzzOperation, fixtures: Fixtures, seed: number): G
   const schema = op.bodies['application/json'] ?? op.bodies['multipart/form-data'];
   const valid = schema ? fc.sample(valueOf(op.root, schema, hintsFor(fixtures, op)), { seed, numRuns: 1 })[0] : undefined;
   const realPath = (override?: { name: string; value: string }) =>
-    op.path.reduce((t, p) => t.replace(`{${p.name}}`, override?.name === p.name ? override.value : encodeURIComponent(fixtures.ids[p.name]?.[0] ?? 'x')), op.template);
+    op.path.reduce(
+      (t, p) => t.replace(`{${p.name}}`, override?.name === p.name ? override.value : encodeURIComponent(fixtures.ids[p.name]?.[0] ?? 'x')),
+      op.template,
+    );
   const auth = (credential: Credential = 'valid'): Record<string, string> => {
     const token = op.document === 'admin' ? fixtures.adminToken : fixtures.customerKey;
     return credential === 'valid' ? { authorization: `Bearer ${token}` } : {};
@@ -32,10 +46,14 @@ export function sweepFor(op: FuzzOperation, fixtures: Fixtures, seed: number): G
   });
   const out: GeneratedRequest[] = [base({ bodyKind: 'valid json' })];
 
-  for (const p of op.path) for (const value of HOSTILE_SEGMENTS) out.push(base({ path: realPath({ name: p.name, value }), bodyKind: `path ${p.name}=${value.slice(0, 20)}` }));
-  for (const p of op.query) for (const value of HOSTILE_QUERY_VALUES) out.push(base({ path: `${realPath()}?${p.name}=${value}`, bodyKind: `query ${p.name}=${value.slice(0, 30)}` }));
+  for (const p of op.path)
+    for (const value of HOSTILE_SEGMENTS) out.push(base({ path: realPath({ name: p.name, value }), bodyKind: `path ${p.name}=${value.slice(0, 20)}` }));
+  for (const p of op.query)
+    for (const value of HOSTILE_QUERY_VALUES) out.push(base({ path: `${realPath()}?${p.name}=${value}`, bodyKind: `query ${p.name}=${value.slice(0, 30)}` }));
   out.push(base({ path: `${realPath()}?${UNKNOWN_QUERY.join('&')}`, bodyKind: 'unknown query parameters' }));
-  for (const p of op.headers) for (const value of HOSTILE_HEADER_VALUES) out.push(base({ headers: { ...base({ bodyKind: '' }).headers, [p.name.toLowerCase()]: value }, bodyKind: `header ${p.name}` }));
+  for (const p of op.headers)
+    for (const value of HOSTILE_HEADER_VALUES)
+      out.push(base({ headers: { ...base({ bodyKind: '' }).headers, [p.name.toLowerCase()]: value }, bodyKind: `header ${p.name}` }));
 
   if (schema) {
     const json = (kind: string, body: string | Buffer, credential: Credential = 'valid', type = 'application/json') =>
@@ -45,22 +63,41 @@ export function sweepFor(op: FuzzOperation, fixtures: Fixtures, seed: number): G
       // Every leaf of the valid body in turn replaced by each hostile number and string, plus a deep nest.
       const paths = leaves(valid).slice(0, credential === 'none' ? 1 : MAX_LEAVES);
       for (const [i, leaf] of paths.entries()) {
-        for (const value of [...HOSTILE_NUMBERS, ...HOSTILE_STRINGS, ...prototypeShaped(), new Raw(deepText(DEEP, 'array'))]) json(`leaf ${leaf} = ${String(value).slice(0, 30)}`, jsonText(replaceLeaf(valid, i, value)), credential);
+        for (const value of [...HOSTILE_NUMBERS, ...HOSTILE_STRINGS, ...prototypeShaped(), new Raw(deepText(DEEP, 'array'))])
+          json(`leaf ${leaf} = ${String(value).slice(0, 30)}`, jsonText(replaceLeaf(valid, i, value)), credential);
       }
-      for (const key of HOSTILE_KEYS) json(`extra key ${JSON.stringify(key.slice(0, 20))}`, jsonText(new Pairs([...entries(valid), [key, new Pairs([['x', 'polluted']])]])), credential);
+      for (const key of HOSTILE_KEYS)
+        json(`extra key ${JSON.stringify(key.slice(0, 20))}`, jsonText(new Pairs([...entries(valid), [key, new Pairs([['x', 'polluted']])]])), credential);
       const first = entries(valid)[0];
       if (first) json('duplicate key', jsonText(new Pairs([...entries(valid), [first[0], new Raw('{"__proto__":{"x":1}}')]])), credential);
-      for (const name of PROTOTYPE_FIELD_NAMES) json(`multipart field ${JSON.stringify(name)}`, multipartBody([...formFields(toTree(valid)), [name, 'polluted']], BOUNDARY), credential, `multipart/form-data; boundary=${BOUNDARY}`);
+      for (const name of PROTOTYPE_FIELD_NAMES)
+        json(
+          `multipart field ${JSON.stringify(name)}`,
+          multipartBody([...formFields(toTree(valid)), [name, 'polluted']], BOUNDARY),
+          credential,
+          `multipart/form-data; boundary=${BOUNDARY}`,
+        );
     }
     json('empty body', '', 'valid');
     json('wrong content-type', JSON.stringify(valid), 'valid', 'text/plain');
     json('multipart without boundary', 'x', 'valid', 'multipart/form-data');
     json('broken multipart', `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nno end`, 'valid', `multipart/form-data; boundary=${BOUNDARY}`);
-    json('multipart file part', `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nPNG\r\n--${BOUNDARY}--\r\n`, 'valid', `multipart/form-data; boundary=${BOUNDARY}`);
+    json(
+      'multipart file part',
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nPNG\r\n--${BOUNDARY}--\r\n`,
+      'valid',
+      `multipart/form-data; boundary=${BOUNDARY}`,
+    );
   }
   for (const length of [String(fixtures.bodyLimitBytes + 1), '99999999999']) {
     for (const type of ['application/json', `multipart/form-data; boundary=${BOUNDARY}`]) {
-      out.push(base({ headers: { ...auth(), 'content-type': type, 'content-length': length }, body: '{"a":', bodyKind: `content-length lie ${length} (${type.split(';')[0]})` }));
+      out.push(
+        base({
+          headers: { ...auth(), 'content-type': type, 'content-length': length },
+          body: '{"a":',
+          bodyKind: `content-length lie ${length} (${type.split(';')[0]})`,
+        }),
+      );
     }
   }
   return out;
@@ -98,7 +135,14 @@ export function unroutedSweep(operations: FuzzOperation[], fixtures: Fixtures): 
   const templates = new Map<string, Set<string>>();
   for (const op of operations) templates.set(op.template, (templates.get(op.template) ?? new Set()).add(op.method));
   const bodies: Array<[string, string, string]> = [
-    ['multipart prototype field names', `multipart/form-data; boundary=${BOUNDARY}`, multipartBody(PROTOTYPE_FIELD_NAMES.map((name): [string, string] => [name, 'polluted']), BOUNDARY).toString('utf8')],
+    [
+      'multipart prototype field names',
+      `multipart/form-data; boundary=${BOUNDARY}`,
+      multipartBody(
+        PROTOTYPE_FIELD_NAMES.map((name): [string, string] => [name, 'polluted']),
+        BOUNDARY,
+      ).toString('utf8'),
+    ],
     ['JSON prototype keys', 'application/json', '{"__proto__":{"x":"polluted"},"constructor":{"prototype":{"x":"polluted"}}}'],
   ];
   for (const [template, declared] of templates) {
@@ -107,7 +151,14 @@ export function unroutedSweep(operations: FuzzOperation[], fixtures: Fixtures): 
     for (const method of METHODS.filter((m) => !declared.has(m) && !(m === 'HEAD' && declared.has('GET')))) {
       for (const [kind, type, body] of bodies) {
         for (const credential of ['none', 'valid'] as const) {
-          out.push({ method, path, headers: { 'content-type': type, ...(credential === 'valid' ? { authorization: `Bearer ${token}` } : {}) }, body, credential, bodyKind: kind });
+          out.push({
+            method,
+            path,
+            headers: { 'content-type': type, ...(credential === 'valid' ? { authorization: `Bearer ${token}` } : {}) },
+            body,
+            credential,
+            bodyKind: kind,
+          });
         }
       }
     }

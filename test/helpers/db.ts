@@ -65,4 +65,3 @@ export async function closeTestDatabase(): Promise<void> {
     dropAfter = undefined;
   }
 }
-

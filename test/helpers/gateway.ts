@@ -39,7 +39,17 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
   if (!options.reuseDatabase) await resetDatabase(db);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const config: Config = {
-    ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VALIDATE_RESPONSES: 'true', LOG_LEVEL: 'debug', VIDEO_POLLER: 'false', HOLD_SWEEPER: 'false', VIDEO_POLL_INTERVAL_MS: '100', ...options.env }),
+    ...loadConfig({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: 'adm_test_token',
+      VALIDATE_RESPONSES: 'true',
+      LOG_LEVEL: 'debug',
+      VIDEO_POLLER: 'false',
+      HOLD_SWEEPER: 'false',
+      VIDEO_POLL_INTERVAL_MS: '100',
+      ...options.env,
+    }),
     cataloguePath: options.cataloguePath ?? SAMPLE_CATALOGUE,
   };
   let raw = '';
@@ -55,7 +65,10 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     const deadline = Date.now() + 5000;
     for (;;) {
       await gateway.quiesce();
-      const [row] = await db('reservations').where({ status: 'pending' }).whereNotExists(db('video_tasks').whereRaw('video_tasks.id = reservations.ref')).count<{ n: string | number | bigint }[]>('* as n');
+      const [row] = await db('reservations')
+        .where({ status: 'pending' })
+        .whereNotExists(db('video_tasks').whereRaw('video_tasks.id = reservations.ref'))
+        .count<{ n: string | number | bigint }[]>('* as n');
       if (Number(row?.n ?? 0) === 0) return;
       if (Date.now() > deadline) throw new Error('reservations still pending after 5 s');
       await new Promise((r) => setTimeout(r, 10));
@@ -76,7 +89,10 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     ...gateway,
     dataDir,
     get logs() {
-      return raw.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      return raw
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     },
     rawLogs: () => raw,
     admin,

@@ -17,7 +17,12 @@ export function message(url: string, key: string, content: string, options: { ma
   return fetch(`${url}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: options.model ?? HAIKU, max_tokens: options.maxTokens ?? 100, stream: options.stream ?? false, messages: [{ role: 'user', content }] }),
+    body: JSON.stringify({
+      model: options.model ?? HAIKU,
+      max_tokens: options.maxTokens ?? 100,
+      stream: options.stream ?? false,
+      messages: [{ role: 'user', content }],
+    }),
   });
 }
 
@@ -38,8 +43,12 @@ export function video(url: string, key: string, prompt: string) {
 }
 
 /** Status counts of answered requests, bodies read. */
-export async function tally(responses: Response[]): Promise<{ counts: Record<number, number>; bodies: Array<{ status: number; headers: Headers; body: any }> }> {
-  const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, headers: r.headers, body: await r.text().then((t) => (t.startsWith('{') ? JSON.parse(t) : t)) })));
+export async function tally(
+  responses: Response[],
+): Promise<{ counts: Record<number, number>; bodies: Array<{ status: number; headers: Headers; body: any }> }> {
+  const bodies = await Promise.all(
+    responses.map(async (r) => ({ status: r.status, headers: r.headers, body: await r.text().then((t) => (t.startsWith('{') ? JSON.parse(t) : t)) })),
+  );
   const counts: Record<number, number> = {};
   for (const { status } of bodies) counts[status] = (counts[status] ?? 0) + 1;
   return { counts, bodies };

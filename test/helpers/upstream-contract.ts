@@ -133,7 +133,10 @@ function indexPointers(value: unknown, pointer: string, into: WeakMap<object, st
 
 function resolvePointer(doc: Json, pointer: string): any {
   let node: any = doc;
-  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((s) => s !== '')) {
+  for (const raw of pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((s) => s !== '')) {
     node = node?.[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
   }
   return node;
@@ -449,7 +452,14 @@ function checkQuery(api: LoadedApi, route: Route, query: URLSearchParams): strin
  * multipart body. `documentedOnly` closes a JSON body's top level although the real API may not
  * (our adapters send only fields the contract documents).
  */
-export function validateUpstreamRequest(apiName: UpstreamApi, method: string, requestPath: string, body: unknown, contentType?: string, options: { documentedOnly?: boolean } = {}): string[] {
+export function validateUpstreamRequest(
+  apiName: UpstreamApi,
+  method: string,
+  requestPath: string,
+  body: unknown,
+  contentType?: string,
+  options: { documentedOnly?: boolean } = {},
+): string[] {
   const api = load(apiName);
   const { route, query, problem } = findRoute(api, method, requestPath);
   if (!route) return [problem!];

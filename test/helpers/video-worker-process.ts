@@ -8,7 +8,15 @@ import { resolveProviders } from '../../src/providers/registry.ts';
 
 const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, poolMax: 5 });
 const logger = createLogger('silent');
-const catalogue = await createCatalogueStore({ path: process.env.CATALOGUE_PATH!, resolveProviders, db, logger, env: process.env, sandbox: false, sandboxUrls: new Map() });
+const catalogue = await createCatalogueStore({
+  path: process.env.CATALOGUE_PATH!,
+  resolveProviders,
+  db,
+  logger,
+  env: process.env,
+  sandbox: false,
+  sandboxUrls: new Map(),
+});
 const worker = createVideoWorker({ db, ledger: createLedger({ db }), logger, catalogue, pollIntervalMs: 50, leaseMs: 1500, batchSize: 20, concurrency: 8 });
 process.stdout.write('ready\n');
 for (;;) {

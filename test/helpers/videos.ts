@@ -20,7 +20,13 @@ export function videoCalls(gateway: TestGateway, key: string) {
   const auth = (apiKey = key) => ({ authorization: `Bearer ${apiKey}` });
   const calls = {
     create: async (body: Record<string, unknown>, headers: Record<string, string> = {}, apiKey = key) =>
-      answer(await fetch(`${gateway.url}/v1/videos`, { method: 'POST', headers: { ...auth(apiKey), 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })),
+      answer(
+        await fetch(`${gateway.url}/v1/videos`, {
+          method: 'POST',
+          headers: { ...auth(apiKey), 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        }),
+      ),
     /** multipart/form-data, as the OpenAI SDK sends it (fields given with their bracketed names). */
     createForm: async (fields: Array<[string, string]>, apiKey = key) => {
       const form = new FormData();
@@ -31,7 +37,10 @@ export function videoCalls(gateway: TestGateway, key: string) {
     list: async (query = '', apiKey = key) => answer(await fetch(`${gateway.url}/v1/videos${query}`, { headers: auth(apiKey) })),
     cancel: async (id: string, apiKey = key) => answer(await fetch(`${gateway.url}/v1/videos/${id}`, { method: 'DELETE', headers: auth(apiKey) })),
     content: (id: string, options: { query?: string; headers?: Record<string, string>; apiKey?: string; signal?: AbortSignal } = {}) =>
-      fetch(`${gateway.url}/v1/videos/${id}/content${options.query ?? ''}`, { headers: { ...auth(options.apiKey), ...options.headers }, ...(options.signal ? { signal: options.signal } : {}) }),
+      fetch(`${gateway.url}/v1/videos/${id}/content${options.query ?? ''}`, {
+        headers: { ...auth(options.apiKey), ...options.headers },
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
     /** Runs the poller until the task leaves the live statuses; the task as the customer sees it. */
     finish: async (id: string, apiKey = key) => {
       const deadline = Date.now() + 10_000;
@@ -56,7 +65,9 @@ const CONTRACTS: Record<string, UpstreamApi> = {
 /** Problems of one exchange with a simulated upstream, as the contract names them. */
 export function exchangeProblems(api: UpstreamApi, exchange: Exchange): string[] {
   const call = `${exchange.method} ${exchange.path}`;
-  const request = validateUpstreamRequest(api, exchange.method, exchange.path, exchange.requestBody, exchange.requestBody ? 'application/json' : undefined, { documentedOnly: true });
+  const request = validateUpstreamRequest(api, exchange.method, exchange.path, exchange.requestBody, exchange.requestBody ? 'application/json' : undefined, {
+    documentedOnly: true,
+  });
   // A 206 is the 200 representation, in part (HTTP range requests): the contracts declare only 200.
   const status = exchange.status === 206 ? 200 : exchange.status;
   const response = exchange.offContract ? [] : validateUpstreamResponse(api, exchange.method, exchange.path, status, exchange.body, exchange.contentType);

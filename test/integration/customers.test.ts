@@ -22,7 +22,12 @@ describe('customer service', () => {
     expect(JSON.stringify(stored)).to.not.include(created.secret);
     expect(JSON.stringify(stored)).to.not.include(created.secret.slice(10, 40));
 
-    expect(await customers.authenticate(created.secret)).to.deep.equal({ customerId: customer.id, keyId: created.apiKey.id, allowedModels: null, limited: false });
+    expect(await customers.authenticate(created.secret)).to.deep.equal({
+      customerId: customer.id,
+      keyId: created.apiKey.id,
+      allowedModels: null,
+      limited: false,
+    });
     const revoked = await customers.revokeApiKey(created.apiKey.id);
     if (typeof revoked === 'string') throw new Error(revoked);
     expect(revoked.revokedAt).to.be.instanceOf(Date);
@@ -81,7 +86,9 @@ describe('customer service', () => {
     const created = await customers.createApiKey(customer.id, { allowedModels: ['sandbox/claude-haiku', 'sandbox/claude-haiku'] });
     if (typeof created === 'string') throw new Error(created);
     expect(created.apiKey.allowedModels).to.deep.equal(['sandbox/claude-haiku']);
-    expect(await customers.authenticate(created.secret)).to.include({ keyId: created.apiKey.id }).and.have.deep.property('allowedModels', ['sandbox/claude-haiku']);
+    expect(await customers.authenticate(created.secret))
+      .to.include({ keyId: created.apiKey.id })
+      .and.have.deep.property('allowedModels', ['sandbox/claude-haiku']);
   });
 
   it('answers typed errors for unknown customers, keys and duplicate references', async () => {

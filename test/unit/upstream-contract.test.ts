@@ -1,11 +1,5 @@
 import { expect } from 'chai';
-import {
-  formFields,
-  validateSseEvent,
-  validateSseStream,
-  validateUpstreamRequest,
-  validateUpstreamResponse,
-} from '../helpers/upstream-contract.ts';
+import { formFields, validateSseEvent, validateSseStream, validateUpstreamRequest, validateUpstreamResponse } from '../helpers/upstream-contract.ts';
 
 // Samples follow the upstream documentation (openapi/upstream/README.md); ids are made up.
 
@@ -90,12 +84,17 @@ describe('upstream contracts', () => {
       expect(validateUpstreamRequest('anthropic-messages', 'POST', '/v1/messages', without(request, 'max_tokens'))).to.deep.equal([
         'body: missing required field "max_tokens"',
       ]);
-      const badBlock = { ...request, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'AA' } }] }] };
+      const badBlock = {
+        ...request,
+        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'AA' } }] }],
+      };
       expect(validateUpstreamRequest('anthropic-messages', 'POST', '/v1/messages', badBlock)).to.deep.equal([
         'body.messages[0].content[0].source.media_type: "image/bmp" is not one of "image/jpeg", "image/png", "image/gif", "image/webp"',
       ]);
       const badThinking = { ...request, thinking: { type: 'enabled' } };
-      expect(validateUpstreamRequest('anthropic-messages', 'POST', '/v1/messages', badThinking)).to.deep.equal(['body.thinking: missing required field "budget_tokens"']);
+      expect(validateUpstreamRequest('anthropic-messages', 'POST', '/v1/messages', badThinking)).to.deep.equal([
+        'body.thinking: missing required field "budget_tokens"',
+      ]);
     });
 
     it('leaves the body open: neither the SDK nor the docs say unknown fields are refused', () => {
@@ -174,7 +173,9 @@ describe('upstream contracts', () => {
         expect(validateUpstreamResponse('anthropic-messages', 'POST', '/v1/messages', 200, text, 'text/event-stream; charset=utf-8')).to.deep.equal([]);
 
         const unnamed = sse([{ data: { type: 'ping' } }]);
-        expect(validateSseStream('anthropic-messages', unnamed)).to.deep.equal(['frame 0: no "event:" line (clients drop such frames); expected "event: ping"']);
+        expect(validateSseStream('anthropic-messages', unnamed)).to.deep.equal([
+          'frame 0: no "event:" line (clients drop such frames); expected "event: ping"',
+        ]);
         const misnamed = sse([{ event: 'message', data: { type: 'message_stop' } }]);
         expect(validateSseStream('anthropic-messages', misnamed)).to.deep.equal(['frame 0: "event: message" differs from data.type "message_stop"']);
       });
@@ -198,9 +199,21 @@ describe('upstream contracts', () => {
       created: 1738960610,
       model: 'gpt-4o-mini-2024-07-18',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello!', refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      usage: {
+        prompt_tokens: 9,
+        completion_tokens: 2,
+        total_tokens: 11,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      },
     };
-    const chunk = (fields: Record<string, unknown>): Record<string, unknown> => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1738960610, model: 'gpt-4o-mini', ...fields });
+    const chunk = (fields: Record<string, unknown>): Record<string, unknown> => ({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1738960610,
+      model: 'gpt-4o-mini',
+      ...fields,
+    });
 
     it('accepts a request, and reports a missing required field', () => {
       expect(validateUpstreamRequest('openai-chat-completions', 'POST', '/chat/completions', request)).to.deep.equal([]);
@@ -362,16 +375,23 @@ describe('upstream contracts', () => {
       draft: false,
       error: null,
     };
-    const arkError = { error: { code: 'InvalidParameter', message: 'One or more parameters specified in the request are not valid. Request ID: 0217', param: 'content', type: 'BadRequest' } };
+    const arkError = {
+      error: {
+        code: 'InvalidParameter',
+        message: 'One or more parameters specified in the request are not valid. Request ID: 0217',
+        param: 'content',
+        type: 'BadRequest',
+      },
+    };
 
     it('creates a task', () => {
       expect(validateUpstreamRequest('ark-video-tasks', 'POST', '/contents/generations/tasks', create)).to.deep.equal([]);
       expect(validateUpstreamRequest('ark-video-tasks', 'POST', '/contents/generations/tasks', without(create, 'content'))).to.deep.equal([
         'body: missing required field "content"',
       ]);
-      expect(validateUpstreamRequest('ark-video-tasks', 'POST', '/contents/generations/tasks', { ...create, content: [{ type: 'image_url', role: 'first_frame' }] })).to.deep.equal([
-        'body.content[0]: missing required field "image_url"',
-      ]);
+      expect(
+        validateUpstreamRequest('ark-video-tasks', 'POST', '/contents/generations/tasks', { ...create, content: [{ type: 'image_url', role: 'first_frame' }] }),
+      ).to.deep.equal(['body.content[0]: missing required field "image_url"']);
       expect(validateUpstreamResponse('ark-video-tasks', 'POST', '/contents/generations/tasks', 200, { id: 'cgt-1' })).to.deep.equal([]);
       expect(validateUpstreamResponse('ark-video-tasks', 'POST', '/contents/generations/tasks', 400, arkError)).to.deep.equal([]);
     });
@@ -395,9 +415,9 @@ describe('upstream contracts', () => {
       expect(validateUpstreamRequest('ark-video-tasks', 'DELETE', '/contents/generations/tasks/cgt-1', undefined)).to.deep.equal([]);
       expect(validateUpstreamResponse('ark-video-tasks', 'DELETE', '/contents/generations/tasks/cgt-1', 200, {})).to.deep.equal([]);
       expect(validateUpstreamResponse('ark-video-tasks', 'DELETE', '/contents/generations/tasks/cgt-1', 400, arkError)).to.deep.equal([]);
-      expect(validateUpstreamResponse('ark-video-tasks', 'DELETE', '/contents/generations/tasks/cgt-1', 404, { error: { message: 'not found', type: 'NotFound' } })).to.deep.equal([
-        'response.error: missing required field "code"',
-      ]);
+      expect(
+        validateUpstreamResponse('ark-video-tasks', 'DELETE', '/contents/generations/tasks/cgt-1', 404, { error: { message: 'not found', type: 'NotFound' } }),
+      ).to.deep.equal(['response.error: missing required field "code"']);
     });
   });
 
@@ -434,7 +454,9 @@ describe('upstream contracts', () => {
       expect(validateUpstreamRequest('minimax-video-v2', 'POST', '/v2/video_generation', without(create, 'model'))).to.deep.equal([
         'body: missing required field "model"',
       ]);
-      expect(validateUpstreamRequest('minimax-video-v2', 'POST', '/v2/video_generation', { ...create, duration: 30 })).to.deep.equal(['body.duration: must be <= 15']);
+      expect(validateUpstreamRequest('minimax-video-v2', 'POST', '/v2/video_generation', { ...create, duration: 30 })).to.deep.equal([
+        'body.duration: must be <= 15',
+      ]);
       expect(validateUpstreamResponse('minimax-video-v2', 'POST', '/v2/video_generation', 200, { task_id: '424010985738629' })).to.deep.equal([]);
       const withBaseResp = { task_id: '424010985738629', base_resp: { status_code: 0, status_msg: 'success' } };
       expect(validateUpstreamResponse('minimax-video-v2', 'POST', '/v2/video_generation', 200, withBaseResp)).to.deep.equal([]);
@@ -443,17 +465,24 @@ describe('upstream contracts', () => {
     it('queries a task', () => {
       expect(validateUpstreamRequest('minimax-video-v2', 'GET', '/v2/query/video_generation/424010985738629', undefined)).to.deep.equal([]);
       expect(validateUpstreamResponse('minimax-video-v2', 'GET', '/v2/query/video_generation/424010985738629', 200, { task })).to.deep.equal([]);
-      const failed = { ...without(task, 'content'), status: 'failed', error: { code: '1026', message: 'video description contains sensitive content' }, usage: {} };
+      const failed = {
+        ...without(task, 'content'),
+        status: 'failed',
+        error: { code: '1026', message: 'video description contains sensitive content' },
+        usage: {},
+      };
       expect(validateUpstreamResponse('minimax-video-v2', 'GET', '/v2/query/video_generation/424010985738629', 200, { task: failed })).to.deep.equal([]);
-      expect(validateUpstreamResponse('minimax-video-v2', 'GET', '/v2/query/video_generation/424010985738629', 200, { task: without(task, 'status') })).to.deep.equal([
-        'response.task: missing required field "status"',
-      ]);
+      expect(
+        validateUpstreamResponse('minimax-video-v2', 'GET', '/v2/query/video_generation/424010985738629', 200, { task: without(task, 'status') }),
+      ).to.deep.equal(['response.task: missing required field "status"']);
     });
 
     it('accepts both documented error envelopes', () => {
       const v2 = { type: 'error', error: { type: 'bad_request_error', message: 'invalid params (2013)', http_code: '400' }, request_id: '0217' };
       expect(validateUpstreamResponse('minimax-video-v2', 'POST', '/v2/video_generation', 400, v2)).to.deep.equal([]);
-      expect(validateUpstreamResponse('minimax-video-v2', 'GET', '/v2/query/video_generation/1', 404, { error: { message: 'task not found', http_code: '404' } })).to.deep.equal([]);
+      expect(
+        validateUpstreamResponse('minimax-video-v2', 'GET', '/v2/query/video_generation/1', 404, { error: { message: 'task not found', http_code: '404' } }),
+      ).to.deep.equal([]);
       const baseResp = { base_resp: { status_code: 1004, status_msg: 'login fail' } };
       expect(validateUpstreamResponse('minimax-video-v2', 'POST', '/v2/video_generation', 401, baseResp)).to.deep.equal([]);
       expect(validateUpstreamResponse('minimax-video-v2', 'POST', '/v2/video_generation', 400, { error: { message: 'bad' } })).to.not.deep.equal([]);

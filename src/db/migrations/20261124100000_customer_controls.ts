@@ -58,7 +58,17 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index api_keys_previous_hash');
   await knex.raw('alter table api_keys drop constraint api_keys_limits');
   await knex.schema.alterTable('api_keys', (t) => {
-    for (const column of ['expires_at', 'requests_per_minute', 'max_concurrent', 'spend_limit', 'spend_period', 'previous_key_hash', 'previous_valid_until', 'updated_at']) t.dropColumn(column);
+    for (const column of [
+      'expires_at',
+      'requests_per_minute',
+      'max_concurrent',
+      'spend_limit',
+      'spend_period',
+      'previous_key_hash',
+      'previous_valid_until',
+      'updated_at',
+    ])
+      t.dropColumn(column);
   });
   await knex.raw('alter table customers drop constraint customers_status');
   await knex.schema.alterTable('customers', (t) => {

@@ -42,7 +42,14 @@ export interface LegacyBilling {
 const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-export function createAccountService(deps: { db: Knex; ledger: Ledger; customers: CustomerService; discovery: DiscoveryService; requestLogs: RequestLogs; now?: () => Date }) {
+export function createAccountService(deps: {
+  db: Knex;
+  ledger: Ledger;
+  customers: CustomerService;
+  discovery: DiscoveryService;
+  requestLogs: RequestLogs;
+  now?: () => Date;
+}) {
   const now = deps.now ?? (() => new Date());
 
   async function callingKey(caller: Caller): Promise<ApiKey> {
@@ -88,7 +95,8 @@ export function createAccountService(deps: { db: Knex; ledger: Ledger; customers
       const from = new Date(`${start}T00:00:00Z`);
       const to = new Date(new Date(`${end}T00:00:00Z`).getTime() + DAY_MS);
       if (from >= to) return new Failure(AccountError.InvalidDateRange, 'start_date must not be after end_date.', { param: 'start_date' });
-      if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) return new Failure(AccountError.InvalidDateRange, `At most ${MAX_RANGE_DAYS} days at a time.`, { param: 'end_date' });
+      if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS)
+        return new Failure(AccountError.InvalidDateRange, `At most ${MAX_RANGE_DAYS} days at a time.`, { param: 'end_date' });
       return { start, end, rows: await usageByDay(deps.db, caller.customerId, from, to) };
     },
 

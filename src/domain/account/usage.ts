@@ -15,7 +15,9 @@ export interface UsageRow {
 
 /** [from, to): UTC instants. */
 export async function usageByDay(db: Knex, customerId: string, from: Date, to: Date): Promise<UsageRow[]> {
-  const { rows } = await db.raw<{ rows: Array<{ day: string; model: string; requests: string; input_tokens: string; output_tokens: string; video_seconds: string; spend: string }> }>(
+  const { rows } = await db.raw<{
+    rows: Array<{ day: string; model: string; requests: string; input_tokens: string; output_tokens: string; video_seconds: string; spend: string }>;
+  }>(
     `with logs as (
        select (created_at at time zone 'UTC')::date as day, model, count(*) as requests,
               coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,

@@ -13,7 +13,10 @@ export function upstreamChatBody(request: PassthroughRequest, upstreamModel: str
   // Upstreams refuse stream_options on a non-streaming request: never add it there.
   if (!stream || clientWantsUsage(request.body)) return text;
   const options = isRecord(request.body.stream_options) ? request.body.stream_options : {};
-  return setTopLevelMember(text, 'stream_options', JSON.stringify({ ...options, include_usage: true })) ?? JSON.stringify(withUsage({ ...request.body, model: upstreamModel }, stream));
+  return (
+    setTopLevelMember(text, 'stream_options', JSON.stringify({ ...options, include_usage: true })) ??
+    JSON.stringify(withUsage({ ...request.body, model: upstreamModel }, stream))
+  );
 }
 
 /** The fallback for a body the splicer cannot read (not expected: the body parsed as an object). */

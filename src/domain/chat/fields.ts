@@ -37,7 +37,8 @@ export function checkChat(body: Record<string, unknown>): Failure | undefined {
   for (const field of LIMIT_FIELDS) {
     if (given(body[field]) && !positiveInteger(body[field])) return passthroughFailures.invalid(field, `${field} must be a positive integer.`);
   }
-  if (given(body.n) && !(positiveInteger(body.n) && body.n <= MAX_CHOICES)) return passthroughFailures.invalid('n', `n must be an integer from 1 to ${MAX_CHOICES}.`);
+  if (given(body.n) && !(positiveInteger(body.n) && body.n <= MAX_CHOICES))
+    return passthroughFailures.invalid('n', `n must be an integer from 1 to ${MAX_CHOICES}.`);
   if (given(body.stream_options) && !isRecord(body.stream_options)) return passthroughFailures.invalid('stream_options', 'stream_options must be an object.');
   return undefined;
 }
@@ -48,7 +49,10 @@ export function inspectChat(body: Record<string, unknown>, model: ResolvedModel)
   for (const field of LIMIT_FIELDS) {
     const value = body[field];
     if (typeof value === 'number' && value > limit) {
-      return passthroughFailures.invalid(field, `${field}: ${value > 1e15 ? 'the value' : value} is greater than the maximum allowed for this model (${limit}).`);
+      return passthroughFailures.invalid(
+        field,
+        `${field}: ${value > 1e15 ? 'the value' : value} is greater than the maximum allowed for this model (${limit}).`,
+      );
     }
   }
   // Both fields set: providers differ in which one they honour, so the larger bounds either.

@@ -34,7 +34,13 @@ export const openaiChat: PassthroughProtocol = {
   },
 
   reader: (request, inspected, publicModel, upstreamModel) =>
-    chatReader({ inspected, clientWantsUsage: clientWantsUsage(request.body), choices: typeof request.body.n === 'number' ? request.body.n : 1, publicModel, upstreamModel }),
+    chatReader({
+      inspected,
+      clientWantsUsage: clientWantsUsage(request.body),
+      choices: typeof request.body.n === 'number' ? request.body.n : 1,
+      publicModel,
+      upstreamModel,
+    }),
 
   failure(error, route, publicModel) {
     if (error.kind === 'timeout') return new Failure(PassthroughError.UpstreamTimeout, '');

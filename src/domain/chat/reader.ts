@@ -28,7 +28,10 @@ export function chatReader(options: ChatReaderOptions): UsageReader {
 
   /** A chunk's or an answer's JSON text as the client gets it. */
   const forClient = (text: string, payload: Record<string, unknown>): string => {
-    let out = options.upstreamModel === options.publicModel || typeof payload.model !== 'string' ? text : (spliceTopLevelString(text, 'model', options.publicModel) ?? text);
+    let out =
+      options.upstreamModel === options.publicModel || typeof payload.model !== 'string'
+        ? text
+        : (spliceTopLevelString(text, 'model', options.publicModel) ?? text);
     if (!options.clientWantsUsage && payload.usage === null) out = removeTopLevelMember(out, 'usage', 'null') ?? out;
     return out;
   };

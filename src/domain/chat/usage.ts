@@ -92,7 +92,13 @@ export class ChatUsage {
         ...(multiplier ? { multiplierMicros: parseMicros(multiplier) } : {}),
       }),
       estimated,
-      log: { input_tokens: prompt - cached, output_tokens: output, cache_read_tokens: cached, cache_write_tokens: 0, usage_detail: Object.keys(detail).length ? detail : null },
+      log: {
+        input_tokens: prompt - cached,
+        output_tokens: output,
+        cache_read_tokens: cached,
+        cache_write_tokens: 0,
+        usage_detail: Object.keys(detail).length ? detail : null,
+      },
     };
   }
 }

@@ -39,14 +39,23 @@ export function createHoldsReview(deps: { ledger: Ledger; staleSeconds: number }
     async resolve(ref, { action, amount, actor, reason }) {
       const hold = await ledger.reservation(ref);
       if (!hold) return new Failure(LedgerError.ReservationNotFound, 'No reservation with this reference.', { param: 'ref' });
-      if (hold.kind === 'video') return new Failure(LedgerError.AlreadySettled, `This hold belongs to video task ${hold.ref}: resolve it through /admin/v1/video-tasks/${hold.ref}/resolve.`);
+      if (hold.kind === 'video')
+        return new Failure(
+          LedgerError.AlreadySettled,
+          `This hold belongs to video task ${hold.ref}: resolve it through /admin/v1/video-tasks/${hold.ref}/resolve.`,
+        );
       const purpose = { resolved_by: actor, reason };
       const delivered = hold.progress?.charge ? BigInt(hold.progress.charge) : 0n;
       const result =
         action === 'settle'
-          ? await ledger.settle({ ref, charge: { amount: amount === undefined ? delivered : parseMicros(amount) }, purpose: { ...purpose, estimated: amount === undefined } })
+          ? await ledger.settle({
+              ref,
+              charge: { amount: amount === undefined ? delivered : parseMicros(amount) },
+              purpose: { ...purpose, estimated: amount === undefined },
+            })
           : await ledger.release({ ref, purpose });
-      if (typeof result === 'string') return new Failure(result, `The reservation cannot be ${action === 'settle' ? 'settled' : 'released'}: it is ${hold.status}.`);
+      if (typeof result === 'string')
+        return new Failure(result, `The reservation cannot be ${action === 'settle' ? 'settled' : 'released'}: it is ${hold.status}.`);
       const [after] = await view([(await ledger.reservation(ref))!]);
       return after!;
     },

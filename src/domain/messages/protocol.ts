@@ -19,19 +19,30 @@ export const MAX_TOKENS_CAP = 1_000_000;
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
 
 /** Checks the fields the gateway itself uses, naming the first that is wrong. */
-export function inspectMessages(body: Record<string, unknown>, maxOutput: number | undefined, countTokens = false): Failure | { stream: boolean; maxTokens: number } {
+export function inspectMessages(
+  body: Record<string, unknown>,
+  maxOutput: number | undefined,
+  countTokens = false,
+): Failure | { stream: boolean; maxTokens: number } {
   const limit = maxOutput ?? MAX_TOKENS_CAP;
   if (!countTokens) {
     const maxTokens = body.max_tokens;
     if (maxTokens === undefined) return passthroughFailures.invalid('max_tokens', 'max_tokens: Field required.');
-    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) return passthroughFailures.invalid('max_tokens', 'max_tokens must be a positive integer.');
-    if (maxTokens > limit) return passthroughFailures.invalid('max_tokens', `max_tokens: ${maxTokens > 1e15 ? 'the value' : maxTokens} is greater than the maximum allowed for this model (${limit}).`);
+    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1)
+      return passthroughFailures.invalid('max_tokens', 'max_tokens must be a positive integer.');
+    if (maxTokens > limit)
+      return passthroughFailures.invalid(
+        'max_tokens',
+        `max_tokens: ${maxTokens > 1e15 ? 'the value' : maxTokens} is greater than the maximum allowed for this model (${limit}).`,
+      );
   }
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return passthroughFailures.invalid('messages', 'messages must be a non-empty array.');
   for (const [i, message] of messages.entries()) {
-    if (!message || typeof message !== 'object' || Array.isArray(message)) return passthroughFailures.invalid(`messages.${i}`, `messages.${i} must be an object.`);
-    if (typeof (message as { role?: unknown }).role !== 'string') return passthroughFailures.invalid(`messages.${i}.role`, `messages.${i}.role must be a string.`);
+    if (!message || typeof message !== 'object' || Array.isArray(message))
+      return passthroughFailures.invalid(`messages.${i}`, `messages.${i} must be an object.`);
+    if (typeof (message as { role?: unknown }).role !== 'string')
+      return passthroughFailures.invalid(`messages.${i}.role`, `messages.${i}.role must be a string.`);
   }
   if (body.stream !== undefined && typeof body.stream !== 'boolean') return passthroughFailures.invalid('stream', 'stream must be a boolean.');
   return { stream: body.stream === true, maxTokens: countTokens ? 0 : (body.max_tokens as number) };
@@ -44,7 +55,8 @@ export function estimateMessagesInput(body: Record<string, unknown>): number {
 }
 
 /** The model's public id in place of the upstream name, in a message object's text. */
-const withPublicModel = (text: string, upstream: string, publicId: string) => (upstream === publicId ? text : spliceFirstMember(text, 'model', upstream, publicId) ?? text);
+const withPublicModel = (text: string, upstream: string, publicId: string) =>
+  upstream === publicId ? text : (spliceFirstMember(text, 'model', upstream, publicId) ?? text);
 
 function reader(inspected: Inspected, fast: boolean, publicModel: string, upstreamModel: string): UsageReader {
   const usage = new AnthropicUsage(inspected.inputTokens, inspected.maxOutputTokens, fast);
@@ -67,7 +79,16 @@ function reader(inspected: Inspected, fast: boolean, publicModel: string, upstre
     frame(frame) {
       const name = frame.event;
       if (name === 'ping' || !frame.data) return frame.raw;
-      if (name !== undefined && name !== 'message_start' && name !== 'message_delta' && name !== 'content_block_start' && name !== 'content_block_delta' && name !== 'message_stop' && name !== 'error') return frame.raw;
+      if (
+        name !== undefined &&
+        name !== 'message_start' &&
+        name !== 'message_delta' &&
+        name !== 'content_block_start' &&
+        name !== 'content_block_delta' &&
+        name !== 'message_stop' &&
+        name !== 'error'
+      )
+        return frame.raw;
       let payload: Record<string, unknown>;
       try {
         payload = JSON.parse(frame.data) as Record<string, unknown>;

@@ -24,7 +24,8 @@ export function createMessagesService(deps: { passthrough: Passthrough; discover
 
     async countTokens(request) {
       const id = request.body.model;
-      if (typeof id !== 'string' || id === '') return { failure: passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.'), log: {} };
+      if (typeof id !== 'string' || id === '')
+        return { failure: passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.'), log: {} };
       const model = deps.discovery.findModel(request.caller, id);
       if (!model) return { failure: passthroughFailures.modelNotFound(id.slice(0, 200)), log: {} };
       if (model.group !== 'messages') return { failure: passthroughFailures.wrongEndpoint(model.id, model.group), log: { model: model.id } };
@@ -46,7 +47,8 @@ export function createMessagesService(deps: { passthrough: Passthrough; discover
       const log = { model: model.id, provider: route.provider.id };
       if (answer instanceof UpstreamError) {
         // The provider's verdict on the request itself is the client's to see; outages are not.
-        if (answer.kind === 'status' && answer.status && answer.status < 500 && answer.status !== 429) return { failure: anthropicMessages.failure(answer, route, model.id), log };
+        if (answer.kind === 'status' && answer.status && answer.status < 500 && answer.status !== 429)
+          return { failure: anthropicMessages.failure(answer, route, model.id), log };
         return estimate();
       }
       const text = await collect(answer.body, 1024 * 1024);

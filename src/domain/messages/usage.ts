@@ -9,7 +9,8 @@ import { estimateJsonTokens, TextTally } from '../passthrough/estimate.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 
 const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
-const record = (value: unknown): Record<string, unknown> | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /** Delta and block fields that are not content the model produced. */
 const NOT_CONTENT = new Set(['type', 'signature', 'id', 'index']);
@@ -118,7 +119,8 @@ export class AnthropicUsage {
   private multiplier(price: TokenPrice): { micros: bigint; label: string } | undefined {
     const fast = this.speed === 'fast' || (this.speed === undefined && this.fastRequested);
     if (fast && price.multipliers?.fast) return { micros: parseMicros(price.multipliers.fast), label: `fast x${price.multipliers.fast}` };
-    if (this.serviceTier === 'priority' && price.multipliers?.priority) return { micros: parseMicros(price.multipliers.priority), label: `priority x${price.multipliers.priority}` };
+    if (this.serviceTier === 'priority' && price.multipliers?.priority)
+      return { micros: parseMicros(price.multipliers.priority), label: `priority x${price.multipliers.priority}` };
     return undefined;
   }
 }

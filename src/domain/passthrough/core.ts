@@ -48,7 +48,8 @@ interface Resolved {
 export function createPassthrough(deps: PassthroughDeps) {
   function resolve(protocol: PassthroughProtocol, request: PassthroughRequest): Resolved | Failure {
     const id = request.body.model;
-    if (typeof id !== 'string' || id === '') return passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.');
+    if (typeof id !== 'string' || id === '')
+      return passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.');
     const model = deps.discovery.findModel(request.caller, id);
     if (!model) return passthroughFailures.modelNotFound(id.slice(0, 200));
     if (model.group !== protocol.group) return passthroughFailures.wrongEndpoint(model.id, model.group);
@@ -79,7 +80,14 @@ export function createPassthrough(deps: PassthroughDeps) {
       if (!(answer instanceof UpstreamError)) return { response: answer, route };
       last = { error: answer, route };
       deps.logger.warn(
-        { request_id: request.requestId, provider: route.provider.id, kind: answer.kind, status: answer.status, upstream_request_id: answer.upstreamRequestId, upstream_error: sanitizeForLog(answer.body) },
+        {
+          request_id: request.requestId,
+          provider: route.provider.id,
+          kind: answer.kind,
+          status: answer.status,
+          upstream_request_id: answer.upstreamRequestId,
+          upstream_error: sanitizeForLog(answer.body),
+        },
         'upstream attempt failed',
       );
       if (!answer.retryable || signal.aborted) break;
@@ -87,7 +95,14 @@ export function createPassthrough(deps: PassthroughDeps) {
     return last!;
   }
 
-  async function exchange(protocol: PassthroughProtocol, request: PassthroughRequest, sink: Sink, resolved: Resolved, inspected: Inspected, hold: Hold): Promise<PassthroughResult> {
+  async function exchange(
+    protocol: PassthroughProtocol,
+    request: PassthroughRequest,
+    sink: Sink,
+    resolved: Resolved,
+    inspected: Inspected,
+    hold: Hold,
+  ): Promise<PassthroughResult> {
     const started = Date.now();
     const attempt = AbortSignal.any([sink.signal, deps.shutdown]);
     const answer = await forward(protocol, request, resolved, inspected, attempt);
@@ -124,15 +139,41 @@ export function createPassthrough(deps: PassthroughDeps) {
       return { cost: 'charged' in result ? result.charged : 0n };
     });
     return {
-      log: { ...log, ...bill.log, usage_estimated: bill.estimated, interrupted, upstream_request_id: answer.response.upstreamRequestId ?? null, ttfb_ms: relayed.firstByteAt ? relayed.firstByteAt - started : null },
+      log: {
+        ...log,
+        ...bill.log,
+        usage_estimated: bill.estimated,
+        interrupted,
+        upstream_request_id: answer.response.upstreamRequestId ?? null,
+        ttfb_ms: relayed.firstByteAt ? relayed.firstByteAt - started : null,
+      },
       settled,
     };
   }
 
-  async function relay(protocol: PassthroughProtocol, sink: Sink, response: UpstreamResponse, reader: UsageReader, inspected: Inspected, idleMs: number, checkpoint: () => void, headers: Record<string, string>): Promise<Relayed> {
+  async function relay(
+    protocol: PassthroughProtocol,
+    sink: Sink,
+    response: UpstreamResponse,
+    reader: UsageReader,
+    inspected: Inspected,
+    idleMs: number,
+    checkpoint: () => void,
+    headers: Record<string, string>,
+  ): Promise<Relayed> {
     const streamed = String(response.headers['content-type'] ?? '').includes('text/event-stream');
     if (streamed) {
-      return relayStream({ sink, upstream: response, reader, protocol, idleMs, maxOutputTokens: inspected.maxOutputTokens, shutdown: deps.shutdown, onProgress: checkpoint, baseHeaders: headers });
+      return relayStream({
+        sink,
+        upstream: response,
+        reader,
+        protocol,
+        idleMs,
+        maxOutputTokens: inspected.maxOutputTokens,
+        shutdown: deps.shutdown,
+        onProgress: checkpoint,
+        baseHeaders: headers,
+      });
     }
     const text = await readJson(response, reader);
     if (text === undefined) return { ending: 'invalid', firstByteAt: undefined };
@@ -164,7 +205,8 @@ export function createPassthrough(deps: PassthroughDeps) {
         (hold) => exchange(protocol, request, sink, resolved, inspected, hold),
       );
       if (outcome instanceof KeyLimitRefusal) return { failure: keyLimitFailure(outcome, styleOf(protocol)), log: { model: model.id } };
-      if (outcome === LedgerError.InsufficientFunds) return { failure: passthroughFailures.insufficientBalance('its input plus the most output it may produce'), log: { model: model.id } };
+      if (outcome === LedgerError.InsufficientFunds)
+        return { failure: passthroughFailures.insufficientBalance('its input plus the most output it may produce'), log: { model: model.id } };
       if (typeof outcome === 'string') throw new Error(`reserve failed: ${outcome}`);
       return outcome;
     },

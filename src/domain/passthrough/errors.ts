@@ -30,7 +30,9 @@ export const passthroughFailures = {
   modelNotFound: (model: string, param: string | null = 'model') =>
     new Failure(PassthroughError.ModelNotFound, `The model \`${model}\` does not exist or you do not have access to it.`, { param }),
   wrongEndpoint: (model: string, group: string) =>
-    new Failure(PassthroughError.WrongEndpoint, `\`${model}\` is a ${group} model: call ${ENDPOINT_OF_GROUP[group] ?? 'its own endpoint'} instead.`, { param: 'model' }),
+    new Failure(PassthroughError.WrongEndpoint, `\`${model}\` is a ${group} model: call ${ENDPOINT_OF_GROUP[group] ?? 'its own endpoint'} instead.`, {
+      param: 'model',
+    }),
   noProvider: (model: string) => new Failure(PassthroughError.NoProvider, `No provider can serve \`${model}\` right now; nothing was charged.`),
   insufficientBalance: (what: string) =>
     new Failure(PassthroughError.InsufficientBalance, `Your balance is too low for this request (${what}). Top up, or ask for fewer output tokens.`),

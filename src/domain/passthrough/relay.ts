@@ -96,14 +96,18 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
     };
     const armIdle = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => finish('idle_timeout', protocol.streamError('timeout_error', 'The provider stopped sending; the answer was cut.')), options.idleMs);
+      idle = setTimeout(
+        () => finish('idle_timeout', protocol.streamError('timeout_error', 'The provider stopped sending; the answer was cut.')),
+        options.idleMs,
+      );
     };
     const onShutdown = () => finish('shutdown', protocol.streamError('overloaded_error', 'The gateway is restarting; the answer was cut. Retry the request.'));
 
     const onData = (chunk: Buffer) => {
       armIdle();
       const frames = framer.push(chunk);
-      if (frames === 'oversized') return finish('upstream_cut', protocol.streamError('api_error', 'The provider sent an event too large to relay; the answer was cut.'));
+      if (frames === 'oversized')
+        return finish('upstream_cut', protocol.streamError('api_error', 'The provider sent an event too large to relay; the answer was cut.'));
       let out = '';
       for (const frame of frames) out += reader.frame(frame);
       if (reader.outputTokens() > limit) {
@@ -120,9 +124,11 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
       }
       // Back-pressure: the client reads slower than the provider writes, so stop reading.
       upstream.body.pause();
-      queue = queue.then(() => sink.write(out)).then(() => {
-        if (!ending) upstream.body.resume();
-      });
+      queue = queue
+        .then(() => sink.write(out))
+        .then(() => {
+          if (!ending) upstream.body.resume();
+        });
     };
 
     if (options.shutdown.aborted) return onShutdown();

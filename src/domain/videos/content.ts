@@ -41,16 +41,23 @@ function refused(error: UpstreamError, what: string): Failure {
   if (error.status === 429) return videoFailures.rateLimited(error.headers);
   if (error.status === 404 || error.status === 403 || error.status === 410) return videoFailures.contentNotAvailable(GONE);
   if (error.status === 416) return videoFailures.rangeNotSatisfiable(error.headers['content-range']);
-  if (error.kind === 'protocol' && error.status === undefined) return videoFailures.upstreamUnreachable(`it gave a download URL the gateway does not fetch (${what}).`);
+  if (error.kind === 'protocol' && error.status === undefined)
+    return videoFailures.upstreamUnreachable(`it gave a download URL the gateway does not fetch (${what}).`);
   return videoFailures.upstreamUnreachable(`the ${what} could not be fetched; retry later.`);
 }
 
-export async function streamContent(deps: { catalogue: CatalogueStore; logger: Logger }, task: VideoTaskRow, request: ContentRequest, sink: Sink): Promise<{ bytes: number } | Failure> {
+export async function streamContent(
+  deps: { catalogue: CatalogueStore; logger: Logger },
+  task: VideoTaskRow,
+  request: ContentRequest,
+  sink: Sink,
+): Promise<{ bytes: number } | Failure> {
   if (task.status !== VideoStatus.Completed) return notReady(task);
   const provider = deps.catalogue.current().providers.get(task.provider_id);
   const adapter = provider ? videoAdapters[provider.protocol] : undefined;
   if (!provider?.baseUrl || !adapter || !task.upstream_task_id) return videoFailures.providerUnavailable('the video cannot be downloaded now.');
-  if (!adapter.variants.includes(request.variant)) return videoFailures.invalid('variant', `${task.model_id} offers the variants ${adapter.variants.join(', ')}, not ${request.variant}.`);
+  if (!adapter.variants.includes(request.variant))
+    return videoFailures.invalid('variant', `${task.model_id} offers the variants ${adapter.variants.join(', ')}, not ${request.variant}.`);
 
   const location = await adapter.locate(provider, task.upstream_task_id, request.variant);
   if (location === 'gone') return videoFailures.contentNotAvailable(GONE);

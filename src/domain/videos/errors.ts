@@ -30,7 +30,11 @@ export const videoFailures = {
   modelNotFound: (model: string) =>
     new Failure(VideoError.ModelNotFound, `The model \`${model}\` does not exist or you do not have access to it.`, { param: 'model' }),
   notVideo: (model: string, group: string) =>
-    new Failure(VideoError.NotVideo, `\`${model}\` is not a video model; call ${group === 'chat' ? 'POST /v1/chat/completions' : 'POST /v1/messages'} for it.`, { param: 'model' }),
+    new Failure(
+      VideoError.NotVideo,
+      `\`${model}\` is not a video model; call ${group === 'chat' ? 'POST /v1/chat/completions' : 'POST /v1/messages'} for it.`,
+      { param: 'model' },
+    ),
   invalid: (param: string, message: string) => new Failure(VideoError.InvalidField, message, { param }),
   noProvider: (model: string) => new Failure(VideoError.NoProvider, `No provider can serve \`${model}\` right now; nothing was charged.`),
   insufficientBalance: () => new Failure(VideoError.InsufficientBalance, 'Your balance is too low for the requested video (seconds x resolution price).'),
@@ -47,7 +51,10 @@ export const videoFailures = {
   cancelRefused: () => new Failure(VideoError.CancelRefused, 'The provider refused to cancel the task; it goes on and will be billed by its result.'),
   contentNotAvailable: (why: string) => new Failure(VideoError.ContentNotAvailable, why, { param: 'task_id' }),
   rangeNotSatisfiable: (contentRange: string | undefined) =>
-    new Failure(VideoError.RangeNotSatisfiable, 'The requested range lies outside the file.', { param: 'Range', ...(contentRange ? { headers: { 'content-range': contentRange } } : {}) }),
+    new Failure(VideoError.RangeNotSatisfiable, 'The requested range lies outside the file.', {
+      param: 'Range',
+      ...(contentRange ? { headers: { 'content-range': contentRange } } : {}),
+    }),
   rateLimited: (headers: Record<string, string>) => new Failure(VideoError.UpstreamRateLimited, 'The provider is rate limiting; retry later.', { headers }),
   upstreamUnreachable: (what: string) => new Failure(VideoError.UpstreamError, `The provider could not be reached; ${what}`),
   /** The task's provider is not enabled on this gateway now (its credential was removed, or it left the catalogue). */
@@ -57,7 +64,8 @@ export const videoFailures = {
    * is sanitised, with each upstream model name replaced by its public id.
    */
   upstreamRefused(error: UpstreamError, replacements: ReadonlyArray<readonly [string, string]> = []): Failure {
-    if (error.status === 429) return new Failure(VideoError.UpstreamRateLimited, 'The provider is rate limiting; retry later. Nothing was charged.', { headers: error.headers });
+    if (error.status === 429)
+      return new Failure(VideoError.UpstreamRateLimited, 'The provider is rate limiting; retry later. Nothing was charged.', { headers: error.headers });
     if (error.status && error.status < 500 && error.status !== 401 && error.status !== 403) {
       const { message } = upstreamErrorParts(error.body);
       const clean = message ? sanitizeUpstreamMessage(message, replacements) : '';

@@ -21,7 +21,13 @@ const json = (value: unknown) => JSON.stringify(value);
 
 export async function toReview(deps: OutcomeDeps, task: VideoTaskRow, code: string, message: string, extra: Record<string, unknown> = {}): Promise<void> {
   deps.logger.warn({ video_task_id: task.id, code }, 'video task needs review');
-  await transition(deps.db, task.id, LIVE_STATUSES, { status: VideoStatus.Review, error: json({ code, message }), next_poll_at: null, lease_until: null, ...extra });
+  await transition(deps.db, task.id, LIVE_STATUSES, {
+    status: VideoStatus.Review,
+    error: json({ code, message }),
+    next_poll_at: null,
+    lease_until: null,
+    ...extra,
+  });
 }
 
 /** A provider's failure as the customer sees it: its code, and its text without hosts, ids or our upstream model name. */

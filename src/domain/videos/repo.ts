@@ -15,10 +15,17 @@ export async function findByIdempotencyKey(db: Knex, customerId: string, key: st
 export async function listTasks(db: Knex, customerId: string, page: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<VideoTaskRow[]> {
   const query = db('video_tasks')
     .where({ customer_id: customerId })
-    .orderBy([{ column: 'created_at', order: page.order }, { column: 'id', order: page.order }])
+    .orderBy([
+      { column: 'created_at', order: page.order },
+      { column: 'id', order: page.order },
+    ])
     .limit(page.limit + 1);
   // The cursor row is read in the same statement: its created_at keeps PostgreSQL's microseconds.
-  if (page.after) query.whereRaw(`(created_at, id) ${page.order === 'desc' ? '<' : '>'} (select created_at, id from video_tasks where id = ? and customer_id = ?)`, [page.after, customerId]);
+  if (page.after)
+    query.whereRaw(`(created_at, id) ${page.order === 'desc' ? '<' : '>'} (select created_at, id from video_tasks where id = ? and customer_id = ?)`, [
+      page.after,
+      customerId,
+    ]);
   return query;
 }
 

@@ -30,7 +30,10 @@ export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoRevi
           if (status) q.where({ status });
           if (customerId) q.where({ customer_id: customerId });
         })
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .limit(limit + 1);
       return { tasks: rows.slice(0, limit), hasMore: rows.length > limit };
     },
@@ -50,7 +53,12 @@ export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoRevi
         if (resolution.amount === undefined) return videoFailures.invalid('amount', 'Settling needs an amount.');
         const settled = await ledger.settle({ ref: taskId, charge: { amount: parseMicros(resolution.amount) }, purpose });
         if (isLedgerError(settled)) return new Failure(settled, `The reservation cannot be settled: ${settled}.`, { param: 'amount' });
-        await transition(db, taskId, VideoStatus.Review, { status: VideoStatus.Completed, billed_amount: settled.charged.toString(), completed_at: db.fn.now(), error: null });
+        await transition(db, taskId, VideoStatus.Review, {
+          status: VideoStatus.Completed,
+          billed_amount: settled.charged.toString(),
+          completed_at: db.fn.now(),
+          error: null,
+        });
       } else {
         const released = await ledger.release({ ref: taskId, purpose });
         if (isLedgerError(released)) return new Failure(released, `The reservation cannot be released: ${released}.`);

@@ -32,7 +32,11 @@ export interface VideoPage {
 
 export interface VideoService {
   /** The accepted task (or the one an Idempotency-Key replays); `rate`: the key's rate-limit state after it, when the key has a rate limit. */
-  create(input: { caller: Caller; body: Record<string, unknown>; idempotencyKey: string | undefined }): Promise<{ task: VideoTaskRow; rate?: RateState | null } | Failure>;
+  create(input: {
+    caller: Caller;
+    body: Record<string, unknown>;
+    idempotencyKey: string | undefined;
+  }): Promise<{ task: VideoTaskRow; rate?: RateState | null } | Failure>;
   get(caller: Caller, taskId: string): Promise<VideoTaskRow | Failure>;
   /** The customer's tasks, one page. */
   list(caller: Caller, page: VideoPage): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean } | Failure>;
@@ -70,7 +74,8 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
 
   function replay(existing: VideoTaskRow, hash: string): VideoTaskRow | Failure {
     if (existing.request_hash !== hash) return videoFailures.keyReused();
-    if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS) return videoFailures.keyInFlight();
+    if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS)
+      return videoFailures.keyInFlight();
     return existing;
   }
 
@@ -141,14 +146,27 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       if (submitted instanceof UpstreamError) {
         if (submitted.kind === 'timeout' || submitted.kind === 'protocol') {
           // The provider may have accepted it: never resubmit, never release blindly.
-          await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Review, error: JSON.stringify({ code: 'submission_unconfirmed', message: 'The provider did not confirm the submission.' }), next_poll_at: null });
+          await transition(db, taskId, VideoStatus.Submitting, {
+            status: VideoStatus.Review,
+            error: JSON.stringify({ code: 'submission_unconfirmed', message: 'The provider did not confirm the submission.' }),
+            next_poll_at: null,
+          });
           return { task: (await findTask(db, taskId))!, rate };
         }
         await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
-        await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Failed, error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }), next_poll_at: null, completed_at: db.fn.now() });
+        await transition(db, taskId, VideoStatus.Submitting, {
+          status: VideoStatus.Failed,
+          error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }),
+          next_poll_at: null,
+          completed_at: db.fn.now(),
+        });
         return videoFailures.upstreamRefused(submitted, [[route.upstreamModel, model.id]]);
       }
-      await transition(db, taskId, VideoStatus.Submitting, { status: VideoStatus.Queued, upstream_task_id: submitted.upstreamId, next_poll_at: new Date(Date.now() + pollMs) });
+      await transition(db, taskId, VideoStatus.Submitting, {
+        status: VideoStatus.Queued,
+        upstream_task_id: submitted.upstreamId,
+        next_poll_at: new Date(Date.now() + pollMs),
+      });
       return { task: (await findTask(db, taskId))!, rate };
     },
 
@@ -201,7 +219,13 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       }
       // Only now, with the provider's confirmation, does the reservation move.
       const released = await ledger.release({ ref: taskId, purpose: { reason: 'cancelled by the customer' } });
-      if (released !== LedgerError.AlreadySettled) await transition(db, taskId, [VideoStatus.Queued, VideoStatus.InProgress], { status: VideoStatus.Cancelled, upstream_status: 'cancelled', next_poll_at: null, completed_at: db.fn.now() });
+      if (released !== LedgerError.AlreadySettled)
+        await transition(db, taskId, [VideoStatus.Queued, VideoStatus.InProgress], {
+          status: VideoStatus.Cancelled,
+          upstream_status: 'cancelled',
+          next_poll_at: null,
+          completed_at: db.fn.now(),
+        });
       return (await findTask(db, taskId))!;
     },
   };

@@ -31,10 +31,14 @@ function checkUrl(url: unknown, param: string, model: ResolvedModel): FieldError
     const inline = model.video!.inline_base64;
     if (!inline) return { param, message: `${model.id} does not accept inline Base64 data; give an https URL.` };
     const bytes = Math.floor(((url.length - url.indexOf(',') - 1) * 3) / 4);
-    if (typeof inline === 'object' && bytes > inline.max_bytes) return { param, message: `${param} is ${bytes} bytes of inline data; ${model.id} accepts at most ${inline.max_bytes}.` };
+    if (typeof inline === 'object' && bytes > inline.max_bytes)
+      return { param, message: `${param} is ${bytes} bytes of inline data; ${model.id} accepts at most ${inline.max_bytes}.` };
     return undefined;
   }
-  return { param, message: `${param} must be an http(s) URL${model.video!.inline_base64 ? ' or a data: URL' : ''}; file ids and other schemes are not accepted.` };
+  return {
+    param,
+    message: `${param} must be an http(s) URL${model.video!.inline_base64 ? ' or a data: URL' : ''}; file ids and other schemes are not accepted.`,
+  };
 }
 
 /** The prompt, text items and other inputs: one text input (joined), then the rest in order. */
@@ -46,7 +50,8 @@ function readContent(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): V
   const items = Array.isArray(raw.content) ? (raw.content as Raw[]) : [];
   for (const [i, item] of items.entries()) {
     const type = item.type as VideoContentItem['type'];
-    if (!video.content_types.includes(type)) return { param: `content[${i}].type`, message: `${model.id} accepts content of types ${list(video.content_types)}, not ${String(type)}.` };
+    if (!video.content_types.includes(type))
+      return { param: `content[${i}].type`, message: `${model.id} accepts content of types ${list(video.content_types)}, not ${String(type)}.` };
     if (type === 'text') {
       if (typeof item.text !== 'string' || !item.text.trim()) return { param: `content[${i}].text`, message: 'A text item needs text.' };
       texts.push(item.text);
@@ -57,7 +62,8 @@ function readContent(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): V
     const bad = checkUrl(ref?.url, `content[${i}].${type}.url`, model);
     if (bad) return bad;
     const roles = type === 'image_url' ? traits.imageRoles : ROLES[type]!;
-    if (item.role !== undefined && !roles.includes(String(item.role))) return { param: `content[${i}].role`, message: `${model.id} takes ${type} inputs in the roles ${list(roles)}, not ${String(item.role)}.` };
+    if (item.role !== undefined && !roles.includes(String(item.role)))
+      return { param: `content[${i}].role`, message: `${model.id} takes ${type} inputs in the roles ${list(roles)}, not ${String(item.role)}.` };
     inputs.push({ type, [type]: { url: String(ref!.url) }, ...(item.role === undefined ? {} : { role: String(item.role) }) } as VideoContentItem);
   }
 
@@ -65,7 +71,8 @@ function readContent(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): V
   if (reference !== undefined) {
     // OpenAI's input_reference ({image_url}): the image the video starts from.
     if (!video.content_types.includes('image_url')) return { param: 'input_reference', message: `${model.id} takes no image input.` };
-    if (!reference || typeof reference !== 'object') return { param: 'input_reference', message: 'input_reference must be an object with image_url (file uploads are not accepted).' };
+    if (!reference || typeof reference !== 'object')
+      return { param: 'input_reference', message: 'input_reference must be an object with image_url (file uploads are not accepted).' };
     if ('file_id' in reference) return { param: 'input_reference.file_id', message: 'File ids are not accepted: give input_reference.image_url.' };
     const bad = checkUrl((reference as Raw).image_url, 'input_reference.image_url', model);
     if (bad) return bad;
@@ -73,7 +80,10 @@ function readContent(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): V
   }
   const images = inputs.filter((c) => c.type === 'image_url').length;
   if (traits.maxImages !== undefined && images > traits.maxImages) {
-    return { param: reference === undefined ? 'content' : 'input_reference', message: `${model.id} takes at most ${traits.maxImages} image input${traits.maxImages === 1 ? '' : 's'}.` };
+    return {
+      param: reference === undefined ? 'content' : 'input_reference',
+      message: `${model.id} takes at most ${traits.maxImages} image input${traits.maxImages === 1 ? '' : 's'}.`,
+    };
   }
   if (texts.length === 0) return { param: 'prompt', message: 'A prompt (or a text content item) is required.' };
   return [{ type: 'text', text: texts.join('\n') }, ...inputs];
@@ -88,9 +98,17 @@ function readShape(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): Pic
   if (raw.size !== undefined) {
     const size = String(raw.size);
     const entry = video.sizes?.[size];
-    if (!entry) return { param: 'size', message: sizes.length ? `${model.id} takes the sizes ${list(sizes.map(([s]) => s))}, not ${size}.` : `${model.id} takes no size; give resolution (${list(tiers)})${video.ratios ? ' and ratio' : ''}.` };
-    if (raw.resolution !== undefined && String(raw.resolution) !== entry.resolution) return { param: 'size', message: `size ${size} is ${entry.resolution}, not ${String(raw.resolution)}: give size or resolution.` };
-    if (raw.ratio !== undefined && String(raw.ratio) !== entry.ratio) return { param: 'size', message: `size ${size} is ${entry.ratio}, not ${String(raw.ratio)}: give size or ratio.` };
+    if (!entry)
+      return {
+        param: 'size',
+        message: sizes.length
+          ? `${model.id} takes the sizes ${list(sizes.map(([s]) => s))}, not ${size}.`
+          : `${model.id} takes no size; give resolution (${list(tiers)})${video.ratios ? ' and ratio' : ''}.`,
+      };
+    if (raw.resolution !== undefined && String(raw.resolution) !== entry.resolution)
+      return { param: 'size', message: `size ${size} is ${entry.resolution}, not ${String(raw.resolution)}: give size or resolution.` };
+    if (raw.ratio !== undefined && String(raw.ratio) !== entry.ratio)
+      return { param: 'size', message: `size ${size} is ${entry.ratio}, not ${String(raw.ratio)}: give size or ratio.` };
     return { resolution: entry.resolution, ratio: entry.ratio, size };
   }
   const resolution = raw.resolution === undefined ? tiers[0]! : String(raw.resolution);
@@ -99,7 +117,13 @@ function readShape(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): Pic
   const fits = sizes.filter(([, e]) => e.resolution === resolution && (ratio === null || e.ratio === ratio));
   if (ratio !== null) {
     const accepted = sizeOnly ? [...new Set(sizes.filter(([, e]) => e.resolution === resolution).map(([, e]) => e.ratio))] : (video.ratios ?? []);
-    if (!accepted.includes(ratio)) return { param: 'ratio', message: accepted.length ? `${model.id} takes the ratios ${list(accepted)}${sizeOnly ? ` at ${resolution}` : ''}, not ${ratio}.` : `${model.id} takes no ratio.` };
+    if (!accepted.includes(ratio))
+      return {
+        param: 'ratio',
+        message: accepted.length
+          ? `${model.id} takes the ratios ${list(accepted)}${sizeOnly ? ` at ${resolution}` : ''}, not ${ratio}.`
+          : `${model.id} takes no ratio.`,
+      };
   }
   if (!sizeOnly) return { resolution, ratio, size: ratio !== null && fits[0] ? fits[0][0] : null };
   // The provider takes a pixel size only: the first listed size of the tier (and ratio).
@@ -113,14 +137,16 @@ export function validateVideoRequest(raw: Raw, model: ResolvedModel, protocol: V
   if ('param' in content) return content;
 
   const seconds = raw.seconds === undefined ? video.seconds[0]! : Number(raw.seconds);
-  if (!Number.isInteger(seconds) || !video.seconds.includes(seconds)) return { param: 'seconds', message: `${model.id} makes videos of ${video.seconds.join(', ')} seconds.` };
+  if (!Number.isInteger(seconds) || !video.seconds.includes(seconds))
+    return { param: 'seconds', message: `${model.id} makes videos of ${video.seconds.join(', ')} seconds.` };
   const shape = readShape(raw, model, protocol);
   if ('param' in shape) return shape;
 
   const references = Array.isArray(raw.reference_images) ? (raw.reference_images as Raw[]) : [];
   if (references.length > 0) {
     if (!video.reference_images) return { param: 'reference_images', message: `${model.id} does not take reference_images.` };
-    if (references.length > video.reference_images.max) return { param: 'reference_images', message: `${model.id} takes at most ${video.reference_images.max} reference images.` };
+    if (references.length > video.reference_images.max)
+      return { param: 'reference_images', message: `${model.id} takes at most ${video.reference_images.max} reference images.` };
     for (const [i, ref] of references.entries()) {
       const bad = checkUrl(ref.url, `reference_images[${i}].url`, model);
       if (bad) return bad;
@@ -128,7 +154,8 @@ export function validateVideoRequest(raw: Raw, model: ResolvedModel, protocol: V
   }
   const generateAudio = bool(raw.generate_audio);
   if (generateAudio === 'invalid') return { param: 'generate_audio', message: 'generate_audio must be true or false.' };
-  if (generateAudio !== null && !video.audio) return { param: 'generate_audio', message: `${model.id} does not take generate_audio (its provider has no sound switch).` };
+  if (generateAudio !== null && !video.audio)
+    return { param: 'generate_audio', message: `${model.id} does not take generate_audio (its provider has no sound switch).` };
   const watermark = bool(raw.watermark);
   if (watermark === 'invalid') return { param: 'watermark', message: 'watermark must be true or false.' };
   if (watermark !== null && !video.watermark) return { param: 'watermark', message: `${model.id} does not take watermark.` };

@@ -32,7 +32,8 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
       // not have the task, and a resubmission could be charged twice upstream.
       return toReview(options, task, 'submission_unconfirmed', 'The gateway stopped before the provider confirmed the submission.');
     }
-    if (new Date(task.deadline_at).getTime() < Date.now()) return toReview(options, task, 'deadline_passed', 'The task passed its deadline without a confirmed result.');
+    if (new Date(task.deadline_at).getTime() < Date.now())
+      return toReview(options, task, 'deadline_passed', 'The task passed its deadline without a confirmed result.');
     const provider = options.catalogue.current().providers.get(task.provider_id);
     const adapter = provider ? videoAdapters[provider.protocol] : undefined;
     if (!provider || !adapter || !task.upstream_task_id) return backoff(task);

@@ -5,7 +5,8 @@ import type { Ok, RequestContext } from '../handler.ts';
 
 export async function admin_catalogue_reload(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_catalogue_reload'> | Failure> {
   const result = await ctx.services.catalogue.reload();
-  if (!result.ok) return new Failure(CatalogueError.CatalogueInvalid, `The catalogue file is invalid; the previous catalogue stays loaded. ${result.errors.join('; ')}`);
+  if (!result.ok)
+    return new Failure(CatalogueError.CatalogueInvalid, `The catalogue file is invalid; the previous catalogue stays loaded. ${result.errors.join('; ')}`);
   return {
     status: 200,
     body: { status: result.status, loaded_at: result.loadedAt.toISOString(), models: result.models, price_versions_created: result.priceVersionsCreated },

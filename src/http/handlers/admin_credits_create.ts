@@ -24,6 +24,11 @@ export async function admin_credits_create(ctx: RequestContext<Body>): Promise<O
   }
   const balance = await ledger.balance(customerId);
   if (isLedgerError(balance)) throw new Error(`wallet vanished after a top-up: ${balance}`);
-  const body = { object: 'credit' as const, replayed: result.replayed, entry: entryToWire(result.entry), wallet: walletToWire(customerId, discovery.currency(), balance) };
+  const body = {
+    object: 'credit' as const,
+    replayed: result.replayed,
+    entry: entryToWire(result.entry),
+    wallet: walletToWire(customerId, discovery.currency(), balance),
+  };
   return result.replayed ? { status: 200, body } : { status: 201, body };
 }

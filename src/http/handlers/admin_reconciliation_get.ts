@@ -14,7 +14,13 @@ export async function admin_reconciliation_get(ctx: RequestContext): Promise<Ok<
       ok: mismatches.length === 0 && keySpend.length === 0 && stale.count === 0,
       wallets_checked: wallets,
       mismatches: mismatches.map(mismatchToWire),
-      key_spend_mismatches: keySpend.map((m) => ({ customer_id: m.customer_id, key_id: m.key_id, day: m.day, rollup: formatMicros(m.rollup), expected: formatMicros(m.expected) })),
+      key_spend_mismatches: keySpend.map((m) => ({
+        customer_id: m.customer_id,
+        key_id: m.key_id,
+        day: m.day,
+        rollup: formatMicros(m.rollup),
+        expected: formatMicros(m.expected),
+      })),
       stale_holds: { count: stale.count, amount: formatMicros(stale.amount), refs: stale.refs },
     },
   };

@@ -8,6 +8,13 @@ export async function billing_subscription_get(ctx: RequestContext): Promise<Ok<
   const limit = legacyAmount(billing.hardLimit);
   return {
     status: 200,
-    body: { object: 'billing_subscription', has_payment_method: true, soft_limit_usd: limit, hard_limit_usd: limit, system_hard_limit_usd: limit, access_until: billing.accessUntil },
+    body: {
+      object: 'billing_subscription',
+      has_payment_method: true,
+      soft_limit_usd: limit,
+      hard_limit_usd: limit,
+      system_hard_limit_usd: limit,
+      access_until: billing.accessUntil,
+    },
   };
 }

@@ -6,6 +6,10 @@ import { pricingToWire } from '../serialize/models.ts';
 
 export async function models_pricing(ctx: RequestContext): Promise<JsonReply | Failure> {
   const { discovery } = ctx.services;
-  const body: PublicComponents['schemas']['ModelPricingList'] = { object: 'list', currency: discovery.currency(), data: discovery.visibleModels(ctx.caller).map(pricingToWire) };
+  const body: PublicComponents['schemas']['ModelPricingList'] = {
+    object: 'list',
+    currency: discovery.currency(),
+    data: discovery.visibleModels(ctx.caller).map(pricingToWire),
+  };
   return cacheable(ctx, body);
 }

@@ -14,6 +14,13 @@ export async function usage_get(ctx: RequestContext): Promise<Ok<PublicOperation
   const total = usage.rows.reduce((sum, row) => sum + row.spend, 0n);
   return {
     status: 200,
-    body: { object: 'usage', currency: account.currency(), start_date: usage.start, end_date: usage.end, total_spend: formatMicros(total), data: usage.rows.map(usageRowToWire) },
+    body: {
+      object: 'usage',
+      currency: account.currency(),
+      start_date: usage.start,
+      end_date: usage.end,
+      total_spend: formatMicros(total),
+      data: usage.rows.map(usageRowToWire),
+    },
   };
 }

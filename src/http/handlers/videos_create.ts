@@ -13,5 +13,9 @@ export async function videos_create(ctx: RequestContext): Promise<Ok<PublicOpera
   if (result instanceof Failure) return result;
   // Only the platform id, under both names (DESIGN.md); the task is what GET /v1/videos/{id} shows.
   const { task, rate } = result;
-  return { status: 202, body: { task_id: task.id, id: task.id }, headers: { 'openai-poll-after-ms': String(ctx.services.videos.pollAfterMs(task)), ...rateLimitHeaders('openai', rate) } };
+  return {
+    status: 202,
+    body: { task_id: task.id, id: task.id },
+    headers: { 'openai-poll-after-ms': String(ctx.services.videos.pollAfterMs(task)), ...rateLimitHeaders('openai', rate) },
+  };
 }

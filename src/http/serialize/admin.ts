@@ -36,7 +36,8 @@ export const apiKeyToWire = (key: ApiKey): WireApiKey => ({
   expires_at: iso(key.expiresAt),
   limits: limitsToWire(key.limits),
   // Shown only while it still works.
-  previous_key_valid_until: key.previousValidUntil && key.previousValidUntil.getTime() > Date.now() && !key.revokedAt ? key.previousValidUntil.toISOString() : null,
+  previous_key_valid_until:
+    key.previousValidUntil && key.previousValidUntil.getTime() > Date.now() && !key.revokedAt ? key.previousValidUntil.toISOString() : null,
   created_at: key.createdAt.toISOString(),
   revoked_at: iso(key.revokedAt),
 });

@@ -83,7 +83,13 @@ export function videoTaskToWire(task: VideoTaskRow): WireVideoTask {
     error: errorOf(task),
     request: { seconds: request.seconds, resolution: request.resolution, ratio: request.ratio, size },
     billing: settled
-      ? { amount: formatMicros(BigInt(task.billed_amount!)), currency: task.price.currency, seconds: task.billed_seconds, resolution: task.billed_tier, price_version: (task.price as { version?: number }).version ?? 1 }
+      ? {
+          amount: formatMicros(BigInt(task.billed_amount!)),
+          currency: task.price.currency,
+          seconds: task.billed_seconds,
+          resolution: task.billed_tier,
+          price_version: (task.price as { version?: number }).version ?? 1,
+        }
       : null,
     result: task.status === VideoStatus.Completed && task.result ? (withPlatformIds(task.result, replace) as Record<string, unknown>) : null,
   };

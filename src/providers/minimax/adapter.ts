@@ -6,7 +6,14 @@ import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
 
-const STATUS: Record<string, VideoPoll['status']> = { queued: 'queued', running: 'in_progress', succeeded: 'completed', failed: 'failed', cancelled: 'cancelled', expired: 'failed' };
+const STATUS: Record<string, VideoPoll['status']> = {
+  queued: 'queued',
+  running: 'in_progress',
+  succeeded: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  expired: 'failed',
+};
 
 /** Tasks can be queried for 7 days, and each query signs a fresh URL. */
 const QUERYABLE_S = 7 * 24 * 3600;
@@ -36,11 +43,12 @@ export function parseMiniMaxTask(task: Record<string, unknown>): VideoPoll {
     deliveredResolution: asString(task.resolution),
     assetUrl: asString(asRecord(task.content).url),
     expiresAt: upstreamStatus === 'succeeded' && typeof task.created_at === 'number' ? task.created_at + QUERYABLE_S : null,
-    error: error.code !== undefined
-      ? { code: String(error.code), message: String(error.message ?? '') }
-      : upstreamStatus === 'expired'
-        ? { code: 'expired', message: 'The provider expired the task before it ran; nothing was charged.' }
-        : undefined,
+    error:
+      error.code !== undefined
+        ? { code: String(error.code), message: String(error.message ?? '') }
+        : upstreamStatus === 'expired'
+          ? { code: 'expired', message: 'The provider expired the task before it ran; nothing was charged.' }
+          : undefined,
     raw: task,
   };
 }
@@ -52,7 +60,13 @@ export const minimaxAdapter: VideoAdapter = {
     const answer = await callJson(provider, 'POST', '/v2/video_generation', minimaxBody(upstreamModel, request));
     if (answer instanceof UpstreamError) return answer;
     const code = asRecord(answer.body.base_resp).status_code;
-    if (typeof code === 'number' && code !== 0) return new UpstreamError('status', code === 1002, code === 1002 ? 429 : 400, JSON.stringify({ error: { message: String(asRecord(answer.body.base_resp).status_msg ?? '') } }));
+    if (typeof code === 'number' && code !== 0)
+      return new UpstreamError(
+        'status',
+        code === 1002,
+        code === 1002 ? 429 : 400,
+        JSON.stringify({ error: { message: String(asRecord(answer.body.base_resp).status_msg ?? '') } }),
+      );
     const id = asId(answer.body.task_id);
     return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
   },

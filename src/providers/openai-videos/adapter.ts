@@ -18,7 +18,10 @@ export function soraSize(resolution: string, ratio: string | null): string {
 }
 
 export function soraBody(upstreamModel: string, request: NormalisedVideoRequest): Record<string, unknown> {
-  const prompt = request.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  const prompt = request.content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
   const image = request.content.find((c) => c.type === 'image_url')?.image_url?.url;
   return {
     model: upstreamModel,
@@ -63,5 +66,7 @@ export const openaiVideosAdapter: VideoAdapter = {
   variants: ['video', 'thumbnail', 'spritesheet'],
   // The provider's own endpoint answers the bytes, with our credential; a gone video answers 404.
   locate: async (provider, upstreamId, variant) =>
-    provider.baseUrl ? { url: joinUrl(provider.baseUrl, `/videos/${encodeURIComponent(upstreamId)}/content?variant=${variant}`), withCredential: true } : new UpstreamError('connect', true),
+    provider.baseUrl
+      ? { url: joinUrl(provider.baseUrl, `/videos/${encodeURIComponent(upstreamId)}/content?variant=${variant}`), withCredential: true }
+      : new UpstreamError('connect', true),
 };

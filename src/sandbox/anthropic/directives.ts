@@ -53,29 +53,74 @@ export function parseDirectives(text: string): SimBehaviour {
       const [name, raw] = token.split('=');
       const value = raw === undefined ? undefined : Number(raw);
       switch (name) {
-        case 'error': behaviour.error = value; break;
-        case 'no_usage': behaviour.noUsage = true; break;
-        case 'error_event': behaviour.errorEventAfter = value ?? 2; break;
-        case 'cut': behaviour.cutAfter = value ?? 2; break;
-        case 'split': behaviour.split = true; break;
-        case 'first_byte_ms': behaviour.firstByteMs = value; break;
-        case 'gap_ms': behaviour.gapMs = value; break;
-        case 'tool': behaviour.tool = true; break;
-        case 'thinking': behaviour.thinking = true; break;
-        case 'deltas': behaviour.deltas = value; break;
-        case 'delta_chars': behaviour.deltaChars = value; break;
-        case 'report_output': behaviour.reportOutput = value; break;
-        case 'garbage': behaviour.garbage = true; break;
-        case 'leaky': behaviour.leaky = true; break;
-        case 'cache_write': behaviour.cacheWrite = value; break;
-        case 'cache_write_1h': behaviour.cacheWrite1h = value; break;
-        case 'cache_read': behaviour.cacheRead = value; break;
-        case 'web_search': behaviour.webSearch = value; break;
-        case 'web_fetch': behaviour.webFetch = value; break;
-        case 'tier': behaviour.tier = raw; break;
-        case 'usage_nulls': behaviour.usageNulls = true; break;
-        case 'message_deltas': behaviour.messageDeltas = value; break;
-        default: break;
+        case 'error':
+          behaviour.error = value;
+          break;
+        case 'no_usage':
+          behaviour.noUsage = true;
+          break;
+        case 'error_event':
+          behaviour.errorEventAfter = value ?? 2;
+          break;
+        case 'cut':
+          behaviour.cutAfter = value ?? 2;
+          break;
+        case 'split':
+          behaviour.split = true;
+          break;
+        case 'first_byte_ms':
+          behaviour.firstByteMs = value;
+          break;
+        case 'gap_ms':
+          behaviour.gapMs = value;
+          break;
+        case 'tool':
+          behaviour.tool = true;
+          break;
+        case 'thinking':
+          behaviour.thinking = true;
+          break;
+        case 'deltas':
+          behaviour.deltas = value;
+          break;
+        case 'delta_chars':
+          behaviour.deltaChars = value;
+          break;
+        case 'report_output':
+          behaviour.reportOutput = value;
+          break;
+        case 'garbage':
+          behaviour.garbage = true;
+          break;
+        case 'leaky':
+          behaviour.leaky = true;
+          break;
+        case 'cache_write':
+          behaviour.cacheWrite = value;
+          break;
+        case 'cache_write_1h':
+          behaviour.cacheWrite1h = value;
+          break;
+        case 'cache_read':
+          behaviour.cacheRead = value;
+          break;
+        case 'web_search':
+          behaviour.webSearch = value;
+          break;
+        case 'web_fetch':
+          behaviour.webFetch = value;
+          break;
+        case 'tier':
+          behaviour.tier = raw;
+          break;
+        case 'usage_nulls':
+          behaviour.usageNulls = true;
+          break;
+        case 'message_deltas':
+          behaviour.messageDeltas = value;
+          break;
+        default:
+          break;
       }
     }
   }

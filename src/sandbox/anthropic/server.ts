@@ -59,7 +59,9 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
     if (refused) return sendError(res, 400, refused);
     await sleep(behaviour.firstByteMs);
     if (behaviour.error) {
-      const leak = behaviour.leaky ? ' upstream https://internal-llm-7.corp.example.com:8443/v1/messages failed at 10.2.3.4:443 (request id: req_011CVXabcdef123456, key sk-ant-api03-secretvalue123)' : '';
+      const leak = behaviour.leaky
+        ? ' upstream https://internal-llm-7.corp.example.com:8443/v1/messages failed at 10.2.3.4:443 (request id: req_011CVXabcdef123456, key sk-ant-api03-secretvalue123)'
+        : '';
       return sendError(res, behaviour.error, `simulated ${behaviour.error}${leak}`);
     }
     if (behaviour.garbage) {
@@ -122,7 +124,11 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
     for (let round = 1; round <= rounds; round++) {
       // Cumulative totals: each message_delta repeats the whole count so far, never an increment.
       const output = Math.ceil((usage.output_tokens * round) / rounds);
-      const final = { ...usage, output_tokens: output, ...(behaviour.usageNulls ? { input_tokens: null, cache_creation_input_tokens: null, cache_read_input_tokens: null } : {}) };
+      const final = {
+        ...usage,
+        output_tokens: output,
+        ...(behaviour.usageNulls ? { input_tokens: null, cache_creation_input_tokens: null, cache_read_input_tokens: null } : {}),
+      };
       delete (final as Record<string, unknown>).cache_creation;
       await write({ type: 'message_delta', delta, ...(behaviour.noUsage ? {} : { usage: final }) });
     }
@@ -139,7 +145,8 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
       cache_creation_input_tokens: writes,
       cache_read_input_tokens: behaviour.cacheRead ?? 0,
       cache_creation: { ephemeral_5m_input_tokens: writes - writes1h, ephemeral_1h_input_tokens: writes1h },
-      server_tool_use: behaviour.webSearch || behaviour.webFetch ? { web_search_requests: behaviour.webSearch ?? 0, web_fetch_requests: behaviour.webFetch ?? 0 } : null,
+      server_tool_use:
+        behaviour.webSearch || behaviour.webFetch ? { web_search_requests: behaviour.webSearch ?? 0, web_fetch_requests: behaviour.webFetch ?? 0 } : null,
       service_tier: behaviour.tier ?? 'standard',
     };
   }

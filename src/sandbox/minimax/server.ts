@@ -15,10 +15,22 @@ export interface MiniMaxSimulator extends Simulator {
   videoBytes(taskId: string): Buffer;
 }
 
-const TYPES: Record<number, string> = { 400: 'bad_request_error', 401: 'authorized_error', 402: 'insufficient_balance_error', 404: 'not_found_error', 422: 'unprocessable_entity_error', 429: 'rate_limit_error', 500: 'server_error' };
+const TYPES: Record<number, string> = {
+  400: 'bad_request_error',
+  401: 'authorized_error',
+  402: 'insufficient_balance_error',
+  404: 'not_found_error',
+  422: 'unprocessable_entity_error',
+  429: 'rate_limit_error',
+  500: 'server_error',
+};
 const minimaxError = (status: number, message: string, code: number): JsonAnswer => ({
   status,
-  body: { type: 'error', error: { type: TYPES[status] ?? 'bad_request_error', message: `${message} (${code})`, http_code: String(status) }, request_id: randomBytes(16).toString('hex') },
+  body: {
+    type: 'error',
+    error: { type: TYPES[status] ?? 'bad_request_error', message: `${message} (${code})`, http_code: String(status) },
+    request_id: randomBytes(16).toString('hex'),
+  },
 });
 
 const STATUSES = new Set(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired']);
@@ -29,11 +41,14 @@ const HOUR_MS = 3_600_000;
 function invalid(body: Record<string, unknown>): string | undefined {
   const content = Array.isArray(body.content) ? (body.content as Array<{ type?: string; role?: string; text?: unknown }>) : [];
   const texts = content.filter((c) => c.type === 'text');
-  if (texts.length !== 1 || typeof texts[0]!.text !== 'string' || !texts[0]!.text) return 'invalid params, content must include exactly one non-empty text item';
+  if (texts.length !== 1 || typeof texts[0]!.text !== 'string' || !texts[0]!.text)
+    return 'invalid params, content must include exactly one non-empty text item';
   if (content.filter((c) => c.role === 'reference_image').length > 9) return 'invalid params, at most 9 reference images';
-  if (body.resolution !== undefined && !RESOLUTIONS.has(String(body.resolution))) return `invalid params, resolution ${String(body.resolution)} is not supported`;
+  if (body.resolution !== undefined && !RESOLUTIONS.has(String(body.resolution)))
+    return `invalid params, resolution ${String(body.resolution)} is not supported`;
   if (body.ratio !== undefined && !RATIOS.has(String(body.ratio))) return `invalid params, ratio ${String(body.ratio)} is not supported`;
-  if (body.duration !== undefined && !(Number.isInteger(body.duration) && (body.duration as number) >= 4 && (body.duration as number) <= 15)) return 'invalid params, duration must be an integer from 4 to 15';
+  if (body.duration !== undefined && !(Number.isInteger(body.duration) && (body.duration as number) >= 4 && (body.duration as number) <= 15))
+    return 'invalid params, duration must be an integer from 4 to 15';
   if (body.aigc_watermark !== undefined && typeof body.aigc_watermark !== 'boolean') return 'invalid params, aigc_watermark must be a boolean';
   return undefined;
 }
@@ -62,7 +77,10 @@ export async function startMiniMaxSimulator(options: { queuedMs?: number; runnin
         id: task.id,
         model: task.body.model,
         status,
-        error: status === 'failed' ? { code: '1027', message: `output video of ${String(task.body.model)} is sensitive, trace_id: ${randomBytes(16).toString('hex')}` } : null,
+        error:
+          status === 'failed'
+            ? { code: '1027', message: `output video of ${String(task.body.model)} is sensitive, trace_id: ${randomBytes(16).toString('hex')}` }
+            : null,
         created_at: Math.floor(task.createdAt / 1000),
         updated_at: Math.floor(Date.now() / 1000),
         ...(status === 'succeeded' && !b.noUrl ? { content: { url: sign(task) } } : {}),

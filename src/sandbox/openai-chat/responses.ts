@@ -46,7 +46,12 @@ export function completionMessage(answer: Answer) {
 /** The first delta of a choice (role, and the tool call's id and name), then one per piece. */
 export function firstDelta(answer: Answer) {
   if (!answer.tool) return { role: 'assistant', content: '', refusal: null };
-  return { role: 'assistant', content: null, refusal: null, tool_calls: [{ index: 0, id: answer.tool.id, type: 'function', function: { name: answer.tool.name, arguments: '' } }] };
+  return {
+    role: 'assistant',
+    content: null,
+    refusal: null,
+    tool_calls: [{ index: 0, id: answer.tool.id, type: 'function', function: { name: answer.tool.name, arguments: '' } }],
+  };
 }
 
 export function pieceDelta(answer: Answer, piece: string) {
@@ -67,5 +72,12 @@ const ERRORS: Record<number, { message: string; type: string; code: string | nul
 /** OpenAI's error body: `{"error": {"message", "type", "param", "code"}}`. */
 export function errorBody(status: number, override: { message?: string; param?: string | null; code?: string | null } = {}) {
   const known = ERRORS[status] ?? { message: `Simulated error ${status}.`, type: status < 500 ? 'invalid_request_error' : 'server_error', code: null };
-  return { error: { message: override.message ?? known.message, type: known.type, param: override.param ?? null, code: override.code !== undefined ? override.code : known.code } };
+  return {
+    error: {
+      message: override.message ?? known.message,
+      type: known.type,
+      param: override.param ?? null,
+      code: override.code !== undefined ? override.code : known.code,
+    },
+  };
 }

@@ -59,13 +59,26 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
     });
   });
 
-  async function answer(req: http.IncomingMessage, res: http.ServerResponse, path: string, body: Record<string, unknown>, behaviour: ChatSimBehaviour, recorded: RecordedChatRequest) {
+  async function answer(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    path: string,
+    body: Record<string, unknown>,
+    behaviour: ChatSimBehaviour,
+    recorded: RecordedChatRequest,
+  ) {
     if (!/^Bearer \S+$/.test(req.headers.authorization ?? '')) return sendJson(res, 401, errorBody(401, { message: "You didn't provide an API key." }));
     if (path !== '/v1/chat/completions') return sendJson(res, 404, errorBody(404, { message: `Invalid URL (${req.method} ${path})`, code: null }));
     const refused = refusal(body);
     if (refused) return sendJson(res, 400, refused);
     await sleep(behaviour.firstByteMs);
-    if (behaviour.error) return sendJson(res, behaviour.error, errorBody(behaviour.error), behaviour.error === 429 ? { 'retry-after': '1', 'x-ratelimit-remaining-requests': '0' } : {});
+    if (behaviour.error)
+      return sendJson(
+        res,
+        behaviour.error,
+        errorBody(behaviour.error),
+        behaviour.error === 429 ? { 'retry-after': '1', 'x-ratelimit-remaining-requests': '0' } : {},
+      );
 
     const choices = typeof body.n === 'number' && body.n > 0 ? body.n : 1;
     const answerText = answerOf(behaviour);
@@ -78,7 +91,12 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
     if (body.stream !== true) {
       const completion = {
         ...head('chat.completion'),
-        choices: Array.from({ length: choices }, (_, index) => ({ index, message: completionMessage(answerText), logprobs: null, finish_reason: finishReason(answerText) })),
+        choices: Array.from({ length: choices }, (_, index) => ({
+          index,
+          message: completionMessage(answerText),
+          logprobs: null,
+          finish_reason: finishReason(answerText),
+        })),
         ...(behaviour.noUsage ? {} : { usage }),
       };
       if (behaviour.cutAfter === undefined) return sendJson(res, 200, completion);

@@ -20,19 +20,29 @@ const openaiError = (status: number, message: string, param: string | null = nul
 const STATUS: Record<string, string> = { queued: 'queued', running: 'in_progress', succeeded: 'completed', failed: 'failed' };
 const SECONDS = new Set(['4', '8', '12']);
 const SIZES = new Set(['720x1280', '1280x720', '1024x1792', '1792x1024']);
-const VARIANTS: Record<string, { type: string; share: number }> = { video: { type: 'video/mp4', share: 1 }, thumbnail: { type: 'image/webp', share: 0.05 }, spritesheet: { type: 'image/webp', share: 0.2 } };
+const VARIANTS: Record<string, { type: string; share: number }> = {
+  video: { type: 'video/mp4', share: 1 },
+  thumbnail: { type: 'image/webp', share: 0.05 },
+  spritesheet: { type: 'image/webp', share: 0.2 },
+};
 const HOUR = 3600;
 
 /** Bytes of a variant: the thumbnail and spritesheet are smaller files of their own. */
 const variantSize = (bytes: number, variant: string) => Math.max(1, Math.floor(bytes * VARIANTS[variant]!.share));
 
 /** A video object; `[[sim no_duration]]` and unknown statuses break the contract on purpose. */
-const videoAnswer = (body: Record<string, unknown>): JsonAnswer => ({ status: 200, body, offContract: !('seconds' in body) || !Object.values(STATUS).includes(String(body.status)) });
+const videoAnswer = (body: Record<string, unknown>): JsonAnswer => ({
+  status: 200,
+  body,
+  offContract: !('seconds' in body) || !Object.values(STATUS).includes(String(body.status)),
+});
 
 function invalid(body: Record<string, unknown>): [string, string] | undefined {
   if (typeof body.prompt !== 'string' || !body.prompt) return ['prompt', "Missing required parameter: 'prompt'."];
-  if (body.seconds !== undefined && !SECONDS.has(String(body.seconds))) return ['seconds', `Invalid value: '${String(body.seconds)}'. Supported values are: '4', '8', and '12'.`];
-  if (body.size !== undefined && !SIZES.has(String(body.size))) return ['size', `Invalid value: '${String(body.size)}'. Supported values are: '720x1280', '1280x720', '1024x1792', and '1792x1024'.`];
+  if (body.seconds !== undefined && !SECONDS.has(String(body.seconds)))
+    return ['seconds', `Invalid value: '${String(body.seconds)}'. Supported values are: '4', '8', and '12'.`];
+  if (body.size !== undefined && !SIZES.has(String(body.size)))
+    return ['size', `Invalid value: '${String(body.size)}'. Supported values are: '720x1280', '1280x720', '1024x1792', and '1792x1024'.`];
   const reference = body.input_reference as Record<string, unknown> | undefined;
   if (reference !== undefined && (typeof reference !== 'object' || (typeof reference.image_url !== 'string') === (typeof reference.file_id !== 'string'))) {
     return ['input_reference', 'Provide exactly one of image_url or file_id.'];
@@ -62,7 +72,10 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
       ...(b.noDuration ? {} : { seconds: String(b.duration ?? task.body.seconds ?? '4') }),
       size: b.size ?? String(task.body.size ?? '720x1280'),
       remixed_from_video_id: null,
-      error: status === 'failed' ? { code: 'moderation_blocked', message: `The video of ${String(task.body.model)} was blocked by moderation (request req_${task.asset}).` } : null,
+      error:
+        status === 'failed'
+          ? { code: 'moderation_blocked', message: `The video of ${String(task.body.model)} was blocked by moderation (request req_${task.asset}).` }
+          : null,
     };
   };
 
@@ -79,7 +92,10 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
         if (task.behaviour.reject) {
           book.tasks.delete(task.id);
           return task.behaviour.reject === 429
-            ? { ...openaiError(429, 'Rate limit reached for videos per minute.', null, 'rate_limit_exceeded'), headers: { 'retry-after': '5', 'x-ratelimit-remaining-requests': '0' } }
+            ? {
+                ...openaiError(429, 'Rate limit reached for videos per minute.', null, 'rate_limit_exceeded'),
+                headers: { 'retry-after': '5', 'x-ratelimit-remaining-requests': '0' },
+              }
             : openaiError(task.behaviour.reject, 'Your request was rejected by the safety system.', 'prompt', 'moderation_blocked');
         }
         submissions.push(req.body);
@@ -92,7 +108,13 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
         if (!VARIANTS[variant]) return openaiError(400, `Invalid value for 'variant': '${variant}'.`, 'variant');
         const ready = book.phase(task) === 'succeeded' && !task.behaviour.noUrl;
         if (!ready) return openaiError(404, 'Video content is not available.', 'video_id', 'not_found');
-        return assetAnswer(`${task.asset}:${variant}`, variantSize(book.bytes(task), variant), VARIANTS[variant]!.type, req.headers.range, task.behaviour.cutBytes);
+        return assetAnswer(
+          `${task.asset}:${variant}`,
+          variantSize(book.bytes(task), variant),
+          VARIANTS[variant]!.type,
+          req.headers.range,
+          task.behaviour.cutBytes,
+        );
       }
       if (req.method === 'GET') return videoAnswer(view(task));
       if (req.method === 'DELETE') {

@@ -17,8 +17,12 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
     gateway = await startTestGateway();
     mine = await gateway.customerWithKey();
     theirs = await gateway.customerWithKey();
-    for (const { customerId } of [mine, theirs]) await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: `fund-${customerId}` });
-    const created = await gateway.admin('POST', `/admin/v1/customers/${mine.customerId}/api-keys`, { name: 'second', limits: { spend_limit: { amount: '2.50', period: 'total' } } });
+    for (const { customerId } of [mine, theirs])
+      await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: `fund-${customerId}` });
+    const created = await gateway.admin('POST', `/admin/v1/customers/${mine.customerId}/api-keys`, {
+      name: 'second',
+      limits: { spend_limit: { amount: '2.50', period: 'total' } },
+    });
     second = { keyId: created.body.id, key: created.body.key };
     // Traffic of both customers: messages (free quota on sonnet), chat, a video task, a 404.
     for (const { key } of [mine, theirs]) {
@@ -65,7 +69,12 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
 
   it('shows the calling key only: its limits and spend, never the other keys', async () => {
     const view = (await get(second.key, '/v1/key')).body;
-    expect(view).to.deep.include({ object: 'api_key', id: second.keyId, name: 'second', limits: { requests_per_minute: null, max_concurrent: null, spend_limit: { amount: '2.500000', period: 'total' } } });
+    expect(view).to.deep.include({
+      object: 'api_key',
+      id: second.keyId,
+      name: 'second',
+      limits: { requests_per_minute: null, max_concurrent: null, spend_limit: { amount: '2.500000', period: 'total' } },
+    });
     expect(view.spend.day).to.equal(view.spend.total);
     expect(Number(view.spend.total)).to.be.greaterThan(0);
     const first = (await get(mine.key, '/v1/key')).body;
@@ -91,7 +100,17 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
     // These reads are requests too, logged a moment later: compare the rows both views had.
     const upTo = (ids: string[], top: bigint) => ids.filter((id) => BigInt(id) <= top);
     const top = [BigInt(all.data[0].id), BigInt(page.data[0].id)].reduce((a, b) => (a < b ? a : b));
-    expect(upTo([...page.data, ...next.data].map((r: any) => r.id), top)).to.deep.equal(upTo(all.data.map((r: any) => r.id), top));
+    expect(
+      upTo(
+        [...page.data, ...next.data].map((r: any) => r.id),
+        top,
+      ),
+    ).to.deep.equal(
+      upTo(
+        all.data.map((r: any) => r.id),
+        top,
+      ),
+    );
     expect((await get(mine.key, '/v1/requests?from=2100-01-01T00:00:00Z')).body.data).to.deep.equal([]);
   });
 

@@ -13,7 +13,10 @@ import { SAMPLE_CATALOGUE } from '../../helpers/gateway.ts';
 
 const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
 const withSonnetInput = (price: string) =>
-  sample.replace('input_per_mtok: "3.00", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75"}\n  - id: sandbox/claude-haiku', `input_per_mtok: "${price}", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75"}\n  - id: sandbox/claude-haiku`);
+  sample.replace(
+    'input_per_mtok: "3.00", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75"}\n  - id: sandbox/claude-haiku',
+    `input_per_mtok: "${price}", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75"}\n  - id: sandbox/claude-haiku`,
+  );
 
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -43,7 +46,15 @@ describe('catalogue store', () => {
 
   const open = async () => {
     const sink = new Writable({ write: (chunk, _e, cb) => ((logs += chunk.toString()), cb()) });
-    store = await createCatalogueStore({ path: file, resolveProviders, db: await getTestDatabase(), logger: createLogger('info', sink), env: {}, sandbox: true, sandboxUrls: new Map() });
+    store = await createCatalogueStore({
+      path: file,
+      resolveProviders,
+      db: await getTestDatabase(),
+      logger: createLogger('info', sink),
+      env: {},
+      sandbox: true,
+      sandboxUrls: new Map(),
+    });
     return store;
   };
   const sonnet = () => store!.current().models.get('sandbox/claude-sonnet')!;
@@ -99,7 +110,9 @@ describe('catalogue store', () => {
   it('tells reload listeners about changed content only, and looks models up by id', async () => {
     await open();
     const seen: Array<{ version: number; status: string }> = [];
-    const stop = store!.onReload((catalogue, result) => seen.push({ version: catalogue.model('sandbox/claude-sonnet')!.priceVersion.version, status: result.status }));
+    const stop = store!.onReload((catalogue, result) =>
+      seen.push({ version: catalogue.model('sandbox/claude-sonnet')!.priceVersion.version, status: result.status }),
+    );
     expect(await store!.reload()).to.include({ status: 'unchanged' });
     fs.writeFileSync(file, withSonnetInput('6.00'));
     await store!.reload();
@@ -121,9 +134,22 @@ describe('catalogue store', () => {
   it('enables a real provider only when its credential variable is set', async () => {
     await open();
     expect(store!.current().models.get('anthropic/claude-sonnet-4-5')!.routes).to.have.length(0);
-    expect(store!.current().models.get('sandbox/claude-sonnet')!.routes.map((r) => r.provider.id)).to.deep.equal(['sandbox-anthropic', 'sandbox-anthropic-backup']);
+    expect(
+      store!
+        .current()
+        .models.get('sandbox/claude-sonnet')!
+        .routes.map((r) => r.provider.id),
+    ).to.deep.equal(['sandbox-anthropic', 'sandbox-anthropic-backup']);
     store!.close();
-    store = await createCatalogueStore({ path: file, resolveProviders, db: await getTestDatabase(), logger: createLogger('silent'), env: { ANTHROPIC_API_KEY: 'sk-ant-x' }, sandbox: false, sandboxUrls: new Map() });
+    store = await createCatalogueStore({
+      path: file,
+      resolveProviders,
+      db: await getTestDatabase(),
+      logger: createLogger('silent'),
+      env: { ANTHROPIC_API_KEY: 'sk-ant-x' },
+      sandbox: false,
+      sandboxUrls: new Map(),
+    });
     const route = store.current().models.get('anthropic/claude-sonnet-4-5')!.routes[0]!;
     expect(route.upstreamModel).to.equal('claude-sonnet-4-5-20250929');
     expect(route.provider.credential()).to.equal('sk-ant-x');

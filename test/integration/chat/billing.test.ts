@@ -15,9 +15,16 @@ import { parseSse } from '../../helpers/upstream-contract.ts';
 function catalogueWithShortTimeouts(): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
   const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
-  const primary = '{id: sandbox-openai-chat, protocol: openai-chat, sandbox: true, timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}}';
+  const primary =
+    '{id: sandbox-openai-chat, protocol: openai-chat, sandbox: true, timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}}';
   if (!sample.includes(primary)) throw new Error('the sample catalogue changed: update this test');
-  fs.writeFileSync(file, sample.replace(primary, primary.replace('first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000', 'first_byte_ms: 3000, response_ms: 30000, idle_ms: 1500')));
+  fs.writeFileSync(
+    file,
+    sample.replace(
+      primary,
+      primary.replace('first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000', 'first_byte_ms: 3000, response_ms: 30000, idle_ms: 1500'),
+    ),
+  );
   return file;
 }
 
@@ -43,7 +50,12 @@ describe('chat completions: billing, streaming and routing edges', function () {
   afterEach(async () => gateway.close());
 
   const send = (body: Record<string, unknown> | string, init: RequestInit = {}, path = '/v1/chat/completions') =>
-    fetch(`${gateway.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), ...init });
+    fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      ...init,
+    });
   const ask = (content: string, extra: Record<string, unknown> = {}) => send({ model: CHAT_MODEL, messages: [{ role: 'user', content }], ...extra });
   const wallet = () => gateway.wallet(customerId);
   const lastLog = async () => (await gateway.requestLogs(`customer_id=${customerId}`, ++logged))[0];
@@ -71,8 +83,15 @@ describe('chat completions: billing, streaming and routing edges', function () {
     expect(billed.prompt_tokens_details.cached_tokens).to.equal(3);
     expect((await wallet()).debits).to.equal(chatCost(billed));
     expect(await lastLog()).to.include({
-      endpoint: 'chat_completions_create', status: 200, provider: 'sandbox-openai-chat', stream: false, usage_estimated: false,
-      input_tokens: billed.prompt_tokens - 3, cache_read_tokens: 3, output_tokens: billed.completion_tokens, cost: chatCost(billed),
+      endpoint: 'chat_completions_create',
+      status: 200,
+      provider: 'sandbox-openai-chat',
+      stream: false,
+      usage_estimated: false,
+      input_tokens: billed.prompt_tokens - 3,
+      cache_read_tokens: 3,
+      output_tokens: billed.completion_tokens,
+      cost: chatCost(billed),
     });
     await settledOnce();
   });
@@ -104,7 +123,12 @@ describe('chat completions: billing, streaming and routing edges', function () {
     // 0.000100 covers the input, not 3 x 40 output tokens at 1.50 per million (0.000180).
     const poor = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${poor.customerId}/credits`, { amount: '0.000100', reference: 'small' });
-    const as = (body: Record<string, unknown>) => fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${poor.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'hi' }], ...body }) });
+    const as = (body: Record<string, unknown>) =>
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${poor.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'hi' }], ...body }),
+      });
     const refused = await as({ n: 3, max_completion_tokens: 40 });
     expect(refused.status).to.equal(402);
     expect(((await refused.json()) as any).error).to.include({ type: 'billing_error', code: 'insufficient_balance' });
@@ -121,11 +145,20 @@ describe('chat completions: billing, streaming and routing edges', function () {
 
   it('sends callers to the right endpoint both ways, and checks only the fields it reads', async () => {
     const wrong = async (response: Response) => ((await response.json()) as any).error;
-    expect(await wrong(await send({ model: 'sandbox/claude-haiku', messages: [{ role: 'user', content: 'hi' }] }))).to.include({ code: 'wrong_endpoint', param: 'model', message: '`sandbox/claude-haiku` is a messages model: call POST /v1/messages instead.' });
-    expect(await wrong(await send({ model: 'sandbox/seedance', messages: [{ role: 'user', content: 'hi' }] }))).to.include({ message: '`sandbox/seedance` is a video model: call POST /v1/videos instead.' });
+    expect(await wrong(await send({ model: 'sandbox/claude-haiku', messages: [{ role: 'user', content: 'hi' }] }))).to.include({
+      code: 'wrong_endpoint',
+      param: 'model',
+      message: '`sandbox/claude-haiku` is a messages model: call POST /v1/messages instead.',
+    });
+    expect(await wrong(await send({ model: 'sandbox/seedance', messages: [{ role: 'user', content: 'hi' }] }))).to.include({
+      message: '`sandbox/seedance` is a video model: call POST /v1/videos instead.',
+    });
     const onMessages = await send({ model: CHAT_MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, {}, '/v1/messages');
     expect(onMessages.status).to.equal(400);
-    expect((await onMessages.json()) as any).to.deep.include({ type: 'error', error: { type: 'invalid_request_error', message: '`sandbox/chat-model` is a chat model: call POST /v1/chat/completions instead.' } });
+    expect((await onMessages.json()) as any).to.deep.include({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: '`sandbox/chat-model` is a chat model: call POST /v1/chat/completions instead.' },
+    });
 
     const raw = (field: string) => `{"model":"${CHAT_MODEL}","messages":[{"role":"user","content":"hi"}],${field}}`;
     for (const [body, param] of [
@@ -152,8 +185,13 @@ describe('chat completions: billing, streaming and routing edges', function () {
     // stream_options on a non-streaming request goes as sent, and the provider refuses it as it would have.
     const misplaced = await ask('hi', { stream_options: { include_usage: true } });
     expect(misplaced.status).to.equal(400);
-    expect(((await misplaced.json()) as any).error).to.include({ param: 'stream_options', message: "The 'stream_options' parameter is only allowed when 'stream' is enabled." });
-    expect(primary.requests[1]!.raw).to.equal(JSON.stringify({ model: 'sandbox-chat', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } }));
+    expect(((await misplaced.json()) as any).error).to.include({
+      param: 'stream_options',
+      message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+    });
+    expect(primary.requests[1]!.raw).to.equal(
+      JSON.stringify({ model: 'sandbox-chat', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } }),
+    );
     expect(backup.requests).to.have.length(0);
     const releases = await settledOnce();
     expect(releases.map((e: any) => e.kind)).to.deep.equal(['release', 'release']);
@@ -180,7 +218,9 @@ describe('chat completions: billing, streaming and routing edges', function () {
     primary.next({ cutAfter: 3 }, { gapMs: 3000 });
     const cut = chunksOf(await (await ask('hi', { stream: true })).text());
     expect(cut.filter((c: any) => c.choices?.[0]?.delta?.content)).to.have.length(3);
-    expect(cut.at(-1)).to.deep.equal({ error: { message: 'The connection to the provider broke; the answer was cut.', type: 'api_error', param: null, code: null } });
+    expect(cut.at(-1)).to.deep.equal({
+      error: { message: 'The connection to the provider broke; the answer was cut.', type: 'api_error', param: null, code: null },
+    });
     const idle = chunksOf(await (await ask('hi', { stream: true })).text());
     expect(idle.at(-1).error.message).to.equal('The provider stopped sending; the answer was cut.');
     expect(backup.requests).to.have.length(0);
@@ -191,7 +231,9 @@ describe('chat completions: billing, streaming and routing edges', function () {
 
   it("relays a provider's error frame after the 200 and settles what was delivered", async () => {
     const chunks = chunksOf(await (await ask('hi [[sim error_event=2]]', { stream: true })).text());
-    expect(chunks.at(-1)).to.deep.equal({ error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } });
+    expect(chunks.at(-1)).to.deep.equal({
+      error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null },
+    });
     const [settle] = await settledOnce();
     expect(settle.purpose).to.include({ ending: 'error_event', estimated: true });
     expect((await lastLog()).usage_estimated).to.equal(true);

@@ -39,7 +39,10 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     expect(suspended.body).to.include({ status: 'suspended', name: 'Renamed' });
     const anthropic = await message(gateway.url, key, 'hi');
     expect(anthropic.status).to.equal(403);
-    expect(((await anthropic.json()) as any).error).to.deep.equal({ type: 'permission_error', message: 'This account is suspended; contact the operator of this gateway.' });
+    expect(((await anthropic.json()) as any).error).to.deep.equal({
+      type: 'permission_error',
+      message: 'This account is suspended; contact the operator of this gateway.',
+    });
     const openai = await chat(gateway.url, key, 'hi');
     expect(openai.status).to.equal(403);
     expect(((await openai.json()) as any).error).to.include({ type: 'permission_error', code: 'customer_suspended' });
@@ -65,9 +68,19 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     expect(((await (await models(key)).json()) as any).data.map((m: any) => m.id)).to.deep.equal(['sandbox/claude-haiku']); // at once, despite the cache
     const partial = await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { limits: { max_concurrent: null } });
     expect(partial.body.limits).to.deep.equal({ requests_per_minute: 60, max_concurrent: null, spend_limit: { amount: '25.500000', period: 'month' } });
-    expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { limits: null })).body.limits).to.deep.equal({ requests_per_minute: null, max_concurrent: null, spend_limit: null });
+    expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { limits: null })).body.limits).to.deep.equal({
+      requests_per_minute: null,
+      max_concurrent: null,
+      spend_limit: null,
+    });
     expect((await gateway.admin('GET', `/admin/v1/api-keys/${keyId}`)).body.name).to.equal('ci');
-    for (const bad of [{ limits: { requests_per_minute: 0 } }, { limits: { spend_limit: { amount: '-1', period: 'day' } } }, { limits: { spend_limit: { amount: '1', period: 'week' } } }, { expires_at: 'tomorrow' }, {}]) {
+    for (const bad of [
+      { limits: { requests_per_minute: 0 } },
+      { limits: { spend_limit: { amount: '-1', period: 'day' } } },
+      { limits: { spend_limit: { amount: '1', period: 'week' } } },
+      { expires_at: 'tomorrow' },
+      {},
+    ]) {
       expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, bad)).status, JSON.stringify(bad)).to.equal(400);
     }
     expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { allowed_models: ['nope/x'] })).body.error.code).to.equal('unknown_model');
@@ -99,7 +112,9 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     const rotated = await gateway.admin('POST', `/admin/v1/api-keys/${keyId}/rotate`, {});
     expect(rotated.status).to.equal(200);
     expect(rotated.body).to.include({ id: keyId, previous_key_valid_until: null });
-    expect(rotated.body.key).to.match(/^sk-gw-[0-9A-Za-z]{40}$/).and.not.equal(key);
+    expect(rotated.body.key)
+      .to.match(/^sk-gw-[0-9A-Za-z]{40}$/)
+      .and.not.equal(key);
     expect(rotated.body.limits.requests_per_minute).to.equal(100);
     expect((await message(gateway.url, key, 'hi')).status).to.equal(401);
     expect((await message(gateway.url, rotated.body.key, 'hi')).status).to.equal(200);
@@ -125,9 +140,18 @@ describe('operator controls: customers list and suspension, key changes, expiry 
 
   it('creates a key with limits and an expiry in one call', async () => {
     const { customerId } = await funded();
-    const created = await gateway.admin('POST', `/admin/v1/customers/${customerId}/api-keys`, { expires_at: '2099-01-01T00:00:00Z', limits: { spend_limit: { amount: '1', period: 'total' } } });
+    const created = await gateway.admin('POST', `/admin/v1/customers/${customerId}/api-keys`, {
+      expires_at: '2099-01-01T00:00:00Z',
+      limits: { spend_limit: { amount: '1', period: 'total' } },
+    });
     expect(created.status).to.equal(201);
-    expect(created.body).to.deep.include({ expires_at: '2099-01-01T00:00:00.000Z', limits: { requests_per_minute: null, max_concurrent: null, spend_limit: { amount: '1.000000', period: 'total' } } });
-    expect((await gateway.admin('POST', `/admin/v1/customers/${customerId}/api-keys`, { limits: { spend_limit: { amount: '9999999999', period: 'day' } } })).body.error.code).to.equal('invalid_limit');
+    expect(created.body).to.deep.include({
+      expires_at: '2099-01-01T00:00:00.000Z',
+      limits: { requests_per_minute: null, max_concurrent: null, spend_limit: { amount: '1.000000', period: 'total' } },
+    });
+    expect(
+      (await gateway.admin('POST', `/admin/v1/customers/${customerId}/api-keys`, { limits: { spend_limit: { amount: '9999999999', period: 'day' } } })).body
+        .error.code,
+    ).to.equal('invalid_limit');
   });
 });

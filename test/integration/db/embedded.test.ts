@@ -49,7 +49,9 @@ describe('embedded database across gateway processes', function () {
     const customer = await admin(url, 'POST', '/admin/v1/customers', { name: 'Durable Co' });
     expect(customer.status).to.equal(201);
     const topUps = await Promise.all(
-      Array.from({ length: count }, (_, i) => admin(url, 'POST', `/admin/v1/customers/${customer.body.id}/credits`, { amount: '1.00', reference: `${customer.body.id}-${i}` })),
+      Array.from({ length: count }, (_, i) =>
+        admin(url, 'POST', `/admin/v1/customers/${customer.body.id}/credits`, { amount: '1.00', reference: `${customer.body.id}-${i}` }),
+      ),
     );
     expect(topUps.map((t) => t.status)).to.deep.equal(topUps.map(() => 201));
     return customer.body.id;
@@ -63,7 +65,11 @@ describe('embedded database across gateway processes', function () {
 
   it('refuses a second gateway on the same DATA_DIR at once, naming the one that holds it', async () => {
     const first = await startGateway();
-    const second = spawn(process.execPath, gatewayArgs, { cwd: ROOT_DIR, env: { ...process.env, ...env(await freePort()) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const second = spawn(process.execPath, gatewayArgs, {
+      cwd: ROOT_DIR,
+      env: { ...process.env, ...env(await freePort()) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     second.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));

@@ -25,7 +25,9 @@ describe('embedded data directory lock', function () {
     expect(holderIn()).to.include({ pid: process.pid, gatewayPid: process.ppid, hostname: os.hostname() });
     const refusal = await acquireLock(dir, holderForThisProcess()).catch((error: unknown) => error);
     expect(refusal).to.be.instanceOf(DataDirInUseError);
-    expect((refusal as Error).message).to.include(`gateway pid ${process.ppid} (database process ${process.pid})`).and.include(holderIn().startedAt);
+    expect((refusal as Error).message)
+      .to.include(`gateway pid ${process.ppid} (database process ${process.pid})`)
+      .and.include(holderIn().startedAt);
     expect(() => assertNotHeld(dir)).to.throw(DataDirInUseError, `gateway pid ${process.ppid}`);
     release();
     expect(fs.existsSync(lockFileIn(dir))).to.equal(false);
@@ -59,7 +61,10 @@ describe('embedded data directory lock', function () {
     writeLock({ pid: deadPid(), gatewayPid: deadPid() });
     const at = Date.now() + 4000; // after every contender has started
     const contenders = Array.from({ length: 6 }, () =>
-      spawn(process.execPath, ['--import', 'tsx', path.join(ROOT_DIR, 'test/helpers/lock-contender.ts'), dir, String(at)], { cwd: ROOT_DIR, stdio: ['pipe', 'pipe', 'inherit'] }),
+      spawn(process.execPath, ['--import', 'tsx', path.join(ROOT_DIR, 'test/helpers/lock-contender.ts'), dir, String(at)], {
+        cwd: ROOT_DIR,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
     );
     try {
       const outcomes = await Promise.all(

@@ -26,7 +26,13 @@ describe('access log: request ids, no secrets, no prompts', function () {
       fetch(`${gateway.url}/v1/messages`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 64, stream, system: `system ${PROMPT_MARKER}`, messages: [{ role: 'user', content: `${prompt} please` }] }),
+        body: JSON.stringify({
+          model: 'sandbox/claude-haiku',
+          max_tokens: 64,
+          stream,
+          system: `system ${PROMPT_MARKER}`,
+          messages: [{ role: 'user', content: `${prompt} please` }],
+        }),
       });
     const answers = [
       await ask(PROMPT_MARKER, false, { 'x-api-key': secret }),
@@ -46,7 +52,8 @@ describe('access log: request ids, no secrets, no prompts', function () {
     }
     const everything = gateway.rawLogs();
     expect(everything).to.include('"msg":"upstream attempt failed"'); // debug capture, error paths included
-    for (const leak of [secret, secret.slice(6), PROMPT_MARKER, gateway.adminToken]) expect(everything, 'a secret or a prompt in the logs').to.not.include(leak);
+    for (const leak of [secret, secret.slice(6), PROMPT_MARKER, gateway.adminToken])
+      expect(everything, 'a secret or a prompt in the logs').to.not.include(leak);
   });
 
   it('mints its own id unless TRUST_REQUEST_ID is on, then keeps a well-formed incoming x-request-id', async () => {

@@ -50,7 +50,16 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
 
   it('answers a multipart Content-Length over the limit at once (413), without waiting for bytes that never come', async () => {
     const started = Date.now();
-    const response = await send(gateway.url, { method: 'POST', path: '/v1/videos', headers: { ...customer(), 'content-type': MULTIPART, 'content-length': '99999999999' }, body: part('form-data; name="model"', 'x') }, 5000);
+    const response = await send(
+      gateway.url,
+      {
+        method: 'POST',
+        path: '/v1/videos',
+        headers: { ...customer(), 'content-type': MULTIPART, 'content-length': '99999999999' },
+        body: part('form-data; name="model"', 'x'),
+      },
+      5000,
+    );
     expect(response.timedOut).to.equal(false);
     expect(response.status).to.equal(413);
     expect(Date.now() - started).to.be.below(4000);
@@ -91,7 +100,10 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
       expect(response.status, target).to.equal(400);
       expect(errorOf(response.text).param, target).to.equal(param);
     }
-    for (const target of ['/admin/v1/request-logs?before=999999999999999999&from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z', `/admin/v1/customers/${customerId}/ledger?before=999999999999999999`]) {
+    for (const target of [
+      '/admin/v1/request-logs?before=999999999999999999&from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z',
+      `/admin/v1/customers/${customerId}/ledger?before=999999999999999999`,
+    ]) {
       expect((await get(target, admin())).status, target).to.equal(200);
     }
   });
@@ -114,7 +126,7 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
     }
   });
 
-  it('answers what the HTTP parser refuses with a JSON error in the path\'s shape and a request-id', async () => {
+  it("answers what the HTTP parser refuses with a JSON error in the path's shape and a request-id", async () => {
     const cases: Array<[string, number, 'openai' | 'anthropic']> = [
       ['GET /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400, 'openai'],
       ['POST /admin/v1/customers HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 400, 'openai'],

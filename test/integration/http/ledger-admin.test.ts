@@ -18,7 +18,15 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     expect(first.status).to.equal(201);
     expect(first.body.replayed).to.equal(false);
     expect(first.body.entry).to.include({ kind: 'top_up', reference: 'top_up:inv-1', amount: '10.000000' });
-    expect(first.body.wallet).to.deep.equal({ object: 'wallet', customer_id: customerId, currency: 'USD', credits: '10.000000', debits: '0.000000', reserved: '0.000000', available: '10.000000' });
+    expect(first.body.wallet).to.deep.equal({
+      object: 'wallet',
+      customer_id: customerId,
+      currency: 'USD',
+      credits: '10.000000',
+      debits: '0.000000',
+      reserved: '0.000000',
+      available: '10.000000',
+    });
 
     const replay = await credit({ amount: '10.000000', reference: 'inv-1' });
     expect(replay.status).to.equal(200);
@@ -71,7 +79,14 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     expect((await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?before=abc`)).status).to.equal(400);
 
     const ok = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
-    expect(ok.body).to.deep.equal({ object: 'reconciliation', ok: true, wallets_checked: 1, mismatches: [], key_spend_mismatches: [], stale_holds: { count: 0, amount: '0.000000', refs: [] } });
+    expect(ok.body).to.deep.equal({
+      object: 'reconciliation',
+      ok: true,
+      wallets_checked: 1,
+      mismatches: [],
+      key_spend_mismatches: [],
+      stale_holds: { count: 0, amount: '0.000000', refs: [] },
+    });
     await gateway.db('wallets').where({ customer_id: customerId }).update({ credits_posted: 1 });
     const broken = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
     expect(broken.body.ok).to.equal(false);
@@ -83,7 +98,11 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     await fetch(`${gateway.url}/v1/models/sandbox%2Fclaude-haiku`, { headers: { authorization: `Bearer ${key}` } });
     await fetch(`${gateway.url}/v1/models`, { headers: { authorization: 'Bearer sk-gw-bad' } });
-    await fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'secret prompt text' }] }) });
+    await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'secret prompt text' }] }),
+    });
     await fetch(`${gateway.url}/healthz`);
     await gateway.requestLogs('', 4);
 

@@ -11,7 +11,14 @@ const MULTIPART = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` 
 const PAYLOADS: Array<Array<[string, string]>> = [
   [['__proto__[x]', '1']],
   [['constructor[prototype][x]', '1']],
-  [['model', 'sandbox/seedance'], ['prompt', 'p'], ['__proto__[x]', '1'], ['constructor[prototype][x]', '1'], ['a[__proto__][x]', '1'], ['content[][__proto__][x]', '1']],
+  [
+    ['model', 'sandbox/seedance'],
+    ['prompt', 'p'],
+    ['__proto__[x]', '1'],
+    ['constructor[prototype][x]', '1'],
+    ['a[__proto__][x]', '1'],
+    ['content[][__proto__][x]', '1'],
+  ],
 ];
 
 function expectUnpolluted(): void {
@@ -60,7 +67,11 @@ describe('prototype pollution through request bodies', () => {
     for (const fields of PAYLOADS) {
       const anonymous = await fetch(`${gateway.url}/v1/videos`, { method: 'POST', headers: MULTIPART, body: multipart(fields) });
       expect(anonymous.status).to.equal(401);
-      const keyed = await fetch(`${gateway.url}/v1/videos`, { method: 'POST', headers: { ...MULTIPART, authorization: `Bearer ${key}` }, body: multipart(fields) });
+      const keyed = await fetch(`${gateway.url}/v1/videos`, {
+        method: 'POST',
+        headers: { ...MULTIPART, authorization: `Bearer ${key}` },
+        body: multipart(fields),
+      });
       expect(keyed.status).to.equal(400);
       const body = (await keyed.json()) as { error: { message: string; param: string | null } };
       expect(body.error.message).to.match(/is not accepted/);
@@ -71,7 +82,12 @@ describe('prototype pollution through request bodies', () => {
   });
 
   it('JSON bodies with __proto__ or constructor.prototype keys change nothing either, on the public and the admin surface', async () => {
-    const bodies = ['{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"name":"n","__proto__":{"x":1}}', '{"model":"sandbox/claude-haiku","max_tokens":1,"messages":[{"role":"user","content":"x","__proto__":{"x":1}}]}'];
+    const bodies = [
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '{"name":"n","__proto__":{"x":1}}',
+      '{"model":"sandbox/claude-haiku","max_tokens":1,"messages":[{"role":"user","content":"x","__proto__":{"x":1}}]}',
+    ];
     for (const body of bodies) {
       for (const [path, auth] of [
         ['/v1/messages', { 'x-api-key': key }],

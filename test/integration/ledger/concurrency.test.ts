@@ -34,7 +34,9 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     let done = false;
     const watcher = watchBalance(() => done);
     const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => ledger.reserve({ ref: `r${i}`, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: `r${i}` } })),
+      Array.from({ length: 200 }, (_, i) =>
+        ledger.reserve({ ref: `r${i}`, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: `r${i}` } }),
+      ),
     );
     done = true;
     const seen = await watcher;
@@ -66,7 +68,7 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
 
-  it('batches one wallet\'s concurrent operations into multi-row statements, each with its own outcome, replays and shortfalls included', async () => {
+  it("batches one wallet's concurrent operations into multi-row statements, each with its own outcome, replays and shortfalls included", async () => {
     const batched = { reserve: 0, settle: 0 };
     const count = (query: { sql: string }) => {
       const sql = query.sql.trim();
@@ -77,7 +79,9 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     try {
       // 60 calls, 59 references ('r0' twice): the first 50 references fit, in arrival order.
       const reserves = await Promise.all(
-        ['r0', ...Array.from({ length: 59 }, (_, i) => `r${i}`)].map((ref) => ledger.reserve({ ref, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: ref } })),
+        ['r0', ...Array.from({ length: 59 }, (_, i) => `r${i}`)].map((ref) =>
+          ledger.reserve({ ref, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: ref } }),
+        ),
       );
       results = reserves;
       const settles = await Promise.all(
@@ -94,14 +98,21 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
       expect(unknown).to.equal(LedgerError.ReservationNotFound);
       // 20 more that all fit: one multi-row statement takes them together.
       const before = batched.reserve;
-      const fitting = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.reserve({ ref: `f${i}`, customerId: customer, bound: { amount: 100n }, purpose: {} })));
+      const fitting = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => ledger.reserve({ ref: `f${i}`, customerId: customer, bound: { amount: 100n }, purpose: {} })),
+      );
       expect(fitting.every((r) => typeof r === 'object' && r.amount === 100n && !r.replayed)).to.equal(true);
       expect(batched.reserve).to.be.greaterThan(before);
     } finally {
       db.off('query', count);
     }
     const granted = results.filter((r) => typeof r === 'object') as Array<{ ref: string; replayed: boolean }>;
-    expect(granted.filter((r) => r.ref === 'r0').map((r) => r.replayed).sort()).to.deep.equal([false, true]);
+    expect(
+      granted
+        .filter((r) => r.ref === 'r0')
+        .map((r) => r.replayed)
+        .sort(),
+    ).to.deep.equal([false, true]);
     expect(results.filter((r) => r === LedgerError.InsufficientFunds)).to.have.length(9);
     expect(await db('reservations')).to.have.length(70);
     expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 10_700n, reserved: 31_000n, available: 50_000n - 10_700n - 31_000n });
@@ -119,7 +130,9 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     try {
       // 'a' and 'b' run alone (two batches in flight per wallet); 'x', 'y' and 'z' queue behind them
       // and go as one statement, which hits 'x' and is undone; then each runs alone.
-      results = await Promise.all(['a', 'b', 'x', 'y', 'z'].map((ref) => ledger.reserve({ ref, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: ref } })));
+      results = await Promise.all(
+        ['a', 'b', 'x', 'y', 'z'].map((ref) => ledger.reserve({ ref, customerId: customer, bound: { amount: 1_000n }, purpose: { request_id: ref } })),
+      );
     } finally {
       db.off('query', record);
     }

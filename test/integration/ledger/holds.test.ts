@@ -15,17 +15,27 @@ describe('request holds (per-request reservations): one end on every path, and h
   const orphan = async (ref: string, progress: string | null) => {
     const { ledger } = gateway.services;
     const purpose = { request_id: ref, model: 'sandbox/claude-haiku', endpoint: 'messages_create', key_id: keyId };
-    expect(await ledger.reserve({ ref, customerId, bound: { amount: 500_000n }, purpose, owner: 'gw_deadprocess', kind: 'request' })).to.include({ amount: 500_000n });
-    await gateway.db('reservations').where({ ref }).update({ created_at: new Date(Date.now() - 10_000), progress: progress ? JSON.stringify({ charge: progress, usage: { input_tokens: 100, output_tokens: 20 } }) : null });
+    expect(await ledger.reserve({ ref, customerId, bound: { amount: 500_000n }, purpose, owner: 'gw_deadprocess', kind: 'request' })).to.include({
+      amount: 500_000n,
+    });
+    await gateway
+      .db('reservations')
+      .where({ ref })
+      .update({
+        created_at: new Date(Date.now() - 10_000),
+        progress: progress ? JSON.stringify({ charge: progress, usage: { input_tokens: 100, output_tokens: 20 } }) : null,
+      });
   };
   const reconciliation = async () => (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
 
   it('ends a hold its request left open: released when nothing was delivered, settled at the checkpoint otherwise', async () => {
     const { holds } = gateway.services;
     const input = (ref: string) => ({ ref, customerId, bound: { amount: 300_000n }, purpose: { request_id: ref } });
-    const thrown = await holds.scope(input('req_scope_throw'), async () => {
-      throw new Error('a bug after the reserve');
-    }).catch((error: Error) => error.message);
+    const thrown = await holds
+      .scope(input('req_scope_throw'), async () => {
+        throw new Error('a bug after the reserve');
+      })
+      .catch((error: Error) => error.message);
     expect(thrown).to.equal('a bug after the reserve');
     await holds.scope(input('req_scope_forgot'), async (hold) => hold.checkpoint(120_000n));
     await gateway.settled();
@@ -55,7 +65,11 @@ describe('request holds (per-request reservations): one end on every path, and h
       ['req_orphan_silent', false, null],
     ]);
 
-    const released = await gateway.admin('POST', '/admin/v1/reservations/req_orphan_silent/resolve', { action: 'release', actor: 'ops', reason: 'never reached the provider' });
+    const released = await gateway.admin('POST', '/admin/v1/reservations/req_orphan_silent/resolve', {
+      action: 'release',
+      actor: 'ops',
+      reason: 'never reached the provider',
+    });
     expect(released.status).to.equal(200);
     expect(released.body).to.include({ status: 'released', kind: 'request' });
     const again = await gateway.admin('POST', '/admin/v1/reservations/req_orphan_silent/resolve', { action: 'settle', actor: 'ops', reason: 'twice' });
@@ -79,7 +93,10 @@ describe('request holds (per-request reservations): one end on every path, and h
     const { holds } = gateway.services;
     const hold = await holds.open({ ref: 'req_long_stream', customerId, bound: { amount: 100_000n }, purpose: { request_id: 'req_long_stream' } });
     if (typeof hold === 'string') throw new Error(hold);
-    await gateway.db('reservations').where({ ref: 'req_long_stream' }).update({ created_at: new Date(Date.now() - 3_600_000) });
+    await gateway
+      .db('reservations')
+      .where({ ref: 'req_long_stream' })
+      .update({ created_at: new Date(Date.now() - 3_600_000) });
     expect(await gateway.services.sweeper.sweep()).to.equal(0);
     expect((await reconciliation()).ok).to.equal(true);
     await hold.release('done');

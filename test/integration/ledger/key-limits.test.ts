@@ -24,7 +24,8 @@ describe(`key limits in the reservation transaction (${usingPostgres() ? 'Postgr
   });
 
   const limit = (columns: Record<string, unknown>) => db('api_keys').where({ id: keyId }).update(columns);
-  const reserve = (ref: string, amount: bigint) => ledger.reserve({ ref, customerId, bound: { amount }, purpose: { key_id: keyId }, limits: true, owner: null });
+  const reserve = (ref: string, amount: bigint) =>
+    ledger.reserve({ ref, customerId, bound: { amount }, purpose: { key_id: keyId }, limits: true, owner: null });
   const parallel = (n: number, amount: bigint, tag = 'r') => Promise.all(Array.from({ length: n }, (_, i) => reserve(`${tag}${i}`, amount)));
   const reserved = (results: unknown[]) => results.filter((r): r is Reserved => typeof r === 'object' && !(r instanceof KeyLimitRefusal));
   const refused = (results: unknown[]) => results.filter((r): r is KeyLimitRefusal => r instanceof KeyLimitRefusal);
@@ -84,7 +85,9 @@ describe(`key limits in the reservation transaction (${usingPostgres() ? 'Postgr
     for (const r of ok) await ledger.settle({ ref: r.ref, charge: { amount: 1n } });
     expect(reserved(await parallel(3, 10n, 'x'))).to.have.length(0);
     // Two of them leave the window: two more fit.
-    await db('reservations').whereIn('ref', [ok[0]!.ref, ok[1]!.ref]).update({ created_at: db.raw("now() - interval '61 seconds'") });
+    await db('reservations')
+      .whereIn('ref', [ok[0]!.ref, ok[1]!.ref])
+      .update({ created_at: db.raw("now() - interval '61 seconds'") });
     expect(reserved(await parallel(4, 10n, 'y'))).to.have.length(2);
   });
 

@@ -31,14 +31,21 @@ describe('ledger', () => {
     expect(await ledger.topUp({ ref: 'inv-1', customerId: customer, amount: 10_000_000n })).to.have.property('replayed', true);
     expect(await ledger.topUp({ ref: 'inv-1', customerId: customer, amount: 20_000_000n })).to.equal(LedgerError.ReferenceConflict);
     expect(await ledger.topUp({ ref: 'inv-2', customerId: 'cus_nobody', amount: 1n })).to.equal(LedgerError.CustomerNotFound);
-    for (const bad of [0n, -1n, 10n ** 18n]) expect(await ledger.topUp({ ref: `bad-${bad}`, customerId: customer, amount: bad })).to.equal(LedgerError.InvalidAmount);
+    for (const bad of [0n, -1n, 10n ** 18n])
+      expect(await ledger.topUp({ ref: `bad-${bad}`, customerId: customer, amount: bad })).to.equal(LedgerError.InvalidAmount);
     expect(await balance()).to.deep.equal({ credits: 10_000_000n, debits: 0n, reserved: 0n, available: 10_000_000n });
     expect(await entries()).to.have.length(1);
   });
 
   it('reserves, settles the actual amount and releases the rest, once however often repeated', async () => {
     await ledger.topUp({ ref: 't', customerId: customer, amount: 1_000_000n });
-    const reserved = await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_000n }, purpose: { request_id: 'req_1' }, priceVersionId: 7n });
+    const reserved = await ledger.reserve({
+      ref: 'req_1',
+      customerId: customer,
+      bound: { amount: 600_000n },
+      purpose: { request_id: 'req_1' },
+      priceVersionId: 7n,
+    });
     expect(reserved).to.deep.include({ amount: 600_000n, replayed: false });
     expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 0n, reserved: 600_000n, available: 400_000n });
     expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_000n }, purpose: {} })).to.deep.include({ replayed: true });
@@ -67,10 +74,16 @@ describe('ledger', () => {
     const record = (query: { sql: string }) => void statements.push(query.sql);
     db.on('query', record);
     try {
-      expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_000n }, purpose: { request_id: 'req_1' } })).to.deep.include({ amount: 600_000n, replayed: false });
+      expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_000n }, purpose: { request_id: 'req_1' } })).to.deep.include({
+        amount: 600_000n,
+        replayed: false,
+      });
       expect(statements, 'reserve').to.have.length(1);
       statements.length = 0;
-      expect(await ledger.settle({ ref: 'req_1', charge: { amount: 250_000n }, purpose: { ending: 'complete' } })).to.deep.include({ charged: 250_000n, replayed: false });
+      expect(await ledger.settle({ ref: 'req_1', charge: { amount: 250_000n }, purpose: { ending: 'complete' } })).to.deep.include({
+        charged: 250_000n,
+        replayed: false,
+      });
       expect(statements, 'settle').to.have.length(1);
     } finally {
       db.off('query', record);
@@ -80,8 +93,22 @@ describe('ledger', () => {
     expect(reservation).to.include({ status: 'settled', amount: 600_000n, customer_id: customer });
     expect(reservation.resolved_at).to.be.instanceOf(Date);
     const [, reserve, settle] = await entries();
-    expect(reserve).to.include({ kind: 'reserve', reference: 'reserve:req_1', reservation_ref: 'req_1', amount: 600_000n, pending_delta: 600_000n, debits_delta: 0n });
-    expect(settle).to.include({ kind: 'settle', reference: 'settle:req_1', reservation_ref: 'req_1', amount: 250_000n, pending_delta: -600_000n, debits_delta: 250_000n });
+    expect(reserve).to.include({
+      kind: 'reserve',
+      reference: 'reserve:req_1',
+      reservation_ref: 'req_1',
+      amount: 600_000n,
+      pending_delta: 600_000n,
+      debits_delta: 0n,
+    });
+    expect(settle).to.include({
+      kind: 'settle',
+      reference: 'settle:req_1',
+      reservation_ref: 'req_1',
+      amount: 250_000n,
+      pending_delta: -600_000n,
+      debits_delta: 250_000n,
+    });
     expect(settle.purpose).to.deep.equal({ request_id: 'req_1', ending: 'complete', reserved: '600000' });
     expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n });
     expect(await ledger.reconcile()).to.deep.equal([]);
@@ -123,8 +150,14 @@ describe('ledger', () => {
 
   it('adjusts both ways, never below zero available', async () => {
     await ledger.topUp({ ref: 't', customerId: customer, amount: 1_000n });
-    expect(await ledger.adjust({ ref: 'goodwill', customerId: customer, amount: 250n, reason: 'outage credit', actor: 'ops@x' })).to.have.property('replayed', false);
-    expect(await ledger.adjust({ ref: 'fix', customerId: customer, amount: -1_000n, reason: 'correction', actor: 'ops@x' })).to.have.property('replayed', false);
+    expect(await ledger.adjust({ ref: 'goodwill', customerId: customer, amount: 250n, reason: 'outage credit', actor: 'ops@x' })).to.have.property(
+      'replayed',
+      false,
+    );
+    expect(await ledger.adjust({ ref: 'fix', customerId: customer, amount: -1_000n, reason: 'correction', actor: 'ops@x' })).to.have.property(
+      'replayed',
+      false,
+    );
     expect(await ledger.adjust({ ref: 'too-much', customerId: customer, amount: -251n, reason: 'x', actor: 'ops@x' })).to.equal(LedgerError.InsufficientFunds);
     expect(await ledger.adjust({ ref: 'zero', customerId: customer, amount: 0n, reason: 'x', actor: 'ops@x' })).to.equal(LedgerError.InvalidAmount);
     expect(await balance()).to.deep.equal({ credits: 1_250n, debits: 1_000n, reserved: 0n, available: 250n });
@@ -159,7 +192,10 @@ describe('ledger', () => {
     await ledger.release({ ref: 'q4' });
 
     const usage = await db('free_quota_usage').where({ customer_id: customer }).orderBy('period_start');
-    expect(usage.map((u) => [u.used, u.held])).to.deep.equal([[1_000n, 0n], [0n, 0n]]);
+    expect(usage.map((u) => [u.used, u.held])).to.deep.equal([
+      [1_000n, 0n],
+      [0n, 0n],
+    ]);
     const settle = (await entries()).find((e) => e.reference === 'settle:q1');
     expect([settle.free_units, settle.free_amount, settle.amount]).to.deep.equal([600n, 4_200n, 0n]);
     expect(await ledger.reconcile()).to.deep.equal([]);
@@ -208,7 +244,10 @@ describe('ledger', () => {
   it('refuses to let the database hold a negative balance even if code tried', async () => {
     await ledger.topUp({ ref: 't', customerId: customer, amount: 10n });
     let error: unknown;
-    await db('wallets').where({ customer_id: customer }).update({ debits_posted: 11 }).catch((e) => (error = e));
+    await db('wallets')
+      .where({ customer_id: customer })
+      .update({ debits_posted: 11 })
+      .catch((e) => (error = e));
     expect(String(error)).to.include('wallets_available_non_negative');
   });
 });

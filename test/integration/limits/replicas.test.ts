@@ -26,7 +26,10 @@ describe(`key limits shared by two gateways on one database (${usingPostgres() ?
       replicas.push(...children.map((c) => c.url));
     } else {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-replica-'));
-      const config = { ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VIDEO_POLLER: 'false', HOLD_SWEEPER: 'false', KEY_CACHE_MS: '300' }), cataloguePath: SAMPLE_CATALOGUE };
+      const config = {
+        ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VIDEO_POLLER: 'false', HOLD_SWEEPER: 'false', KEY_CACHE_MS: '300' }),
+        cataloguePath: SAMPLE_CATALOGUE,
+      };
       second = await startGateway(config, { db: gateway.db, logger: createLogger('silent') });
       replicas.push(gateway.url, second.url);
     }
@@ -48,7 +51,12 @@ describe(`key limits shared by two gateways on one database (${usingPostgres() ?
     const { key } = await limitedKey(gateway, { requests_per_minute: 6 });
     const { counts, bodies } = await tally(await spread(20, key));
     expect(counts).to.deep.equal({ 200: 6, 429: 14 });
-    expect(bodies.filter((b) => b.status === 200).map((b) => b.headers.get('anthropic-ratelimit-requests-remaining')).sort()).to.deep.equal(['0', '1', '2', '3', '4', '5']);
+    expect(
+      bodies
+        .filter((b) => b.status === 200)
+        .map((b) => b.headers.get('anthropic-ratelimit-requests-remaining'))
+        .sort(),
+    ).to.deep.equal(['0', '1', '2', '3', '4', '5']);
   });
 
   it('shares one concurrency limit: 3 of 12 slow requests spread over both are in flight', async () => {

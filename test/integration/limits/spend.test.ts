@@ -21,7 +21,9 @@ describe(`key spend limits over HTTP (${usingPostgres() ? 'PostgreSQL' : 'PGlite
     let served = 0;
     for (let round = 0; round < 3; round++) {
       // Each costs about its whole hold: 1,000 output tokens at 5.00 per million, plus the input.
-      const { counts, bodies } = await tally(await Promise.all(Array.from({ length: 50 }, () => message(gateway.url, key, 'spend [[sim report_output=1000]]', { maxTokens: 1000 }))));
+      const { counts, bodies } = await tally(
+        await Promise.all(Array.from({ length: 50 }, () => message(gateway.url, key, 'spend [[sim report_output=1000]]', { maxTokens: 1000 }))),
+      );
       served += counts[200] ?? 0;
       expect((counts[200] ?? 0) + (counts[402] ?? 0), JSON.stringify(counts)).to.equal(50);
       const refusal = bodies.find((b) => b.status === 402)!;
@@ -51,7 +53,9 @@ describe(`key spend limits over HTTP (${usingPostgres() ? 'PostgreSQL' : 'PGlite
 
   it('counts video tasks in flight against the limit: 2 of 10 parallel tasks fit 1.00 at 0.40 each', async () => {
     const { key } = await limitedKey(gateway, { spend_limit: { amount: '1.00', period: 'total' } });
-    const { counts, bodies } = await tally(await Promise.all(Array.from({ length: 10 }, (_, i) => video(gateway.url, key, `task ${i} [[sim queued_ms=60000]]`))));
+    const { counts, bodies } = await tally(
+      await Promise.all(Array.from({ length: 10 }, (_, i) => video(gateway.url, key, `task ${i} [[sim queued_ms=60000]]`))),
+    );
     expect(counts).to.deep.equal({ 202: 2, 402: 8 });
     expect(bodies.find((b) => b.status === 402)!.body.error.code).to.equal('key_spend_limit_exceeded');
   });

@@ -12,7 +12,15 @@ const SONNET = 'sandbox/claude-sonnet'; // two routes: sandbox-anthropic, then s
 function catalogueWithShortTimeouts(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
   const file = path.join(dir, 'catalogue.yaml');
-  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}', 'timeouts: {connect_ms: 2000, first_byte_ms: 2000, response_ms: 2000, idle_ms: 1000}'));
+  fs.writeFileSync(
+    file,
+    fs
+      .readFileSync(SAMPLE_CATALOGUE, 'utf8')
+      .replace(
+        'timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}',
+        'timeouts: {connect_ms: 2000, first_byte_ms: 2000, response_ms: 2000, idle_ms: 1000}',
+      ),
+  );
   return file;
 }
 
@@ -48,7 +56,12 @@ describe('messages: billing, streaming and routing edges', function () {
   afterEach(async () => gateway.close());
 
   const send = (body: Record<string, unknown>, init: RequestInit = {}) =>
-    fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ max_tokens: 100, ...body }), ...init });
+    fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ max_tokens: 100, ...body }),
+      ...init,
+    });
   const ask = (model: string, content: string, stream = false) => send({ model, stream, messages: [{ role: 'user', content }] });
   const wallet = () => gateway.wallet(customerId);
   const journal = async () => {
@@ -73,7 +86,13 @@ describe('messages: billing, streaming and routing edges', function () {
     expect(response.headers.get('request-id')).to.match(/^req_/);
     const frames = framesOf(await response.text());
     expect(frames.map((f) => f.event)).to.deep.equal([
-      'message_start', 'content_block_start', 'ping', ...Array(8).fill('content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      'ping',
+      ...Array(8).fill('content_block_delta'),
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     for (const frame of frames) expect(frame.data.type).to.equal(frame.event);
     expect(frames[0]!.data.message.model).to.equal(HAIKU);
@@ -98,7 +117,10 @@ describe('messages: billing, streaming and routing edges', function () {
 
   it('aborts the upstream when the client goes away mid-stream, and settles what was delivered once', async () => {
     const controller = new AbortController();
-    const response = await send({ model: HAIKU, stream: true, messages: [{ role: 'user', content: 'long [[sim gap_ms=50 deltas=200]]' }] }, { signal: controller.signal });
+    const response = await send(
+      { model: HAIKU, stream: true, messages: [{ role: 'user', content: 'long [[sim gap_ms=50 deltas=200]]' }] },
+      { signal: controller.signal },
+    );
     const reader = response.body!.getReader();
     let text = '';
     while (!text.includes('content_block_delta')) text += new TextDecoder().decode((await reader.read()).value);

@@ -26,7 +26,8 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
     available = (await gateway.wallet(customerId)).available;
   });
 
-  const post = (path: string, text: string) => fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: text });
+  const post = (path: string, text: string) =>
+    fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: text });
   const unchanged = async () => {
     const wallet = await gateway.wallet(customerId);
     expect(wallet).to.include({ available, reserved: '0.000000' });
@@ -86,7 +87,10 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
     expect(counted.status).to.equal(200);
     expect(((await counted.json()) as any).input_tokens).to.be.greaterThan(0);
     for (const stream of [false, true]) {
-      const response = await post('/v1/messages', JSON.stringify({ model: HAIKU, max_tokens: 10, stream, messages: [{ role: 'user', content: 'hi [[sim garbage]]' }] }));
+      const response = await post(
+        '/v1/messages',
+        JSON.stringify({ model: HAIKU, max_tokens: 10, stream, messages: [{ role: 'user', content: 'hi [[sim garbage]]' }] }),
+      );
       if (stream) {
         // Headers are already out when a stream turns out not to be one: the client gets an error event.
         expect(response.status).to.equal(200);
@@ -100,7 +104,10 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
   });
 
   it('cuts a stream that passes its max_tokens cover with an error event, and charges no more than the cover', async () => {
-    const response = await post('/v1/messages', JSON.stringify({ model: HAIKU, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'flood [[sim deltas=5000 delta_chars=4000]]' }] }));
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({ model: HAIKU, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'flood [[sim deltas=5000 delta_chars=4000]]' }] }),
+    );
     const text = await response.text();
     expect(text.length).to.be.lessThan(200_000); // about one delta, not 20 MB
     expect(text).to.match(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"The provider sent more output than max_tokens allows/);
@@ -114,7 +121,10 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
 
   it('never bills more output than max_tokens when the provider over-reports', async () => {
     const before = Number((await gateway.wallet(customerId)).available);
-    const response = await post('/v1/messages', JSON.stringify({ model: HAIKU, max_tokens: 50, messages: [{ role: 'user', content: 'hi [[sim report_output=9000000]]' }] }));
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({ model: HAIKU, max_tokens: 50, messages: [{ role: 'user', content: 'hi [[sim report_output=9000000]]' }] }),
+    );
     expect(response.status).to.equal(200);
     const log = await gateway.requestLog(response.headers.get('request-id')!);
     expect(log).to.include({ output_tokens: 50 });
@@ -129,7 +139,8 @@ describe('messages: hostile input and hostile upstreams never yield a 5xx or los
       expect(response.status).to.equal(status);
       const body = (await response.json()) as any;
       const text = JSON.stringify(body);
-      for (const secret of ['internal-llm-7', 'corp.example.com', '10.2.3.4', 'req_011CVXabcdef', 'sk-ant-api03', 'https://']) expect(text, `${status} ${secret}`).to.not.include(secret);
+      for (const secret of ['internal-llm-7', 'corp.example.com', '10.2.3.4', 'req_011CVXabcdef', 'sk-ant-api03', 'https://'])
+        expect(text, `${status} ${secret}`).to.not.include(secret);
       expect(body.error.message).to.include(`simulated ${status}`);
       if (status === 429 || status === 529) expect(response.headers.get('retry-after')).to.equal('1');
     }
@@ -149,7 +160,15 @@ describe('messages: provider timeouts fire when configured', function () {
     const { default: path } = await import('node:path');
     const { SAMPLE_CATALOGUE } = await import('../../helpers/gateway.ts');
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}', 'timeouts: {connect_ms: 2000, first_byte_ms: 1000, response_ms: 1500, idle_ms: 30000}'));
+    fs.writeFileSync(
+      file,
+      fs
+        .readFileSync(SAMPLE_CATALOGUE, 'utf8')
+        .replace(
+          'timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}',
+          'timeouts: {connect_ms: 2000, first_byte_ms: 1000, response_ms: 1500, idle_ms: 30000}',
+        ),
+    );
     gateway = await startTestGateway({ cataloguePath: file });
     let customerId: string;
     ({ key, customerId } = await gateway.customerWithKey());
@@ -157,7 +176,10 @@ describe('messages: provider timeouts fire when configured', function () {
   });
   after(async () => gateway.close());
 
-  for (const [stream, limitMs] of [[true, 1000], [false, 1500]] as const) {
+  for (const [stream, limitMs] of [
+    [true, 1000],
+    [false, 1500],
+  ] as const) {
     it(`answers 504 once the ${stream ? 'first byte' : 'response'} timeout passes, not later (${limitMs} ms)`, async () => {
       const started = Date.now();
       const response = await fetch(`${gateway.url}/v1/messages`, {

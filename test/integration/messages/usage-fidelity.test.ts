@@ -43,7 +43,13 @@ describe('messages: billing follows every usage component Anthropic reports', fu
     const response = await fetch(`${gateway.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sandbox/claude-priced', max_tokens: 100, stream, messages: [{ role: 'user', content: `hi [[sim ${directives}]]` }], ...extra }),
+      body: JSON.stringify({
+        model: 'sandbox/claude-priced',
+        max_tokens: 100,
+        stream,
+        messages: [{ role: 'user', content: `hi [[sim ${directives}]]` }],
+        ...extra,
+      }),
     });
     expect(response.status).to.equal(200);
     await response.text();
@@ -61,29 +67,65 @@ describe('messages: billing follows every usage component Anthropic reports', fu
   it('keeps the last cumulative message_delta values, never their sum, and keeps message_start values a delta leaves null', async () => {
     const { cost, log, input } = await charged('message_deltas=3 usage_nulls cache_read=50');
     expect(log).to.include({ output_tokens: 8, cache_read_tokens: 50, usage_estimated: false });
-    expect(cost).to.equal(micros([[input, 3], [50, 0.3], [8, 15]]));
+    expect(cost).to.equal(
+      micros([
+        [input, 3],
+        [50, 0.3],
+        [8, 15],
+      ]),
+    );
   });
 
   it('prices 1-hour cache writes apart from 5-minute ones, and logs the split', async () => {
     const { cost, log, input } = await charged('cache_write=1000 cache_write_1h=400', {}, false);
     expect(log).to.include({ cache_write_tokens: 1000 });
     expect(log.usage_detail).to.include({ cache_write_1h_tokens: 400 });
-    expect(cost).to.equal(micros([[input, 3], [600, 3.75], [400, 6], [8, 15]]));
+    expect(cost).to.equal(
+      micros([
+        [input, 3],
+        [600, 3.75],
+        [400, 6],
+        [8, 15],
+      ]),
+    );
   });
 
   it('bills server tool requests per request, as reported at the end of the stream', async () => {
     const { cost, log, input } = await charged('web_search=3 web_fetch=2');
     expect(log.usage_detail).to.include({ web_search_requests: 3, web_fetch_requests: 2 });
-    expect(cost).to.equal(micros([[input, 3], [8, 15], [3, 10_000], [2, 2_000]]));
+    expect(cost).to.equal(
+      micros([
+        [input, 3],
+        [8, 15],
+        [3, 10_000],
+        [2, 2_000],
+      ]),
+    );
   });
 
   it('applies the fast-mode premium when the request asks for it, and the priority premium when the tier says so', async () => {
     const fast = await charged('', { speed: 'fast' });
     expect(fast.log.usage_detail).to.include({ multiplier: 'fast x6' });
-    expect(fast.cost).to.equal(micros([[fast.input, 3], [8, 15]], 6));
+    expect(fast.cost).to.equal(
+      micros(
+        [
+          [fast.input, 3],
+          [8, 15],
+        ],
+        6,
+      ),
+    );
     const priority = await charged('tier=priority');
     expect(priority.log.usage_detail).to.include({ multiplier: 'priority x1.5', service_tier: 'priority' });
-    expect(priority.cost).to.equal(micros([[priority.input, 3], [8, 15]], 1.5));
+    expect(priority.cost).to.equal(
+      micros(
+        [
+          [priority.input, 3],
+          [8, 15],
+        ],
+        1.5,
+      ),
+    );
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
   });
 });

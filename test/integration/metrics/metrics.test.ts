@@ -91,7 +91,9 @@ describe('metrics: GET /metrics (admin token) and METRICS_PORT (no authenticatio
     await gateway.settled();
     const after = await scrape();
     expect(sample(after, 'gateway_http_requests_total', labels) - sample(before, 'gateway_http_requests_total', labels)).to.equal(2);
-    expect(sample(after, 'gateway_http_request_duration_seconds_count', labels) - sample(before, 'gateway_http_request_duration_seconds_count', labels)).to.equal(2);
+    expect(
+      sample(after, 'gateway_http_request_duration_seconds_count', labels) - sample(before, 'gateway_http_request_duration_seconds_count', labels),
+    ).to.equal(2);
     const ok = { provider: 'sandbox-anthropic', outcome: 'ok', status: '200' };
     expect(sample(after, 'gateway_upstream_requests_total', ok) - sample(before, 'gateway_upstream_requests_total', ok)).to.equal(2);
     const first = { operation: 'messages_create', model: 'sandbox/claude-haiku' };
@@ -132,7 +134,10 @@ describe('metrics: GET /metrics (admin token) and METRICS_PORT (no authenticatio
     const ref = 'req_metrics_orphan';
     const purpose = { request_id: ref, model: 'sandbox/claude-haiku', endpoint: 'messages_create', key_id: keyId };
     await gateway.services.ledger.reserve({ ref, customerId, bound: { amount: 500_000n }, purpose, owner: 'gw_deadprocess', kind: 'request' });
-    await gateway.db('reservations').where({ ref }).update({ created_at: new Date(Date.now() - 10_000) });
+    await gateway
+      .db('reservations')
+      .where({ ref })
+      .update({ created_at: new Date(Date.now() - 10_000) });
     const before = await scrape();
     expect(sample(before, 'gateway_reservations_pending', { kind: 'request' })).to.equal(1);
     expect(await gateway.services.sweeper.sweep()).to.equal(1);

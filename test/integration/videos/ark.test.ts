@@ -10,9 +10,7 @@ import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 function testCatalogue(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
   const file = path.join(dir, 'catalogue.yaml');
-  const text = fs
-    .readFileSync(SAMPLE_CATALOGUE, 'utf8')
-    .replace('    free_quota: {amount: 10, unit: seconds, period: day}\n', '')
+  const text = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('    free_quota: {amount: 10, unit: seconds, period: day}\n', '')
     .concat(`  - id: sandbox/seedance-fixed
     group: video
     routes: [{provider: sandbox-ark, upstream_model: doubao-seedance-1-0-pro-250528}]
@@ -101,7 +99,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
 
   it('releases a failed task and sends unconfirmable or unknown outcomes to review, holding the reservation', async () => {
     const failed = await create({ prompt: `x ${QUICK} [[sim fail]]` });
-    expect((await pollUntilDone(failed.body.task_id))).to.include({ status: 'failed', task_status: 'failed', billing: null });
+    expect(await pollUntilDone(failed.body.task_id)).to.include({ status: 'failed', task_status: 'failed', billing: null });
     expect((await get(failed.body.task_id)).body.error.code).to.equal('OutputVideoSensitiveContentDetected');
     for (const directive of ['no_duration', 'no_url', 'resolution=4k', 'status=paused']) {
       const task = await create({ prompt: `x ${QUICK} [[sim ${directive}]]` });
@@ -128,15 +126,28 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     expect(detail.body.result.id).to.equal(detail.body.upstream_task_id); // operators see the raw answer
     expect(detail.body.reserved).to.equal('0.500000');
 
-    const noAmount = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, { action: 'settle', actor: 'ops@x', reason: 'checked' });
+    const noAmount = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, {
+      action: 'settle',
+      actor: 'ops@x',
+      reason: 'checked',
+    });
     expect(noAmount.status).to.equal(400);
     expect(noAmount.body.error.param).to.equal('amount');
-    const settled = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, { action: 'settle', amount: '0.40', actor: 'ops@x', reason: 'file checked by hand: 4 s' });
+    const settled = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, {
+      action: 'settle',
+      amount: '0.40',
+      actor: 'ops@x',
+      reason: 'file checked by hand: 4 s',
+    });
     expect(settled.body).to.include({ status: 'completed', billed_amount: '0.400000' });
     expect((await get(first.body.task_id)).body.billing).to.deep.include({ amount: '0.400000', seconds: null });
     const again = await gateway.admin('POST', `/admin/v1/video-tasks/${first.body.task_id}/resolve`, { action: 'release', actor: 'ops@x', reason: 'oops' });
     expect(again.status).to.equal(409);
-    const released = await gateway.admin('POST', `/admin/v1/video-tasks/${second.body.task_id}/resolve`, { action: 'release', actor: 'ops@y', reason: 'provider lost it' });
+    const released = await gateway.admin('POST', `/admin/v1/video-tasks/${second.body.task_id}/resolve`, {
+      action: 'release',
+      actor: 'ops@y',
+      reason: 'provider lost it',
+    });
     expect(released.body.status).to.equal('failed');
     expect(await wallet()).to.include({ debits: '0.400000', reserved: '0.000000' });
     const journal = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger`)).body.data;
@@ -148,7 +159,15 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
 
   it('charges the price in force at acceptance even when the catalogue changed in flight', async () => {
     const created = await create({ prompt: `x [[sim queued_ms=0 running_ms=300]]` });
-    fs.writeFileSync(cataloguePath, fs.readFileSync(cataloguePath, 'utf8').replace('per_second: {480p: "0.05", 720p: "0.10", 1080p: "0.25"}}\n  - id: sandbox/h3', 'per_second: {480p: "0.05", 720p: "0.90", 1080p: "0.25"}}\n  - id: sandbox/h3'));
+    fs.writeFileSync(
+      cataloguePath,
+      fs
+        .readFileSync(cataloguePath, 'utf8')
+        .replace(
+          'per_second: {480p: "0.05", 720p: "0.10", 1080p: "0.25"}}\n  - id: sandbox/h3',
+          'per_second: {480p: "0.05", 720p: "0.90", 1080p: "0.25"}}\n  - id: sandbox/h3',
+        ),
+    );
     const reload = await gateway.admin('POST', '/admin/v1/catalogue/reload');
     expect(reload.body.price_versions_created).to.deep.equal([{ model: 'sandbox/seedance', price_version: 2 }]);
     const task = await pollUntilDone(created.body.task_id);
@@ -242,7 +261,10 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
 
   it('recovers: an orphaned submission goes to review; poll errors back off and never fail a task', async () => {
     const created = await create({ prompt: `x ${QUICK}` });
-    await gateway.db('video_tasks').where({ id: created.body.task_id }).update({ status: 'submitting', upstream_task_id: null, next_poll_at: new Date(Date.now() - 1000) });
+    await gateway
+      .db('video_tasks')
+      .where({ id: created.body.task_id })
+      .update({ status: 'submitting', upstream_task_id: null, next_poll_at: new Date(Date.now() - 1000) });
     await gateway.services.videoWorker.processBatch();
     expect((await get(created.body.task_id)).body.task_status).to.equal('review');
     expect((await wallet()).reserved).to.equal('0.500000');

@@ -42,7 +42,10 @@ describe('video paths under hostile input', function () {
 
       // Form fields are UTF-8: a lone surrogate cannot be encoded there (it arrives as U+FFFD), NUL can.
       if (what === 'NUL') {
-        const form = await v.createForm([['model', 'sandbox/seedance'], ['prompt', prompt]]);
+        const form = await v.createForm([
+          ['model', 'sandbox/seedance'],
+          ['prompt', prompt],
+        ]);
         expect(form.status, `${what} (multipart)`).to.equal(400);
         expect(form.body.error.param, `${what} (multipart)`).to.equal('prompt');
       }
@@ -58,9 +61,28 @@ describe('video paths under hostile input', function () {
   });
 
   it('answers 400 or 404 for task ids no task can have, on every video path; never 500', async () => {
-    const ids = ['vt_%00', 'vt_a%00b', '%00', 'vt_%ff', '%ff%fe', 'vt_%ED%A0%80', `vt_${'a'.repeat(65)}`, `vt_${'a'.repeat(5000)}`, 'video_123', 'vt_a.b', 'vt_%2e%2e', '..', 'vt_nobody'];
+    const ids = [
+      'vt_%00',
+      'vt_a%00b',
+      '%00',
+      'vt_%ff',
+      '%ff%fe',
+      'vt_%ED%A0%80',
+      `vt_${'a'.repeat(65)}`,
+      `vt_${'a'.repeat(5000)}`,
+      'video_123',
+      'vt_a.b',
+      'vt_%2e%2e',
+      '..',
+      'vt_nobody',
+    ];
     for (const id of ids) {
-      for (const [method, path] of [['GET', `/v1/videos/${id}`], ['DELETE', `/v1/videos/${id}`], ['GET', `/v1/videos/${id}/content`], ['GET', `/v1/videos?after=${id}`]] as const) {
+      for (const [method, path] of [
+        ['GET', `/v1/videos/${id}`],
+        ['DELETE', `/v1/videos/${id}`],
+        ['GET', `/v1/videos/${id}/content`],
+        ['GET', `/v1/videos?after=${id}`],
+      ] as const) {
         const response = await fetch(`${gateway.url}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
         expect([400, 404], `${method} ${path.slice(0, 60)}`).to.include(response.status);
         const body = (await response.json()) as any;

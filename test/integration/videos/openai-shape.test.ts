@@ -31,7 +31,20 @@ describe('video tasks in the OpenAI SDK shape: create, retrieve, list, statuses'
     expect(created.body.id).to.match(/^vt_/).and.equal(created.body.task_id);
     expect(Object.keys(created.body)).to.have.members(['task_id', 'id']);
     const body = (await v.get(created.body.id)).body;
-    expect(body).to.deep.include({ object: 'video', model: 'sandbox/sora-2', status: 'queued', task_status: 'queued', progress: 0, seconds: '8', size: '720x1280', prompt: `a calico cat ${QUICK}`, error: null, completed_at: null, expires_at: null, remixed_from_video_id: null });
+    expect(body).to.deep.include({
+      object: 'video',
+      model: 'sandbox/sora-2',
+      status: 'queued',
+      task_status: 'queued',
+      progress: 0,
+      seconds: '8',
+      size: '720x1280',
+      prompt: `a calico cat ${QUICK}`,
+      error: null,
+      completed_at: null,
+      expires_at: null,
+      remixed_from_video_id: null,
+    });
     expect(body.created_at).to.be.a('number');
     expect(created.headers.get('x-request-id')).to.match(/^req_/).and.equal(created.headers.get('request-id'));
 
@@ -59,7 +72,11 @@ describe('video tasks in the OpenAI SDK shape: create, retrieve, list, statuses'
   it('shows our precise status in task_status and OpenAI’s four in status: cancelled, review and expired', async () => {
     const cancelled = await v.create({ model: 'sandbox/seedance', prompt: 'a [[sim queued_ms=60000]]' });
     const answer = await v.cancel(cancelled.body.id);
-    expect(answer.body).to.deep.include({ status: 'failed', task_status: 'cancelled', error: { code: 'cancelled', message: 'The task was cancelled at your request; nothing was charged.' } });
+    expect(answer.body).to.deep.include({
+      status: 'failed',
+      task_status: 'cancelled',
+      error: { code: 'cancelled', message: 'The task was cancelled at your request; nothing was charged.' },
+    });
 
     const review = await v.finish((await v.create({ model: 'sandbox/seedance', prompt: `a ${QUICK} [[sim no_duration]]` })).body.id);
     expect(review).to.deep.include({ status: 'in_progress', task_status: 'review' });
@@ -97,7 +114,14 @@ describe('video tasks in the OpenAI SDK shape: create, retrieve, list, statuses'
 
     const empty = await videoCalls(gateway, (await gateway.customerWithKey()).key).list();
     expect(empty.body).to.deep.equal({ object: 'list', data: [], first_id: null, last_id: null, has_more: false });
-    for (const [query, param] of [[`?after=${theirs}`, 'after'], ['?after=vt_nobody', 'after'], ['?after=video_1', 'after'], ['?limit=0', 'limit'], ['?limit=101', 'limit'], ['?order=up', 'order']]) {
+    for (const [query, param] of [
+      [`?after=${theirs}`, 'after'],
+      ['?after=vt_nobody', 'after'],
+      ['?after=video_1', 'after'],
+      ['?limit=0', 'limit'],
+      ['?limit=101', 'limit'],
+      ['?order=up', 'order'],
+    ]) {
       const refused = await v.list(query);
       expect(refused.status, query).to.equal(400);
       expect(refused.body.error.param, query).to.equal(param);

@@ -20,7 +20,10 @@ function catalogueWith(extra: string): string {
     fs
       .readFileSync(SAMPLE_CATALOGUE, 'utf8')
       .replace('    free_quota: {amount: 10, unit: seconds, period: day}\n', '') // exact charges
-      .replace('providers:\n', 'providers:\n  - {id: ark-unconfigured, protocol: ark-video, base_url: "https://ark.example.com/api/v3", credential_env: ARK_KEY_NOT_SET_IN_TESTS}\n')
+      .replace(
+        'providers:\n',
+        'providers:\n  - {id: ark-unconfigured, protocol: ark-video, base_url: "https://ark.example.com/api/v3", credential_env: ARK_KEY_NOT_SET_IN_TESTS}\n',
+      )
       .concat(extra),
   );
   return file;
@@ -85,22 +88,41 @@ describe('video create options: mapped for the provider or refused, never droppe
     await expectRefused({ model: 'sandbox/seedance', prompt: 'a', size: '640x360' }, 'size', 'sandbox/seedance takes the sizes 864x480, 480x864');
     await expectRefused({ model: 'sandbox/seedance', prompt: 'a', size: '1280x720', resolution: '1080p' }, 'size', '1280x720 is 720p');
     await expectRefused({ model: 'sandbox/seedance', prompt: 'a', ratio: '5:4' }, 'ratio', 'sandbox/seedance takes the ratios 16:9');
-    await expectRefused({ model: 'sandbox/seedance', prompt: 'a', content: [{ type: 'video_url', video_url: { url: 'https://x/v.mp4' } }] }, 'content[0].type', 'sandbox/seedance');
-    await expectRefused({ model: 'sandbox/seedance', prompt: 'a', content: [{ type: 'image_url', image_url: { url: 'https://x/a.png' }, role: 'reference_video' }] }, 'content[0].role', 'sandbox/seedance takes image_url inputs in the roles');
+    await expectRefused(
+      { model: 'sandbox/seedance', prompt: 'a', content: [{ type: 'video_url', video_url: { url: 'https://x/v.mp4' } }] },
+      'content[0].type',
+      'sandbox/seedance',
+    );
+    await expectRefused(
+      { model: 'sandbox/seedance', prompt: 'a', content: [{ type: 'image_url', image_url: { url: 'https://x/a.png' }, role: 'reference_video' }] },
+      'content[0].role',
+      'sandbox/seedance takes image_url inputs in the roles',
+    );
     await expectRefused({ model: 'sandbox/seedance', prompt: 'a', seed: 42 }, 'seed', 'Unknown body field `seed`');
     expect(ark.submissions).to.have.length(3);
   });
 
   it('a prompt and text items become one text input, joined; the other inputs follow in order', async () => {
     const image = { type: 'image_url', image_url: { url: 'https://example.com/first.png' }, role: 'first_frame' };
-    const created = await v.create({ model: 'sandbox/seedance', prompt: 'a fox', content: [{ type: 'text', text: 'in the snow' }, image, { type: 'text', text: 'at dusk' }] });
+    const created = await v.create({
+      model: 'sandbox/seedance',
+      prompt: 'a fox',
+      content: [{ type: 'text', text: 'in the snow' }, image, { type: 'text', text: 'at dusk' }],
+    });
     expect(created.status).to.equal(202); // Ark refuses two text items
     expect(ark.submissions.at(-1)!.content).to.deep.equal([{ type: 'text', text: 'a fox\nin the snow\nat dusk' }, image]);
 
     await v.create({ model: 'sandbox/h3', prompt: 'a dancer', content: [{ type: 'text', text: 'on a roof' }], seconds: 4, ratio: '16:9' });
     expect(minimax.submissions.at(-1)!.content).to.deep.equal([{ type: 'text', text: 'a dancer\non a roof' }]); // H3 takes exactly one
 
-    await v.create({ model: 'sandbox/sora-2', content: [{ type: 'text', text: 'a wave' }, { type: 'text', text: 'at night' }], seconds: 4 });
+    await v.create({
+      model: 'sandbox/sora-2',
+      content: [
+        { type: 'text', text: 'a wave' },
+        { type: 'text', text: 'at night' },
+      ],
+      seconds: 4,
+    });
     expect(sora.submissions.at(-1)!.prompt).to.equal('a wave\nat night');
   });
 
@@ -110,9 +132,21 @@ describe('video create options: mapped for the provider or refused, never droppe
     expect((await wallet()).reserved).to.equal('1.200000'); // 4 s x 0.30 at 1024p
     await v.create({ model: 'sandbox/sora-2', prompt: 'b', seconds: 4, content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] });
     expect(sora.submissions.at(-1)).to.deep.include({ size: '1280x720', input_reference: { image_url: 'https://example.com/a.png' } });
-    const form = await v.createForm([['model', 'sandbox/sora-2'], ['prompt', 'c'], ['seconds', '8'], ['size', '720x1280'], ['input_reference[image_url]', 'https://example.com/b.png']]);
+    const form = await v.createForm([
+      ['model', 'sandbox/sora-2'],
+      ['prompt', 'c'],
+      ['seconds', '8'],
+      ['size', '720x1280'],
+      ['input_reference[image_url]', 'https://example.com/b.png'],
+    ]);
     expect(form.status).to.equal(202);
-    expect(sora.submissions.at(-1)).to.deep.equal({ model: 'sora-2', prompt: 'c', seconds: '8', size: '720x1280', input_reference: { image_url: 'https://example.com/b.png' } });
+    expect(sora.submissions.at(-1)).to.deep.equal({
+      model: 'sora-2',
+      prompt: 'c',
+      seconds: '8',
+      size: '720x1280',
+      input_reference: { image_url: 'https://example.com/b.png' },
+    });
 
     await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', generate_audio: true }, 'generate_audio', 'sandbox/sora-2 does not take generate_audio');
     await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', generate_audio: false }, 'generate_audio', 'sandbox/sora-2');
@@ -121,8 +155,16 @@ describe('video create options: mapped for the provider or refused, never droppe
     await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', resolution: '1024p', ratio: '16:9' }, 'ratio', 'takes the ratios 7:4, 4:7 at 1024p');
     const two = [1, 2].map((n) => ({ type: 'image_url', image_url: { url: `https://example.com/${n}.png` } }));
     await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', content: two }, 'content', 'sandbox/sora-2 takes at most 1 image input');
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', content: [{ ...two[0], role: 'last_frame' }] }, 'content[0].role', 'sandbox/sora-2 takes image_url inputs in the roles first_frame');
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', reference_images: [{ url: 'https://example.com/r.png' }] }, 'reference_images', 'sandbox/sora-2');
+    await expectRefused(
+      { model: 'sandbox/sora-2', prompt: 'a', content: [{ ...two[0], role: 'last_frame' }] },
+      'content[0].role',
+      'sandbox/sora-2 takes image_url inputs in the roles first_frame',
+    );
+    await expectRefused(
+      { model: 'sandbox/sora-2', prompt: 'a', reference_images: [{ url: 'https://example.com/r.png' }] },
+      'reference_images',
+      'sandbox/sora-2',
+    );
     expect(sora.submissions).to.have.length(3);
   });
 
@@ -161,13 +203,22 @@ describe('video create options: mapped for the provider or refused, never droppe
   it("the provider's error text reaches the customer without its ids, hosts or our upstream model name", async () => {
     const rejected = await v.create({ model: 'sandbox/seedance', prompt: 'a [[sim reject]]' });
     expect(rejected.status).to.equal(400);
-    expect(rejected.body.error.message).to.include('sandbox/seedance').and.not.include('doubao').and.not.match(/Request id|0217/);
+    expect(rejected.body.error.message)
+      .to.include('sandbox/seedance')
+      .and.not.include('doubao')
+      .and.not.match(/Request id|0217/);
     const failed = await v.finish((await v.create({ model: 'sandbox/seedance', prompt: `a ${QUICK} [[sim fail]]` })).body.task_id);
     expect(failed.error.code).to.equal('OutputVideoSensitiveContentDetected');
-    expect(failed.error.message).to.include('sandbox/seedance').and.not.include('doubao').and.not.match(/Request id|0217/);
+    expect(failed.error.message)
+      .to.include('sandbox/seedance')
+      .and.not.include('doubao')
+      .and.not.match(/Request id|0217/);
     const h3 = await v.finish((await v.create({ model: 'sandbox/h3', prompt: `a ${QUICK} [[sim fail]]`, seconds: 4, ratio: '16:9' })).body.task_id);
     expect(h3.error.code).to.equal('1027');
-    expect(h3.error.message).to.include('sandbox/h3').and.not.include('MiniMax-H3').and.not.match(/trace_id: [0-9a-f]{8}/);
+    expect(h3.error.message)
+      .to.include('sandbox/h3')
+      .and.not.include('MiniMax-H3')
+      .and.not.match(/trace_id: [0-9a-f]{8}/);
   });
 
   it('cancel follows the plan the task was sold with, not the catalogue of today', async () => {

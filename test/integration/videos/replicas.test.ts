@@ -30,10 +30,10 @@ describe(`video poller on several replicas (${usingPostgres() ? 'PostgreSQL, 3 p
     cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
     fs.writeFileSync(
       cataloguePath,
-      fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace(
-        'providers:\n',
-        `providers:\n  - {id: ark-shared, protocol: ark-video, base_url: "${ark.baseUrl}", credential_env: ARK_SHARED_KEY}\n`,
-      ).concat(`  - id: shared/seedance
+      fs
+        .readFileSync(SAMPLE_CATALOGUE, 'utf8')
+        .replace('providers:\n', `providers:\n  - {id: ark-shared, protocol: ark-video, base_url: "${ark.baseUrl}", credential_env: ARK_SHARED_KEY}\n`)
+        .concat(`  - id: shared/seedance
     group: video
     routes: [{provider: ark-shared, upstream_model: doubao-seedance-1-5-pro-251215}]
     video: {seconds: [5], cancellable: true, inline_base64: false, content_types: [text]}
@@ -83,7 +83,15 @@ describe(`video poller on several replicas (${usingPostgres() ? 'PostgreSQL, 3 p
     } else {
       await claimDue(gateway.db, 20, 1500); // a poller that claims a batch and dies holding it
       const pollers = Array.from({ length: 3 }, () =>
-        createVideoWorker({ db: gateway.db, ledger: gateway.services.ledger, logger: createLogger('silent'), catalogue: gateway.services.catalogue, pollIntervalMs: 50, leaseMs: 1500, batchSize: 20 }),
+        createVideoWorker({
+          db: gateway.db,
+          ledger: gateway.services.ledger,
+          logger: createLogger('silent'),
+          catalogue: gateway.services.catalogue,
+          pollIntervalMs: 50,
+          leaseMs: 1500,
+          batchSize: 20,
+        }),
       );
       let done = false;
       const loops = pollers.map(async (poller) => {

@@ -30,7 +30,11 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   });
 
   const create = async (body: Record<string, unknown>) => {
-    const response = await fetch(`${gateway.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${gateway.url}/v1/videos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as any };
   };
   const finish = async (id: string) => {
@@ -46,7 +50,13 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
 
   it('Sora: size from tier and ratio; the completed task object (seconds, size) is the delivery, never a download', async () => {
     const sora = gateway.simulators.get('sandbox-openai-videos') as OpenAIVideosSimulator;
-    const created = await create({ model: 'sandbox/sora-2', prompt: `a wave ${QUICK} [[sim duration=12 size=1792x1024]]`, seconds: 8, resolution: '720p', ratio: '9:16' });
+    const created = await create({
+      model: 'sandbox/sora-2',
+      prompt: `a wave ${QUICK} [[sim duration=12 size=1792x1024]]`,
+      seconds: 8,
+      resolution: '720p',
+      ratio: '9:16',
+    });
     expect(created.status).to.equal(202);
     expect(sora.submissions[0]).to.deep.include({ model: 'sora-2', seconds: '8', size: '720x1280' });
     const task = await finish(created.body.task_id);
@@ -70,8 +80,20 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   });
 
   const cases = [
-    { model: 'sandbox/sora-2', resolution: '720p', oldPrice: 'per_second: {720p: "0.10", 1024p: "0.30"}', newPrice: 'per_second: {720p: "0.90", 1024p: "0.30"}', bill: '0.400000' },
-    { model: 'sandbox/h3', resolution: '768P', oldPrice: 'per_second: {768P: "0.08", 2K: "0.20"}}\n', newPrice: 'per_second: {768P: "0.80", 2K: "0.20"}}\n', bill: '0.320000' },
+    {
+      model: 'sandbox/sora-2',
+      resolution: '720p',
+      oldPrice: 'per_second: {720p: "0.10", 1024p: "0.30"}',
+      newPrice: 'per_second: {720p: "0.90", 1024p: "0.30"}',
+      bill: '0.400000',
+    },
+    {
+      model: 'sandbox/h3',
+      resolution: '768P',
+      oldPrice: 'per_second: {768P: "0.08", 2K: "0.20"}}\n',
+      newPrice: 'per_second: {768P: "0.80", 2K: "0.20"}}\n',
+      bill: '0.320000',
+    },
   ];
   for (const c of cases) {
     it(`${c.model}: an unknown status goes to review; a price changed in flight does not change the bill`, async () => {
@@ -96,7 +118,14 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   it('H3: reference_images become reference_image content items, settled by output seconds at the tier', async () => {
     const minimax = gateway.simulators.get('sandbox-minimax') as MiniMaxSimulator;
     const references = Array.from({ length: 9 }, (_, i) => ({ url: `https://example.com/ref${i}.png` }));
-    const created = await create({ model: 'sandbox/h3', prompt: `a dancer ${QUICK}`, seconds: 6, resolution: '2K', ratio: '16:9', reference_images: references });
+    const created = await create({
+      model: 'sandbox/h3',
+      prompt: `a dancer ${QUICK}`,
+      seconds: 6,
+      resolution: '2K',
+      ratio: '16:9',
+      reference_images: references,
+    });
     expect(created.status).to.equal(202);
     const sent = minimax.submissions[0]!;
     expect(sent).to.deep.include({ model: 'MiniMax-H3', resolution: '2K', duration: 6, ratio: '16:9' });

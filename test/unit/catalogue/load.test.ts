@@ -45,7 +45,7 @@ describe('catalogue parsing', () => {
   });
 
   it('tells the author to quote prices that YAML read as numbers', () => {
-    const text = stringify(base()).replace("input_per_mtok: \"3\"", 'input_per_mtok: 3.00');
+    const text = stringify(base()).replace('input_per_mtok: "3"', 'input_per_mtok: 3.00');
     expect(errorsOfText(text)).to.include('models.0.price.input_per_mtok must be a quoted decimal string such as "3.00"');
   });
 
@@ -131,10 +131,34 @@ describe('catalogue parsing', () => {
     c.providers.push({ id: 'o', protocol: 'openai-videos', sandbox: true }, { id: 'h', protocol: 'minimax-video-v2', sandbox: true });
     const video = (extra: object) => ({ seconds: [4], cancellable: false, inline_base64: false, content_types: ['text'], ...extra });
     c.models.push(
-      { id: 'o/no-sizes', group: 'video', routes: [{ provider: 'o' }], video: video({ ratios: ['16:9'], audio: true, watermark: true }), price: { per_second: { '720p': '1' } } },
-      { id: 'o/sized', group: 'video', routes: [{ provider: 'o' }], video: video({ seconds: [5], sizes: { '1280x720': { resolution: 'hd', ratio: '16:9' }, '1920x1080': { resolution: '1080p', ratio: '16:9' } } }), price: { per_second: { hd: '1', '1080p': '2' } } },
-      { id: 'h/m', group: 'video', routes: [{ provider: 'h' }], video: video({ audio: true, ratios: ['5:4'], content_types: ['text', 'image_url'], reference_images: { max: 9 } }), price: { per_second: { '720p': '1' } } },
-      { id: 'v/mixed', group: 'video', routes: [{ provider: 'v' }, { provider: 'h' }], video: video({ sizes: { '1280x720': { resolution: '1080p', ratio: '16:9' } } }), price: { per_second: { '720p': '1' } } },
+      {
+        id: 'o/no-sizes',
+        group: 'video',
+        routes: [{ provider: 'o' }],
+        video: video({ ratios: ['16:9'], audio: true, watermark: true }),
+        price: { per_second: { '720p': '1' } },
+      },
+      {
+        id: 'o/sized',
+        group: 'video',
+        routes: [{ provider: 'o' }],
+        video: video({ seconds: [5], sizes: { '1280x720': { resolution: 'hd', ratio: '16:9' }, '1920x1080': { resolution: '1080p', ratio: '16:9' } } }),
+        price: { per_second: { hd: '1', '1080p': '2' } },
+      },
+      {
+        id: 'h/m',
+        group: 'video',
+        routes: [{ provider: 'h' }],
+        video: video({ audio: true, ratios: ['5:4'], content_types: ['text', 'image_url'], reference_images: { max: 9 } }),
+        price: { per_second: { '720p': '1' } },
+      },
+      {
+        id: 'v/mixed',
+        group: 'video',
+        routes: [{ provider: 'v' }, { provider: 'h' }],
+        video: video({ sizes: { '1280x720': { resolution: '1080p', ratio: '16:9' } } }),
+        price: { per_second: { '720p': '1' } },
+      },
     );
     const errors = errorsOf(c);
     for (const expected of [
@@ -172,11 +196,23 @@ describe('catalogue parsing', () => {
     const providers = new Map(result.catalogue.providers.map((p) => [p.id, p]));
     const sandboxModels = result.catalogue.models.filter((m) => m.id.startsWith('sandbox/'));
     const groups = new Set(sandboxModels.map((m) => m.group));
-    const protocols = new Set(sandboxModels.flatMap((m) => m.routes.map((r) => providers.get(r.provider)!)).filter((p) => p.sandbox).map((p) => p.protocol));
+    const protocols = new Set(
+      sandboxModels
+        .flatMap((m) => m.routes.map((r) => providers.get(r.provider)!))
+        .filter((p) => p.sandbox)
+        .map((p) => p.protocol),
+    );
     expect([...groups].sort()).to.deep.equal(['chat', 'messages', 'video']);
     expect([...protocols].sort()).to.deep.equal(['anthropic', 'openai-chat', ...VIDEO_PROTOCOLS].sort());
     for (const provider of result.catalogue.providers.filter((p) => !p.sandbox)) expect(provider.credential_env).to.match(/_API_KEY$/);
-    expect(sandboxModels.map((m) => m.id)).to.include.members(['sandbox/claude-sonnet', 'sandbox/claude-haiku', 'sandbox/chat-model', 'sandbox/sora-2', 'sandbox/seedance', 'sandbox/h3']);
+    expect(sandboxModels.map((m) => m.id)).to.include.members([
+      'sandbox/claude-sonnet',
+      'sandbox/claude-haiku',
+      'sandbox/chat-model',
+      'sandbox/sora-2',
+      'sandbox/seedance',
+      'sandbox/h3',
+    ]);
     const h3 = result.catalogue.models.find((m) => m.id === 'minimax/h3')!;
     expect(h3.video).to.deep.include({ seconds: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], reference_images: { max: 9 } });
     expect(Object.keys(h3.price)).to.deep.equal(['per_second']);

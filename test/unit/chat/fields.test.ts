@@ -12,12 +12,30 @@ const messages = [{ role: 'user', content: 'hi' }];
 const problem = (failure: Failure | unknown) => (failure instanceof Failure ? { param: failure.details.param, message: failure.message } : failure);
 
 /** A body as the HTTP layer hands it over: the raw text and its parse (1e400 parses as Infinity). */
-const request = (raw: string): PassthroughRequest => ({ body: JSON.parse(raw), rawBody: Buffer.from(raw), headers: {}, requestId: 'req_1', endpoint: 'chat_completions_create', caller: {} as never });
+const request = (raw: string): PassthroughRequest => ({
+  body: JSON.parse(raw),
+  rawBody: Buffer.from(raw),
+  headers: {},
+  requestId: 'req_1',
+  endpoint: 'chat_completions_create',
+  caller: {} as never,
+});
 
 describe('chat: the fields the gateway reads', () => {
   it('accepts what OpenAI accepts, nulls included, and leaves every other field alone', () => {
     expect(checkChat({ model: 'v/m', messages })).to.equal(undefined);
-    expect(checkChat({ messages, stream: null, n: null, max_tokens: null, max_completion_tokens: null, stream_options: null, tools: 'anything', brand_new: { x: 1 } })).to.equal(undefined);
+    expect(
+      checkChat({
+        messages,
+        stream: null,
+        n: null,
+        max_tokens: null,
+        max_completion_tokens: null,
+        stream_options: null,
+        tools: 'anything',
+        brand_new: { x: 1 },
+      }),
+    ).to.equal(undefined);
     expect(checkChat({ messages: [{ role: 'a-role-from-2027', content: [{ type: 'hologram' }] }] })).to.equal(undefined);
   });
 
@@ -29,16 +47,23 @@ describe('chat: the fields the gateway reads', () => {
     expect(problem(checkChat({ messages, stream: 'yes' }))).to.include({ param: 'stream' });
     expect(problem(checkChat({ messages, stream_options: true }))).to.include({ param: 'stream_options' });
     for (const bad of [0, -1, 1.5, '10', Infinity]) {
-      expect(problem(checkChat({ messages, max_tokens: bad })), String(bad)).to.deep.equal({ param: 'max_tokens', message: 'max_tokens must be a positive integer.' });
+      expect(problem(checkChat({ messages, max_tokens: bad })), String(bad)).to.deep.equal({
+        param: 'max_tokens',
+        message: 'max_tokens must be a positive integer.',
+      });
       expect(problem(checkChat({ messages, max_completion_tokens: bad }))).to.include({ param: 'max_completion_tokens' });
     }
-    for (const bad of [0, 129, 2.5, '2']) expect(problem(checkChat({ messages, n: bad })), String(bad)).to.deep.equal({ param: 'n', message: 'n must be an integer from 1 to 128.' });
+    for (const bad of [0, 129, 2.5, '2'])
+      expect(problem(checkChat({ messages, n: bad })), String(bad)).to.deep.equal({ param: 'n', message: 'n must be an integer from 1 to 128.' });
   });
 
   it('refuses limits past the model or the cap with a 400, never a crash: 2^63 and 1e400', () => {
     const huge = request(`{"model":"v/m","messages":[{"role":"user","content":"x"}],"max_tokens":9223372036854775808}`);
     expect(checkChat(huge.body)).to.equal(undefined);
-    expect(problem(inspectChat(huge.body, model()))).to.deep.equal({ param: 'max_tokens', message: `max_tokens: the value is greater than the maximum allowed for this model (${MAX_TOKENS_CAP}).` });
+    expect(problem(inspectChat(huge.body, model()))).to.deep.equal({
+      param: 'max_tokens',
+      message: `max_tokens: the value is greater than the maximum allowed for this model (${MAX_TOKENS_CAP}).`,
+    });
     const infinite = request(`{"model":"v/m","messages":[{"role":"user","content":"x"}],"max_completion_tokens":1e400}`);
     expect(problem(checkChat(infinite.body))).to.include({ param: 'max_completion_tokens' });
     expect(problem(inspectChat({ messages, max_completion_tokens: 5000 }, model(4096)))).to.deep.equal({
@@ -74,8 +99,12 @@ describe('chat: the body the provider receives', () => {
   it('asks for usage on a stream, keeping the client stream options', () => {
     const base = `${raw.replace('"v/m"', '"up-1"')},"stream":true`;
     expect(upstreamChatBody(request(`${raw},"stream":true}`), 'up-1', true)).to.equal(`${base},"stream_options":{"include_usage":true}}`);
-    expect(upstreamChatBody(request(`${raw},"stream":true,"stream_options":{"include_obfuscation":false}}`), 'up-1', true)).to.equal(`${base},"stream_options":{"include_obfuscation":false,"include_usage":true}}`);
-    expect(upstreamChatBody(request(`${raw},"stream":true,"stream_options":{"include_usage":false}}`), 'up-1', true)).to.equal(`${base},"stream_options":{"include_usage":true}}`);
+    expect(upstreamChatBody(request(`${raw},"stream":true,"stream_options":{"include_obfuscation":false}}`), 'up-1', true)).to.equal(
+      `${base},"stream_options":{"include_obfuscation":false,"include_usage":true}}`,
+    );
+    expect(upstreamChatBody(request(`${raw},"stream":true,"stream_options":{"include_usage":false}}`), 'up-1', true)).to.equal(
+      `${base},"stream_options":{"include_usage":true}}`,
+    );
     expect(upstreamChatBody(request(`${raw},"stream":true,"stream_options":null}`), 'up-1', true)).to.equal(`${base},"stream_options":{"include_usage":true}}`);
     const asked = `${raw},"stream":true,"stream_options": {"include_usage": true}}`;
     expect(upstreamChatBody(request(asked), 'up-1', true)).to.equal(asked.replace('"v/m"', '"up-1"'));

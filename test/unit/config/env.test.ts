@@ -20,13 +20,30 @@ function problems(env: Record<string, string>): string[] {
 describe('configuration: one schema for every variable', () => {
   it('gives the documented defaults, and an empty value counts as unset', () => {
     const config = loadConfig({ PORT: '', SANDBOX: '', LOG_LEVEL: '' });
-    expect(config).to.include({ port: 8080, host: '127.0.0.1', sandbox: true, logLevel: 'info', apiKeyPrefix: 'sk-gw-', metricsPort: undefined, metricsHost: '127.0.0.1' });
+    expect(config).to.include({
+      port: 8080,
+      host: '127.0.0.1',
+      sandbox: true,
+      logLevel: 'info',
+      apiKeyPrefix: 'sk-gw-',
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
+    });
     expect(config.cataloguePath).to.equal(path.join(ROOT_DIR, 'catalogue.sample.yaml'));
     expect(config.databaseUrl).to.equal(undefined);
   });
 
   it('keeps the values it always accepted: flags in any case, 1/0, yes/no, on/off', () => {
-    for (const [raw, value] of [['TRUE', true], ['1', true], ['yes', true], ['On', true], ['false', false], ['0', false], ['NO', false], ['off', false]] as const) {
+    for (const [raw, value] of [
+      ['TRUE', true],
+      ['1', true],
+      ['yes', true],
+      ['On', true],
+      ['false', false],
+      ['0', false],
+      ['NO', false],
+      ['off', false],
+    ] as const) {
       expect(loadConfig({ SANDBOX: raw }).sandbox, raw).to.equal(value);
     }
     expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' })).to.include({ host: '0.0.0.0', metricsPort: 9464, metricsHost: '0.0.0.0' });
@@ -49,10 +66,14 @@ describe('configuration: one schema for every variable', () => {
 
   it('never repeats a secret in its message', () => {
     const [url] = problems({ DATABASE_URL: 'mysql://root:hunter2-secret@db/app' });
-    expect(url).to.match(/^DATABASE_URL must be a PostgreSQL URL/).and.not.include('hunter2');
+    expect(url)
+      .to.match(/^DATABASE_URL must be a PostgreSQL URL/)
+      .and.not.include('hunter2');
     expect(problems({ DATABASE_URL: 'hunter2-secret' })[0]).to.not.include('hunter2');
     const [token] = problems({ ADMIN_TOKEN: 'short sec' });
-    expect(token).to.match(/^ADMIN_TOKEN must be at least 12 characters/).and.not.include('short sec');
+    expect(token)
+      .to.match(/^ADMIN_TOKEN must be at least 12 characters/)
+      .and.not.include('short sec');
     expect(loadConfig({ DATABASE_URL: 'postgresql://u:p@db.internal:5433/gw?sslmode=require' }).databaseUrl).to.include('db.internal');
   });
 
@@ -63,13 +84,17 @@ describe('configuration: one schema for every variable', () => {
     expect(describeDatabaseError(Object.assign(new Error('password authentication failed for user "gateway"'), { code: '28P01' }), url)).to.equal(
       'PostgreSQL at db.example:6543 refused the credentials of user "gateway": password authentication failed for user "gateway"',
     );
-    expect(describeDatabaseError(Object.assign(new Error('database "gw" does not exist'), { code: '3D000' }), url)).to.equal('database "gw" does not exist on db.example:6543');
+    expect(describeDatabaseError(Object.assign(new Error('database "gw" does not exist'), { code: '3D000' }), url)).to.equal(
+      'database "gw" does not exist on db.example:6543',
+    );
     expect(describeDatabaseError(new Error('Connection terminated due to connection timeout'), url)).to.equal('no answer from db.example:6543 within 10 s');
     for (const code of ['ENOTFOUND', 'EHOSTUNREACH']) expect(describeDatabaseError(Object.assign(new Error(code), { code }), url)).to.not.include('s3cret');
 
     const config = loadConfig({ PORT: '8080', METRICS_PORT: '9464' });
     const inUse = (port: number) => Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', syscall: 'listen', address: '127.0.0.1', port });
-    expect(describeStartupError(inUse(8080), config)).to.deep.equal(['PORT: 127.0.0.1:8080 is already in use (EADDRINUSE); stop what holds it or set PORT to a free port']);
+    expect(describeStartupError(inUse(8080), config)).to.deep.equal([
+      'PORT: 127.0.0.1:8080 is already in use (EADDRINUSE); stop what holds it or set PORT to a free port',
+    ]);
     expect(describeStartupError(inUse(9464), config)[0]).to.match(/^METRICS_PORT: 127\.0\.0\.1:9464 is already in use/);
   });
 

@@ -30,7 +30,10 @@ describe('request bodies', () => {
     assignBracketKey(body, 'content[][text]', 'hi');
     assignBracketKey(body, 'content[][type]', 'image_url');
     assignBracketKey(body, 'input_reference[image_url]', 'https://x/y.png');
-    expect(JSON.parse(JSON.stringify(body))).to.deep.equal({ content: [{ type: 'text', text: 'hi' }, { type: 'image_url' }], input_reference: { image_url: 'https://x/y.png' } });
+    expect(JSON.parse(JSON.stringify(body))).to.deep.equal({
+      content: [{ type: 'text', text: 'hi' }, { type: 'image_url' }],
+      input_reference: { image_url: 'https://x/y.png' },
+    });
     expect(assignBracketKey(body, 'a[b][c][d][e][f][g][h][i]', '1')).to.match(/too deeply/);
   });
 });

@@ -14,7 +14,7 @@ describe('failures on the wire', () => {
     expect(shapeOfPath('/v1/chat/completions')).to.equal('openai');
   });
 
-  it('maps each code to its status, and the status to Anthropic\'s error type', () => {
+  it("maps each code to its status, and the status to Anthropic's error type", () => {
     const cases: Array<[Failure, number, string]> = [
       [passthroughFailures.modelNotFound('x'), 404, 'not_found_error'],
       [passthroughFailures.insufficientBalance('x'), 402, 'billing_error'],
@@ -31,17 +31,31 @@ describe('failures on the wire', () => {
     }
   });
 
-  it('passes a provider\'s own status and type on, with its retry headers', () => {
-    const failure = new Failure(PassthroughError.UpstreamError, 'Overloaded', { upstream: { status: 529, type: 'overloaded_error' }, headers: { 'retry-after': '3' } });
-    expect(renderFailure(failure, 'anthropic', 'r')).to.deep.equal({ status: 529, headers: { 'retry-after': '3' }, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: 'r' } });
-    expect(renderFailure(failure, 'openai', 'r').body).to.deep.equal({ error: { message: 'Overloaded', type: 'overloaded_error', code: 'upstream_error', param: null } });
+  it("passes a provider's own status and type on, with its retry headers", () => {
+    const failure = new Failure(PassthroughError.UpstreamError, 'Overloaded', {
+      upstream: { status: 529, type: 'overloaded_error' },
+      headers: { 'retry-after': '3' },
+    });
+    expect(renderFailure(failure, 'anthropic', 'r')).to.deep.equal({
+      status: 529,
+      headers: { 'retry-after': '3' },
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: 'r' },
+    });
+    expect(renderFailure(failure, 'openai', 'r').body).to.deep.equal({
+      error: { message: 'Overloaded', type: 'overloaded_error', code: 'upstream_error', param: null },
+    });
   });
 
   it('tells SDKs not to retry our 409s, and gives bare ledger and customer codes their message', () => {
     expect(renderFailure(videoFailures.notCancellable('completed'), 'openai', 'r').headers).to.deep.equal({ 'x-should-retry': 'false' });
     expect(renderFailure(videoFailures.keyInFlight(), 'openai', 'r').headers).to.include({ 'x-should-retry': 'true' }); // the one 409 worth retrying
     expect(renderFailure(failureOf(LedgerError.ReferenceConflict, 'reference'), 'openai', 'r').body).to.deep.equal({
-      error: { message: 'This reference was already used for a different amount or customer.', type: 'invalid_request_error', code: 'reference_conflict', param: 'reference' },
+      error: {
+        message: 'This reference was already used for a different amount or customer.',
+        type: 'invalid_request_error',
+        code: 'reference_conflict',
+        param: 'reference',
+      },
     });
     expect(renderFailure(failureOf(CustomerError.CustomerNotFound), 'openai', 'r').status).to.equal(404);
     expect(renderFailure(new Failure(VideoError.IdempotencyKeyReused, 'x'), 'openai', 'r').status).to.equal(422);

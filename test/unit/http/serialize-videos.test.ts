@@ -15,7 +15,17 @@ export function taskRow(overrides: Partial<VideoTaskRow> = {}): VideoTaskRow {
     status: VideoStatus.Completed,
     upstream_status: 'succeeded',
     progress: 100,
-    request: { model: 'sandbox/h3', content: [{ type: 'text', text: 'a cat' }], seconds: 5, resolution: '768P', ratio: '16:9', size: null, reference_images: [], generate_audio: null, watermark: null },
+    request: {
+      model: 'sandbox/h3',
+      content: [{ type: 'text', text: 'a cat' }],
+      seconds: 5,
+      resolution: '768P',
+      ratio: '16:9',
+      size: null,
+      reference_images: [],
+      generate_audio: null,
+      watermark: null,
+    },
     price: { per_second: { '768P': '0.08' }, currency: 'USD' },
     price_version_id: 1n,
     reserved: 400000n,
@@ -41,7 +51,25 @@ export function taskRow(overrides: Partial<VideoTaskRow> = {}): VideoTaskRow {
 
 describe('video task serialisation', () => {
   it('replaces upstream ids given as strings or as numbers, and the upstream model name, everywhere in the result', () => {
-    const wire = videoTaskToWire(taskRow({ result: { id: 424010985738629, task_id: '424010985738629', model: 'MiniMax-H3', nested: [{ task: 424010985738629 }], duration: 5, content: { url: 'https://cdn.example.com/424010985738629.mp4' } } }));
-    expect(wire.result).to.deep.equal({ id: 'vt_abc', task_id: 'vt_abc', model: 'sandbox/h3', nested: [{ task: 'vt_abc' }], duration: 5, content: { url: 'https://cdn.example.com/424010985738629.mp4' } });
+    const wire = videoTaskToWire(
+      taskRow({
+        result: {
+          id: 424010985738629,
+          task_id: '424010985738629',
+          model: 'MiniMax-H3',
+          nested: [{ task: 424010985738629 }],
+          duration: 5,
+          content: { url: 'https://cdn.example.com/424010985738629.mp4' },
+        },
+      }),
+    );
+    expect(wire.result).to.deep.equal({
+      id: 'vt_abc',
+      task_id: 'vt_abc',
+      model: 'sandbox/h3',
+      nested: [{ task: 'vt_abc' }],
+      duration: 5,
+      content: { url: 'https://cdn.example.com/424010985738629.mp4' },
+    });
   });
 });

@@ -38,11 +38,21 @@ describe('the settler', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-'));
     const { ledger, applied, up } = flakyLedger();
     const settler = createSettler({ ledger, logger, outboxDir: dir, instanceId: 'gw_test', retryMs: 20 });
-    const results = [settler.submit({ kind: 'settle', ref: 'req_a', charge: { amount: 5n } }), settler.submit({ kind: 'release', ref: 'req_b' }), settler.submit({ kind: 'charge', ref: 'req_c', grantRef: 'gr_1', customerId: 'cus_1', amount: 7n })];
+    const results = [
+      settler.submit({ kind: 'settle', ref: 'req_a', charge: { amount: 5n } }),
+      settler.submit({ kind: 'release', ref: 'req_b' }),
+      settler.submit({ kind: 'charge', ref: 'req_c', grantRef: 'gr_1', customerId: 'cus_1', amount: 7n }),
+    ];
     await new Promise((r) => setTimeout(r, 50));
     expect(settler.waiting()).to.equal(3);
     const [file] = fs.readdirSync(dir);
-    expect(fs.readFileSync(path.join(dir, file!), 'utf8').trim().split('\n').map((l) => JSON.parse(l).ref)).to.deep.equal(['req_a', 'req_b', 'req_c']);
+    expect(
+      fs
+        .readFileSync(path.join(dir, file!), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).ref),
+    ).to.deep.equal(['req_a', 'req_b', 'req_c']);
     up();
     await Promise.all(results);
     expect(applied).to.deep.equal(['settle req_a 5', 'release req_b', 'charge req_c 7']);

@@ -4,11 +4,24 @@ import { parseFrame } from '../../../src/domain/passthrough/sse.ts';
 import { Failure } from '../../../src/domain/failure.ts';
 import { UpstreamError } from '../../../src/providers/types.ts';
 
-const request = (raw: string) => ({ caller: { customerId: 'cus_1', keyId: 'key_1', allowedModels: null, limited: false }, requestId: 'req_1', endpoint: 'messages_create', body: JSON.parse(raw), rawBody: Buffer.from(raw), headers: {} });
+const request = (raw: string) => ({
+  caller: { customerId: 'cus_1', keyId: 'key_1', allowedModels: null, limited: false },
+  requestId: 'req_1',
+  endpoint: 'messages_create',
+  body: JSON.parse(raw),
+  rawBody: Buffer.from(raw),
+  headers: {},
+});
 
 describe('the Anthropic messages protocol', () => {
   it('reads only model, max_tokens, messages and stream, and names the first wrong one', () => {
-    const ok = { max_tokens: 10, messages: [{ role: 'system', content: 'x' }, { role: 'future_role', content: [] }] };
+    const ok = {
+      max_tokens: 10,
+      messages: [
+        { role: 'system', content: 'x' },
+        { role: 'future_role', content: [] },
+      ],
+    };
     expect(inspectMessages(ok, 100)).to.deep.equal({ stream: false, maxTokens: 10 });
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...ok, max_tokens: undefined }, 'max_tokens'],
@@ -33,7 +46,8 @@ describe('the Anthropic messages protocol', () => {
 
   it('relays frames as received, rewriting only the model of message_start, unknown events untouched', () => {
     const reader = anthropicMessages.reader(request('{}'), { stream: true, inputTokens: 5, maxOutputTokens: 100 }, 'pub/x', 'claude-up');
-    const start = 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","model":"claude-up","usage":{"input_tokens":3,"output_tokens":1}}}\n\n';
+    const start =
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","model":"claude-up","usage":{"input_tokens":3,"output_tokens":1}}}\n\n';
     expect(reader.frame(parseFrame(start))).to.equal(start.replace('"model":"claude-up"', '"model":"pub/x"'));
     const unknown = 'event: tool_progress\ndata: {"type":"tool_progress","model":"claude-up"}\n\n';
     expect(reader.frame(parseFrame(unknown))).to.equal(unknown);
@@ -43,7 +57,15 @@ describe('the Anthropic messages protocol', () => {
   });
 
   it('passes a provider refusal on with its status and type, its text without hosts or ids', () => {
-    const error = new UpstreamError('status', false, 400, JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'claude-up: bad field (request id: req_011CVXYZabcdef) at https://internal.example.com/x' } }));
+    const error = new UpstreamError(
+      'status',
+      false,
+      400,
+      JSON.stringify({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'claude-up: bad field (request id: req_011CVXYZabcdef) at https://internal.example.com/x' },
+      }),
+    );
     const failure = anthropicMessages.failure(error, { upstreamModel: 'claude-up' } as never, 'pub/x');
     expect(failure.details.upstream).to.deep.equal({ status: 400, type: 'invalid_request_error' });
     expect(failure.message).to.include('pub/x: bad field').and.not.include('req_011').and.not.include('internal.example.com');

@@ -50,7 +50,16 @@ describe('Anthropic usage', () => {
 
   it('prices 1-hour cache writes, server tools and premiums only when the catalogue does', () => {
     const usage = new AnthropicUsage(0, 100, true);
-    usage.observe({ input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 100, cache_creation: { ephemeral_1h_input_tokens: 40 }, server_tool_use: { web_search_requests: 2 } }, true);
+    usage.observe(
+      {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_creation_input_tokens: 100,
+        cache_creation: { ephemeral_1h_input_tokens: 40 },
+        server_tool_use: { web_search_requests: 2 },
+      },
+      true,
+    );
     expect(costOf(usage.bill(PRICE).lines)).to.equal(375n); // 100 writes at 3.75: no 1-hour, tool or fast prices set
     const priced = { ...PRICE, cache_write_1h_per_mtok: '6.00', web_search_per_1k_requests: '10.00', multipliers: { fast: '2' } };
     // (60 x 3.75 + 40 x 6.00) x 2 + 2 requests x 10,000 micro-units

@@ -33,7 +33,14 @@ function fakeSink(options: { slowMs?: number } = {}) {
   return sink;
 }
 
-const request = { caller: { customerId: 'c', keyId: 'k', allowedModels: null, limited: false }, requestId: 'r', endpoint: 'e', body: {}, rawBody: Buffer.from('{}'), headers: {} };
+const request = {
+  caller: { customerId: 'c', keyId: 'k', allowedModels: null, limited: false },
+  requestId: 'r',
+  endpoint: 'e',
+  body: {},
+  rawBody: Buffer.from('{}'),
+  headers: {},
+};
 const frame = (type: string, data: Record<string, unknown> = {}) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 const delta = (text: string) => frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
 
@@ -41,7 +48,17 @@ function relay(body: PassThrough, sink: ReturnType<typeof fakeSink>, options: { 
   const inspected = { stream: true, inputTokens: 5, maxOutputTokens: options.maxOutputTokens ?? 1000 };
   const reader = anthropicMessages.reader(request, inspected, 'pub', 'up');
   let progress = 0;
-  const done = relayStream({ sink, upstream: { status: 200, headers: {}, body, upstreamRequestId: undefined }, reader, protocol: anthropicMessages, idleMs: options.idleMs ?? 5000, maxOutputTokens: inspected.maxOutputTokens, shutdown: options.shutdown ?? new AbortController().signal, onProgress: () => progress++, baseHeaders: {} });
+  const done = relayStream({
+    sink,
+    upstream: { status: 200, headers: {}, body, upstreamRequestId: undefined },
+    reader,
+    protocol: anthropicMessages,
+    idleMs: options.idleMs ?? 5000,
+    maxOutputTokens: inspected.maxOutputTokens,
+    shutdown: options.shutdown ?? new AbortController().signal,
+    onProgress: () => progress++,
+    baseHeaders: {},
+  });
   return { done, reader, progress: () => progress };
 }
 
@@ -50,7 +67,12 @@ describe('the SSE relay', () => {
     const body = new PassThrough();
     const sink = fakeSink();
     const { done } = relay(body, sink);
-    const frames = [frame('message_start', { message: { model: 'up', usage: { input_tokens: 5, output_tokens: 1 } } }), delta('Hi'), frame('message_delta', { usage: { output_tokens: 2 } }), frame('message_stop')];
+    const frames = [
+      frame('message_start', { message: { model: 'up', usage: { input_tokens: 5, output_tokens: 1 } } }),
+      delta('Hi'),
+      frame('message_delta', { usage: { output_tokens: 2 } }),
+      frame('message_stop'),
+    ];
     for (const f of frames) body.write(f);
     body.end();
     expect(await done).to.deep.include({ ending: 'complete' });

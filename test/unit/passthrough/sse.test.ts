@@ -5,12 +5,16 @@ const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.s
 
 describe('SSE framing', () => {
   it('cuts whole frames however the bytes were split: mid-line, mid-JSON, mid-character', () => {
-    const text = frame('content_block_delta', { type: 'content_block_delta', delta: { type: 'text_delta', text: 'héllo 你好 🌍' } }) + frame('ping', { type: 'ping' });
+    const text =
+      frame('content_block_delta', { type: 'content_block_delta', delta: { type: 'text_delta', text: 'héllo 你好 🌍' } }) + frame('ping', { type: 'ping' });
     const bytes = Buffer.from(text, 'utf8');
     for (let cut = 1; cut < bytes.length; cut += 7) {
       const framer = new SseFramer();
       const frames = [...(framer.push(bytes.subarray(0, cut)) as []), ...(framer.push(bytes.subarray(cut)) as [])];
-      expect(frames.map((f: { event?: string }) => f.event), `cut at ${cut}`).to.deep.equal(['content_block_delta', 'ping']);
+      expect(
+        frames.map((f: { event?: string }) => f.event),
+        `cut at ${cut}`,
+      ).to.deep.equal(['content_block_delta', 'ping']);
       expect(frames.map((f: { raw: string }) => f.raw).join('')).to.equal(text);
     }
   });

@@ -44,6 +44,7 @@ describe('cost arithmetic', () => {
     expect(billedSeconds('4.96')).to.equal(5);
     expect(billedSeconds('5.5')).to.equal(6);
     expect(billedSeconds('0.4')).to.equal(1);
-    for (const bad of [undefined, null, '', 'five', '-5', '0', '0.0', 'Infinity', Number.NaN, '5s']) expect(billedSeconds(bad as never), String(bad)).to.equal(undefined);
+    for (const bad of [undefined, null, '', 'five', '-5', '0', '0.0', 'Infinity', Number.NaN, '5s'])
+      expect(billedSeconds(bad as never), String(bad)).to.equal(undefined);
   });
 });

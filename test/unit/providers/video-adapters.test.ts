@@ -19,7 +19,8 @@ const base: NormalisedVideoRequest = {
   watermark: null,
 };
 const image = (role?: string) => ({ type: 'image_url' as const, image_url: { url: 'https://example.com/a.png' }, ...(role ? { role } : {}) });
-const documented = (api: Parameters<typeof validateUpstreamRequest>[0], path: string, body: unknown) => validateUpstreamRequest(api, 'POST', path, body, 'application/json', { documentedOnly: true });
+const documented = (api: Parameters<typeof validateUpstreamRequest>[0], path: string, body: unknown) =>
+  validateUpstreamRequest(api, 'POST', path, body, 'application/json', { documentedOnly: true });
 
 // Each adapter's body for every option its protocol carries (video-protocols.ts), checked against
 // the provider's contract with only documented fields allowed: an adapter that sent a field or a
@@ -48,16 +49,27 @@ describe('video adapters: what they send is on the provider contract, and nothin
     expect(documented('ark-video-tasks', '/contents/generations/tasks', body)).to.deep.equal([]);
     expect(documented('ark-video-tasks', '/contents/generations/tasks', arkBody('m', base))).to.deep.equal([]);
     for (const resolution of VIDEO_PROTOCOL_TRAITS['ark-video'].resolutions!) {
-      for (const ratio of VIDEO_PROTOCOL_TRAITS['ark-video'].ratios!) expect(documented('ark-video-tasks', '/contents/generations/tasks', arkBody('m', { ...base, resolution, ratio }))).to.deep.equal([]);
+      for (const ratio of VIDEO_PROTOCOL_TRAITS['ark-video'].ratios!)
+        expect(documented('ark-video-tasks', '/contents/generations/tasks', arkBody('m', { ...base, resolution, ratio }))).to.deep.equal([]);
     }
   });
 
   it('MiniMax H3: one text item, references as reference_image items, aigc_watermark; no sound switch to send', () => {
-    const request: NormalisedVideoRequest = { ...base, resolution: '2K', ratio: '16:9', seconds: 6, reference_images: [{ url: 'https://example.com/r.png' }], watermark: true };
+    const request: NormalisedVideoRequest = {
+      ...base,
+      resolution: '2K',
+      ratio: '16:9',
+      seconds: 6,
+      reference_images: [{ url: 'https://example.com/r.png' }],
+      watermark: true,
+    };
     const body = minimaxBody('MiniMax-H3', request);
     expect(body).to.deep.equal({
       model: 'MiniMax-H3',
-      content: [{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'https://example.com/r.png' }, role: 'reference_image' }],
+      content: [
+        { type: 'text', text: 'a cat' },
+        { type: 'image_url', image_url: { url: 'https://example.com/r.png' }, role: 'reference_image' },
+      ],
       resolution: '2K',
       duration: 6,
       ratio: '16:9',
@@ -68,11 +80,25 @@ describe('video adapters: what they send is on the provider contract, and nothin
   });
 
   it('OpenAI videos: prompt, seconds as a string, size, input_reference; nothing else', () => {
-    const body = soraBody('sora-2', { ...base, seconds: 8, size: '1024x1792', resolution: '1024p', ratio: '4:7', content: [{ type: 'text', text: 'a cat' }, image('first_frame')] });
-    expect(body).to.deep.equal({ model: 'sora-2', prompt: 'a cat', seconds: '8', size: '1024x1792', input_reference: { image_url: 'https://example.com/a.png' } });
+    const body = soraBody('sora-2', {
+      ...base,
+      seconds: 8,
+      size: '1024x1792',
+      resolution: '1024p',
+      ratio: '4:7',
+      content: [{ type: 'text', text: 'a cat' }, image('first_frame')],
+    });
+    expect(body).to.deep.equal({
+      model: 'sora-2',
+      prompt: 'a cat',
+      seconds: '8',
+      size: '1024x1792',
+      input_reference: { image_url: 'https://example.com/a.png' },
+    });
     expect(documented('openai-videos', '/videos', body)).to.deep.equal([]);
     for (const size of VIDEO_PROTOCOL_TRAITS['openai-videos'].sizes!) {
-      for (const seconds of VIDEO_PROTOCOL_TRAITS['openai-videos'].seconds!) expect(documented('openai-videos', '/videos', soraBody('sora-2', { ...base, seconds, size }))).to.deep.equal([]);
+      for (const seconds of VIDEO_PROTOCOL_TRAITS['openai-videos'].seconds!)
+        expect(documented('openai-videos', '/videos', soraBody('sora-2', { ...base, seconds, size }))).to.deep.equal([]);
     }
     // Older rows without a size: from the tier and ratio.
     expect(soraBody('sora-2', { ...base, seconds: 4, size: undefined, ratio: '9:16' }).size).to.equal('720x1280');
@@ -87,28 +113,88 @@ describe('video adapters: what they send is on the provider contract, and nothin
   });
 
   it('reads each provider’s finished task: delivered seconds, tier, and when its files expire', () => {
-    const ark = { id: 'cgt-1', model: 'm', status: 'succeeded', content: { video_url: 'https://cdn.example.com/v.mp4' }, usage: { completion_tokens: 1, total_tokens: 1 }, created_at: 1779348818, updated_at: 1779348874, resolution: '720p', duration: 5 };
+    const ark = {
+      id: 'cgt-1',
+      model: 'm',
+      status: 'succeeded',
+      content: { video_url: 'https://cdn.example.com/v.mp4' },
+      usage: { completion_tokens: 1, total_tokens: 1 },
+      created_at: 1779348818,
+      updated_at: 1779348874,
+      resolution: '720p',
+      duration: 5,
+    };
     expect(validateUpstreamResponse('ark-video-tasks', 'GET', '/contents/generations/tasks/cgt-1', 200, ark)).to.deep.equal([]);
-    expect(parseArkTask(ark)).to.deep.include({ status: 'completed', deliveredSeconds: 5, deliveredResolution: '720p', assetUrl: 'https://cdn.example.com/v.mp4', expiresAt: 1779348874 + 86400 });
-    expect(parseArkTask({ ...ark, status: 'expired', content: undefined, error: null })).to.deep.include({ status: 'failed', error: { code: 'expired', message: 'The provider expired the task before it ran; nothing was charged.' } });
+    expect(parseArkTask(ark)).to.deep.include({
+      status: 'completed',
+      deliveredSeconds: 5,
+      deliveredResolution: '720p',
+      assetUrl: 'https://cdn.example.com/v.mp4',
+      expiresAt: 1779348874 + 86400,
+    });
+    expect(parseArkTask({ ...ark, status: 'expired', content: undefined, error: null })).to.deep.include({
+      status: 'failed',
+      error: { code: 'expired', message: 'The provider expired the task before it ran; nothing was charged.' },
+    });
 
-    const h3 = { id: '424010985738629', status: 'succeeded', created_at: 1785125529, content: { url: 'https://cdn.example.com/h.mp4' }, resolution: '2K', duration: 5, usage: { total_seconds: 5, output_seconds: 5 } };
+    const h3 = {
+      id: '424010985738629',
+      status: 'succeeded',
+      created_at: 1785125529,
+      content: { url: 'https://cdn.example.com/h.mp4' },
+      resolution: '2K',
+      duration: 5,
+      usage: { total_seconds: 5, output_seconds: 5 },
+    };
     expect(validateUpstreamResponse('minimax-video-v2', 'GET', '/v2/query/video_generation/424010985738629', 200, { task: h3 })).to.deep.equal([]);
-    expect(parseMiniMaxTask(h3)).to.deep.include({ status: 'completed', deliveredSeconds: 5, deliveredResolution: '2K', assetUrl: 'https://cdn.example.com/h.mp4' });
+    expect(parseMiniMaxTask(h3)).to.deep.include({
+      status: 'completed',
+      deliveredSeconds: 5,
+      deliveredResolution: '2K',
+      assetUrl: 'https://cdn.example.com/h.mp4',
+    });
 
-    const video = { id: 'video_1', object: 'video', model: 'sora-2', status: 'completed', progress: 100, created_at: 1, completed_at: 2, expires_at: 3602, prompt: 'a', seconds: '8', size: '720x1280', remixed_from_video_id: null, error: null };
+    const video = {
+      id: 'video_1',
+      object: 'video',
+      model: 'sora-2',
+      status: 'completed',
+      progress: 100,
+      created_at: 1,
+      completed_at: 2,
+      expires_at: 3602,
+      prompt: 'a',
+      seconds: '8',
+      size: '720x1280',
+      remixed_from_video_id: null,
+      error: null,
+    };
     expect(validateUpstreamResponse('openai-videos', 'GET', '/videos/video_1', 200, video)).to.deep.equal([]);
-    expect(parseVideo(video)).to.deep.include({ status: 'completed', deliveryConfirmed: true, deliveredSeconds: '8', deliveredResolution: '720p', expiresAt: 3602 });
+    expect(parseVideo(video)).to.deep.include({
+      status: 'completed',
+      deliveryConfirmed: true,
+      deliveredSeconds: '8',
+      deliveredResolution: '720p',
+      expiresAt: 3602,
+    });
     expect(parseVideo({ ...video, status: 'in_progress', progress: 33.3 })).to.deep.include({ deliveryConfirmed: false, progress: 33 });
   });
 });
 
 describe('video downloads: which URLs the gateway fetches', () => {
-  const provider = (baseUrl: string) => ({ id: 'p', protocol: 'ark-video' as const, sandbox: false, baseUrl, timeouts: { connect_ms: 1, first_byte_ms: 1, response_ms: 1, idle_ms: 1 }, credential: () => 'k' });
+  const provider = (baseUrl: string) => ({
+    id: 'p',
+    protocol: 'ark-video' as const,
+    sandbox: false,
+    baseUrl,
+    timeouts: { connect_ms: 1, first_byte_ms: 1, response_ms: 1, idle_ms: 1 },
+    credential: () => 'k',
+  });
   it('supplier URLs must be https; http only when the provider itself is reached over http (local, tests)', () => {
     expect(assetUrlAllowed(provider('https://ark.example.com/api/v3'), 'https://cdn.example.com/v.mp4')).to.equal(true);
     expect(assetUrlAllowed(provider('https://ark.example.com/api/v3'), 'http://cdn.example.com/v.mp4')).to.equal(false);
     expect(assetUrlAllowed(provider('http://127.0.0.1:9000'), 'http://127.0.0.1:9000/assets/a.mp4')).to.equal(true);
-    for (const url of ['file:///etc/passwd', 'ftp://x/y', 'data:video/mp4;base64,AAAA', '//cdn.example.com/v.mp4']) expect(assetUrlAllowed(provider('http://127.0.0.1:9000'), url), url).to.equal(false);
+    for (const url of ['file:///etc/passwd', 'ftp://x/y', 'data:video/mp4;base64,AAAA', '//cdn.example.com/v.mp4'])
+      expect(assetUrlAllowed(provider('http://127.0.0.1:9000'), url), url).to.equal(false);
   });
 });

@@ -4,7 +4,9 @@ import { removeTopLevelMember, setTopLevelMember } from '../../../src/shared/jso
 describe('json-splice: setTopLevelMember and removeTopLevelMember', () => {
   it('replaces a top-level value of any type in place, leaving every other byte as it was', () => {
     const text = '{"a": 1.0, "stream_options" : {"x":[1,"}\\""]} ,"seed":9223372036854775807}';
-    expect(setTopLevelMember(text, 'stream_options', '{"include_usage":true}')).to.equal('{"a": 1.0, "stream_options" : {"include_usage":true} ,"seed":9223372036854775807}');
+    expect(setTopLevelMember(text, 'stream_options', '{"include_usage":true}')).to.equal(
+      '{"a": 1.0, "stream_options" : {"include_usage":true} ,"seed":9223372036854775807}',
+    );
     expect(setTopLevelMember('{"s":null,"t":"s"}', 's', 'true')).to.equal('{"s":true,"t":"s"}');
     expect(setTopLevelMember('{"a":{"s":1}}', 's', '2')).to.equal('{"a":{"s":1},"s":2}'); // nested keys are not top-level
   });
