@@ -1,9 +1,7 @@
 // Composition root: the only module that wires config, database, catalogue, services, background
 // jobs and HTTP, and that knows the order in which they stop.
 import { setMaxListeners } from 'node:events';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { ROOT_DIR, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
@@ -20,10 +18,10 @@ import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
 import { createVideoWorker } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
-import { answerClientError } from './http/client-error.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
+import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
-import { every, videoPollerJob, type Ticker } from './jobs/cron.ts';
+import { startBackgroundJobs } from './jobs/cron.ts';
 import { createSweeper } from './jobs/sweeper.ts';
 import { createGrantFlusher } from './ledger/grant-flusher.ts';
 import { createGrants } from './ledger/grants.ts';
@@ -37,6 +35,7 @@ import { startMetricsServer } from './metrics/server.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
 import { startSandbox, type Simulator } from './sandbox/index.ts';
 import type { Services } from './services.ts';
+import { waitUntil } from './shared/wait.ts';
 import { resolveAdminToken } from './startup/admin-token.ts';
 import { ensureDemoCustomer, type DemoCredentials } from './startup/demo.ts';
 
@@ -161,17 +160,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
   };
   await settler.replayOrphans();
-  const tickers: Ticker[] = [];
-  if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => services.sweeper.sweep()));
-  if (config.videoPoller)
-    tickers.push(
-      every(
-        '* * * * * *',
-        'video-poller',
-        logger,
-        videoPollerJob(() => services.videoWorker.processBatch(), 100),
-      ),
-    );
+  const tickers = startBackgroundJobs(config, services, logger);
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
 
@@ -179,7 +168,6 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     loadSpec(path.join(ROOT_DIR, 'generated/openapi.json')),
     loadSpec(path.join(ROOT_DIR, 'generated/admin.json')),
   ]);
-  let inFlight = 0;
   const app = createApp({
     publicSurface: { spec: publicSpec, handlers: publicHandlers },
     adminSurface: { spec: adminSpec, handlers: adminHandlers, admin: true },
@@ -191,19 +179,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     trustRequestId: config.trustRequestId,
     metrics,
   });
-  const server = http.createServer((req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
-    if (draining) res.setHeader('connection', 'close'); // clients reconnect to another replica
-    app(req, res);
-  });
-  server.on('clientError', (error, socket) => answerClientError(error, socket, logger));
-  // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
-  server.requestTimeout = 0;
-  server.keepAliveTimeout = 65_000;
-  await listen(server, config);
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const server = await startHttpServer(app, { host: config.host, port: config.port, logger, draining: () => draining });
+  const { url } = server;
   const metricsServer =
     config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });
   logger.info({ url, instance: instance.id, database: config.databaseUrl ? 'postgresql' : 'pglite', sandbox: config.sandbox }, 'gateway listening');
@@ -213,15 +190,13 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     // Still listening while draining: readiness answers 503 (load balancers stop sending) and
     // requests that arrive meanwhile are served, with `connection: close`.
     draining = true;
-    await waitUntil(() => inFlight === 0, graceMs);
-    if (inFlight > 0) {
-      logger.warn({ open_requests: inFlight }, 'grace period over: cutting open requests and settling what they delivered');
+    await waitUntil(() => server.inFlight() === 0, graceMs);
+    if (server.inFlight() > 0) {
+      logger.warn({ open_requests: server.inFlight() }, 'grace period over: cutting open requests and settling what they delivered');
       cut.abort();
-      await waitUntil(() => inFlight === 0, 5_000);
+      await waitUntil(() => server.inFlight() === 0, 5_000);
     }
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await server.close();
     await metricsServer?.close(); // scraped until here: the drain shows on dashboards
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
@@ -254,21 +229,6 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
       await grants?.giveBack(true);
     },
   };
-}
-
-function listen(server: http.Server, config: Config): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
-
-async function waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** A ledger answer that must not be an expected failure (a grant given back is pending by construction). */

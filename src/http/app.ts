@@ -8,13 +8,14 @@ import { randomBase62 } from '../shared/ids.ts';
 import type { Caller } from '../customers/service.ts';
 import { Failure } from '../domain/failure.ts';
 import type { Logger } from '../logger.ts';
-import { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry } from '../logs/request-logs.ts';
 import type { RequestMetrics } from '../metrics/hooks.ts';
 import type { Services } from '../services.ts';
 import { adminTokenMatches, authenticateCustomer } from './auth.ts';
 import { readBody } from './body.ts';
-import { HttpError, renderFailure, shapeOfPath, type ErrorShape } from './errors.ts';
-import type { Handler, Outcome, Reply } from './handler.ts';
+import { createAccessLog } from './access-log.ts';
+import { HttpError, shapeOfPath } from './errors.ts';
+import { sendFailure, sendJson, startExchange, type Exchange } from './exchange.ts';
+import type { Handler, Reply } from './handler.ts';
 import { responseSink } from './sink.ts';
 import type { Spec, SpecOperation } from './spec.ts';
 
@@ -40,28 +41,12 @@ export interface AppOptions {
   metrics?: RequestMetrics;
 }
 
-/** Probes and scrapes would drown the request log (and are access-logged at debug only). */
-const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get']);
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-interface Exchange {
-  requestId: string;
-  started: bigint;
-  operationId: string | undefined;
-  caller: Caller | null;
-  model: string | null;
-  errorType: string | null;
-  outcome: Outcome;
-  bytes: number;
-  /** When the first body byte went to the client (time to first byte of streams). */
-  firstByteAt: bigint | undefined;
-  /** Resolves when the handler is done (the client may have left long before). */
-  done: Promise<void>;
-}
-
 export function createApp(options: AppOptions): express.Express {
   const { logger, services } = options;
+  const accessLog = createAccessLog({ logger, requestLogs: services.requestLogs, metrics: options.metrics });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -75,23 +60,10 @@ export function createApp(options: AppOptions): express.Express {
   async function handle(surface: Surface, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = options.trustRequestId ? req.headers['x-request-id'] : undefined;
     const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBase62(24)}`;
-    let handled!: () => void;
-    const done = new Promise<void>((resolve) => (handled = resolve));
-    const exchange: Exchange = {
-      requestId,
-      started: process.hrtime.bigint(),
-      operationId: undefined,
-      caller: null,
-      model: null,
-      errorType: null,
-      outcome: {},
-      bytes: 0,
-      firstByteAt: undefined,
-      done,
-    };
+    const { exchange, handled } = startExchange(requestId);
     res.setHeader('request-id', requestId);
     res.setHeader('x-request-id', requestId); // the OpenAI SDKs read this one
-    res.once('close', () => finish(surface, req, res, exchange));
+    res.once('close', () => accessLog.finish(surface.admin === true, req, res, exchange));
     const path = (req.url ?? '/').split('?')[0]!;
     const shape = shapeOfPath(path);
     try {
@@ -200,75 +172,6 @@ export function createApp(options: AppOptions): express.Express {
       services,
       sink,
     });
-  }
-
-  function sendFailure(res: ServerResponse, failure: Failure, shape: ErrorShape, exchange: Exchange): void {
-    const reply = renderFailure(failure, shape, exchange.requestId);
-    exchange.errorType =
-      shape === 'anthropic' ? (reply.body as { error: { type: string } }).error.type : (reply.body as { error: { type: string } }).error.type;
-    sendJson(res, reply.status, reply.body, reply.headers, exchange);
-  }
-
-  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined, exchange: Exchange): void {
-    if (res.headersSent || res.destroyed) return;
-    if (status === 304) return void res.writeHead(304, headers).end(); // Not Modified: no body
-    const text = JSON.stringify(body);
-    exchange.bytes += Buffer.byteLength(text);
-    res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  }
-
-  /** The access log line now; the request log row once the request's charge is durable. */
-  function finish(surface: Surface, req: IncomingMessage, res: ServerResponse, exchange: Exchange): void {
-    const latencyMs = Number(process.hrtime.bigint() - exchange.started) / 1e6;
-    const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
-    const clientGone = !res.writableFinished;
-    void exchange.done.then(() => record(surface, req, exchange, latencyMs, status, clientGone));
-  }
-
-  function record(surface: Surface, req: IncomingMessage, exchange: Exchange, latencyMs: number, status: number, clientGone: boolean): void {
-    const fields: LogFields = { ...exchange.outcome.log };
-    const operation = exchange.operationId ?? 'unmatched';
-    const model = fields.model ?? exchange.model ?? undefined;
-    const firstByteMs = exchange.firstByteAt === undefined ? undefined : Number(exchange.firstByteAt - exchange.started) / 1e6;
-    options.metrics?.observeRequest({ operation, model, status, durationMs: latencyMs, stream: fields.stream === true, firstByteMs });
-    logger[UNLOGGED.has(operation) ? 'debug' : 'info'](
-      {
-        request_id: exchange.requestId,
-        method: req.method,
-        operation,
-        status,
-        duration_ms: Math.round(latencyMs * 100) / 100,
-        upstream_ms: fields.ttfb_ms ?? undefined,
-        bytes: exchange.bytes,
-        customer_id: exchange.caller?.customerId,
-        key_id: exchange.caller?.keyId,
-        model,
-        client_gone: clientGone || undefined,
-      },
-      'request',
-    );
-    if (surface.admin || UNLOGGED.has(exchange.operationId ?? '')) return;
-    const entry = (final: LogFields): RequestLogEntry => ({
-      ...EMPTY_LOG_FIELDS,
-      model: exchange.model,
-      ...fields,
-      ...final,
-      request_id: exchange.requestId,
-      customer_id: exchange.caller?.customerId ?? null,
-      key_id: exchange.caller?.keyId ?? null,
-      endpoint: exchange.operationId ?? 'unmatched',
-      status,
-      error_type: exchange.errorType,
-      latency_ms: Math.round(latencyMs),
-      created_at: new Date(),
-    });
-    const settled = exchange.outcome.settled;
-    if (!settled) return services.requestLogs.write(entry({}));
-    settled.then(
-      (final) => services.requestLogs.write(entry(final)),
-      (error: unknown) => logger.error({ request_id: exchange.requestId, err: error }, 'settlement failed; request log not written'),
-    );
   }
 }
 

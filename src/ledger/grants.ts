@@ -8,8 +8,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { randomBase62 } from '../shared/ids.ts';
+import { createDemandWindows } from './grant-demand.ts';
 import { growGrant, shrinkGrant } from './grant-statements.ts';
-import type { ChargeResult, GrantFlusher } from './grant-flusher.ts';
+import { free, openDraw, type Draw, type Grant } from './grant-draw.ts';
+import type { GrantFlusher } from './grant-flusher.ts';
 import type { WalletQueue } from './wallet-queue.ts';
 
 export interface GrantsOptions {
@@ -20,40 +22,6 @@ export interface GrantsOptions {
   /** Unused this long, a grant is given back. */
   idleMs: number;
 }
-
-export interface Draw {
-  readonly ref: string;
-  readonly grantRef: string;
-  readonly customerId: string;
-  readonly bound: bigint;
-  /** Charges `amount` (taking any excess from the grant's free part) and ends the draw. */
-  charge(amount: bigint, purpose: Record<string, unknown>): Promise<ChargeResult>;
-  release(): void;
-  /** What was delivered so far, priced, with what the sweeper needs for the request's log row. */
-  checkpoint(charge: bigint, usage: Record<string, unknown> | undefined): void;
-}
-
-interface Grant {
-  ref: string;
-  customerId: string;
-  /** What the database holds for the grant, as far as this process knows. */
-  held: bigint;
-  /** Charges queued and not yet posted (held drops by them when they are). */
-  committed: bigint;
-  /** Bounds of the open draws. */
-  drawn: bigint;
-  draws: Map<string, { purpose: Record<string, unknown>; progress?: { charge: bigint; usage?: Record<string, unknown> } }>;
-  seq: number;
-  /** Its reservation row exists (a grow succeeded once). */
-  created: boolean;
-  lastUsed: number;
-  growing?: Promise<unknown>;
-  /** No new draws: being given back. */
-  closing: boolean;
-  dirty: boolean;
-}
-
-const free = (g: Grant) => g.held - g.committed - g.drawn;
 
 export function createGrants(deps: {
   db: Knex;
@@ -68,21 +36,9 @@ export function createGrants(deps: {
   const grants = new Map<string, Grant>();
   /** Grants being given back: no new draws, returned once their requests end and charges post. */
   const closing = new Set<Grant>();
-  /** Bound amounts drawn per customer, in slots of a tenth of the horizon: the demand a grant is sized to. */
-  const demand = new Map<string, { slot: number; amounts: bigint[] }>();
+  /** Bound amounts drawn per customer over the horizon: the demand a grant is sized to. */
+  const demand = createDemandWindows(deps.options.horizonMs);
   const refusedUntil = new Map<string, number>();
-
-  function recentDemand(customerId: string, bound: bigint): bigint {
-    const width = Math.max(1, Math.floor(deps.options.horizonMs / 10));
-    const slot = Math.floor(Date.now() / width);
-    let window = demand.get(customerId);
-    if (!window) demand.set(customerId, (window = { slot, amounts: Array.from({ length: 10 }, () => 0n) }));
-    // Slots that passed since the last draw are emptied; the current one adds this bound.
-    for (let s = window.slot + 1; s <= slot && s <= window.slot + 10; s++) window.amounts[s % 10] = 0n;
-    window.slot = slot;
-    window.amounts[slot % 10]! += bound;
-    return window.amounts.reduce((sum, amount) => sum + amount, 0n);
-  }
 
   async function grow(g: Grant, want: bigint, need: bigint): Promise<boolean> {
     const statement = growGrant({ ref: g.ref, customerId: g.customerId, owner: deps.owner, want, need, share: deps.options.share, held: g.held, seq: ++g.seq });
@@ -130,53 +86,13 @@ export function createGrants(deps: {
     return g;
   }
 
-  function makeDraw(g: Grant, ref: string, bound: bigint, purpose: Record<string, unknown>): Draw {
-    g.drawn += bound;
-    g.lastUsed = Date.now();
-    g.draws.set(ref, { purpose });
-    let ended = false;
-    const end = () => {
-      if (ended) return false;
-      ended = true;
-      g.drawn -= bound;
-      g.draws.delete(ref);
-      g.dirty = true;
-      return true;
-    };
-    return {
-      ref,
-      grantRef: g.ref,
-      customerId: g.customerId,
-      bound,
-      charge(amount, chargePurpose) {
-        if (!end()) return Promise.resolve({ charged: 0n, uncovered: 0n, replayed: true });
-        // A charge above the bound (input tokens beyond the estimate) comes from the grant's free part.
-        const room = bound + (free(g) > 0n ? free(g) : 0n);
-        const posted = amount <= room ? amount : room;
-        g.committed += posted;
-        const purpose = { ...chargePurpose, reserved: bound.toString(), ...(amount > posted ? { uncovered: (amount - posted).toString() } : {}) };
-        return deps.flusher.queue({ ref, grantRef: g.ref, customerId: g.customerId, amount: posted, purpose }, (outcome) => {
-          g.committed -= posted;
-          if (outcome === 'from_grant') g.held -= posted;
-        });
-      },
-      release: () => void end(),
-      checkpoint(charge, usage) {
-        const draw = g.draws.get(ref);
-        if (!draw) return;
-        draw.progress = { charge: charge < bound ? charge : bound, ...(usage ? { usage } : {}) };
-        g.dirty = true;
-      },
-    };
-  }
-
   return {
     /**
      * A draw of `bound` for request `ref`, growing this process's grant for the customer when
      * needed; undefined when no grant can cover it (the caller reserves for the request alone).
      */
     async draw(customerId: string, ref: string, bound: bigint, purpose: Record<string, unknown>): Promise<Draw | undefined> {
-      const wanted = recentDemand(customerId, bound);
+      const wanted = demand.add(customerId, bound);
       let g = grants.get(customerId);
       if (g && free(g) >= bound) {
         // Grow ahead of need, off the request path, when less than half the demand is left.
@@ -186,7 +102,7 @@ export function createGrants(deps: {
             .catch(() => false)
             .finally(() => (ahead.growing = undefined));
         }
-        return makeDraw(g, ref, bound, purpose);
+        return openDraw(g, ref, bound, purpose, deps.flusher);
       }
       if ((refusedUntil.get(customerId) ?? 0) > Date.now()) return undefined;
       g ??= newGrant(customerId);
@@ -207,7 +123,7 @@ export function createGrants(deps: {
         }
         if (target.closing) return undefined;
       }
-      return target.closing ? undefined : makeDraw(target, ref, bound, purpose);
+      return target.closing ? undefined : openDraw(target, ref, bound, purpose, deps.flusher);
     },
 
     /** Gives back the free part of the customer's grant (another request of theirs is short). */
@@ -276,3 +192,4 @@ export function createGrants(deps: {
 }
 
 export type Grants = ReturnType<typeof createGrants>;
+export type { Draw } from './grant-draw.ts';

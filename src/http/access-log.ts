@@ -1,0 +1,74 @@
+// What is written about a request once it is over: the access line and the metrics as soon as the
+// handler is done, and the request log row once the request's charge is durable (its settlement
+// gives the final usage and cost).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.ts';
+import { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry, type RequestLogs } from '../logs/request-logs.ts';
+import type { RequestMetrics } from '../metrics/hooks.ts';
+import type { Exchange } from './exchange.ts';
+
+/** Probes and scrapes would drown the request log (and are access-logged at debug only). */
+const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get']);
+
+export interface AccessLog {
+  /** Called once the response closed: records the exchange when its handler is done. */
+  finish(admin: boolean, req: IncomingMessage, res: ServerResponse, exchange: Exchange): void;
+}
+
+export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs; metrics?: RequestMetrics | undefined }): AccessLog {
+  const { logger } = deps;
+
+  function record(admin: boolean, req: IncomingMessage, exchange: Exchange, latencyMs: number, status: number, clientGone: boolean): void {
+    const fields: LogFields = { ...exchange.outcome.log };
+    const operation = exchange.operationId ?? 'unmatched';
+    const model = fields.model ?? exchange.model ?? undefined;
+    const firstByteMs = exchange.firstByteAt === undefined ? undefined : Number(exchange.firstByteAt - exchange.started) / 1e6;
+    deps.metrics?.observeRequest({ operation, model, status, durationMs: latencyMs, stream: fields.stream === true, firstByteMs });
+    logger[UNLOGGED.has(operation) ? 'debug' : 'info'](
+      {
+        request_id: exchange.requestId,
+        method: req.method,
+        operation,
+        status,
+        duration_ms: Math.round(latencyMs * 100) / 100,
+        upstream_ms: fields.ttfb_ms ?? undefined,
+        bytes: exchange.bytes,
+        customer_id: exchange.caller?.customerId,
+        key_id: exchange.caller?.keyId,
+        model,
+        client_gone: clientGone || undefined,
+      },
+      'request',
+    );
+    if (admin || UNLOGGED.has(operation)) return;
+    const entry = (final: LogFields): RequestLogEntry => ({
+      ...EMPTY_LOG_FIELDS,
+      model: exchange.model,
+      ...fields,
+      ...final,
+      request_id: exchange.requestId,
+      customer_id: exchange.caller?.customerId ?? null,
+      key_id: exchange.caller?.keyId ?? null,
+      endpoint: operation,
+      status,
+      error_type: exchange.errorType,
+      latency_ms: Math.round(latencyMs),
+      created_at: new Date(),
+    });
+    const settled = exchange.outcome.settled;
+    if (!settled) return deps.requestLogs.write(entry({}));
+    settled.then(
+      (final) => deps.requestLogs.write(entry(final)),
+      (error: unknown) => logger.error({ request_id: exchange.requestId, err: error }, 'settlement failed; request log not written'),
+    );
+  }
+
+  return {
+    finish(admin, req, res, exchange) {
+      const latencyMs = Number(process.hrtime.bigint() - exchange.started) / 1e6;
+      const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
+      const clientGone = !res.writableFinished;
+      void exchange.done.then(() => record(admin, req, exchange, latencyMs, status, clientGone));
+    },
+  };
+}

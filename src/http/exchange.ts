@@ -1,0 +1,56 @@
+// One request as the HTTP layer follows it from arrival to its log lines, and the two ways a
+// non-streamed answer leaves: JSON, or a failure in the endpoint's error shape.
+import type { ServerResponse } from 'node:http';
+import type { Caller } from '../customers/service.ts';
+import type { Failure } from '../domain/failure.ts';
+import { renderFailure, type ErrorShape } from './errors.ts';
+import type { Outcome } from './handler.ts';
+
+export interface Exchange {
+  requestId: string;
+  started: bigint;
+  operationId: string | undefined;
+  caller: Caller | null;
+  model: string | null;
+  errorType: string | null;
+  outcome: Outcome;
+  bytes: number;
+  /** When the first body byte went to the client (time to first byte of streams). */
+  firstByteAt: bigint | undefined;
+  /** Resolves when the handler is done (the client may have left long before). */
+  done: Promise<void>;
+}
+
+/** A new exchange, and the function that marks its handler done. */
+export function startExchange(requestId: string): { exchange: Exchange; handled: () => void } {
+  let handled!: () => void;
+  const done = new Promise<void>((resolve) => (handled = resolve));
+  const exchange: Exchange = {
+    requestId,
+    started: process.hrtime.bigint(),
+    operationId: undefined,
+    caller: null,
+    model: null,
+    errorType: null,
+    outcome: {},
+    bytes: 0,
+    firstByteAt: undefined,
+    done,
+  };
+  return { exchange, handled };
+}
+
+export function sendFailure(res: ServerResponse, failure: Failure, shape: ErrorShape, exchange: Exchange): void {
+  const reply = renderFailure(failure, shape, exchange.requestId);
+  exchange.errorType = reply.body.error.type;
+  sendJson(res, reply.status, reply.body, reply.headers, exchange);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined, exchange: Exchange): void {
+  if (res.headersSent || res.destroyed) return;
+  if (status === 304) return void res.writeHead(304, headers).end(); // Not Modified: no body
+  const text = JSON.stringify(body);
+  exchange.bytes += Buffer.byteLength(text);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

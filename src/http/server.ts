@@ -1,0 +1,48 @@
+// The listening socket: counts open requests for the drain, asks clients to reconnect elsewhere
+// once draining, answers malformed HTTP itself, and never times out a long stream.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logger.ts';
+import { answerClientError } from './client-error.ts';
+
+export interface HttpServer {
+  url: string;
+  /** Requests whose response has not closed yet. */
+  inFlight(): number;
+  /** Stops listening and closes every connection (after the drain). */
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(
+  handler: http.RequestListener,
+  options: { host: string; port: number; logger: Logger; draining: () => boolean },
+): Promise<HttpServer> {
+  let inFlight = 0;
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    if (options.draining()) res.setHeader('connection', 'close'); // clients reconnect to another replica
+    handler(req, res);
+  });
+  server.on('clientError', (error, socket) => answerClientError(error, socket, options.logger));
+  // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    inFlight: () => inFlight,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

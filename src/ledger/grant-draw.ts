@@ -1,0 +1,80 @@
+// One process's credit grant as it stands in memory, and the draws requests take from it: a draw
+// holds its bound against the grant's free part until the request's charge is queued (or the
+// draw is released), exactly once.
+import type { ChargeResult, GrantFlusher } from './grant-flusher.ts';
+
+export interface Draw {
+  readonly ref: string;
+  readonly grantRef: string;
+  readonly customerId: string;
+  readonly bound: bigint;
+  /** Charges `amount` (taking any excess from the grant's free part) and ends the draw. */
+  charge(amount: bigint, purpose: Record<string, unknown>): Promise<ChargeResult>;
+  release(): void;
+  /** What was delivered so far, priced, with what the sweeper needs for the request's log row. */
+  checkpoint(charge: bigint, usage: Record<string, unknown> | undefined): void;
+}
+
+export interface Grant {
+  ref: string;
+  customerId: string;
+  /** What the database holds for the grant, as far as this process knows. */
+  held: bigint;
+  /** Charges queued and not yet posted (held drops by them when they are). */
+  committed: bigint;
+  /** Bounds of the open draws. */
+  drawn: bigint;
+  draws: Map<string, { purpose: Record<string, unknown>; progress?: { charge: bigint; usage?: Record<string, unknown> } }>;
+  seq: number;
+  /** Its reservation row exists (a grow succeeded once). */
+  created: boolean;
+  lastUsed: number;
+  growing?: Promise<unknown>;
+  /** No new draws: being given back. */
+  closing: boolean;
+  dirty: boolean;
+}
+
+/** What the grant holds that no open draw and no queued charge claims. */
+export const free = (g: Grant) => g.held - g.committed - g.drawn;
+
+/** Draws `bound` from `g` for request `ref`; the draw ends once, by its charge or its release. */
+export function openDraw(g: Grant, ref: string, bound: bigint, purpose: Record<string, unknown>, flusher: GrantFlusher): Draw {
+  g.drawn += bound;
+  g.lastUsed = Date.now();
+  g.draws.set(ref, { purpose });
+  let ended = false;
+  const end = () => {
+    if (ended) return false;
+    ended = true;
+    g.drawn -= bound;
+    g.draws.delete(ref);
+    g.dirty = true;
+    return true;
+  };
+  return {
+    ref,
+    grantRef: g.ref,
+    customerId: g.customerId,
+    bound,
+    charge(amount, chargePurpose) {
+      if (!end()) return Promise.resolve({ charged: 0n, uncovered: 0n, replayed: true });
+      // A charge above the bound (input tokens beyond the estimate) comes from the grant's free part.
+      const room = bound + (free(g) > 0n ? free(g) : 0n);
+      const posted = amount <= room ? amount : room;
+      g.committed += posted;
+      const purpose = { ...chargePurpose, reserved: bound.toString(), ...(amount > posted ? { uncovered: (amount - posted).toString() } : {}) };
+      return flusher.queue({ ref, grantRef: g.ref, customerId: g.customerId, amount: posted, purpose }, (outcome) => {
+        g.committed -= posted;
+        if (outcome === 'from_grant') g.held -= posted;
+      });
+    },
+    release: () => void end(),
+    checkpoint(charge, usage) {
+      const draw = g.draws.get(ref);
+      if (!draw) return;
+      draw.progress = { charge: charge < bound ? charge : bound, ...(usage ? { usage } : {}) };
+      g.dirty = true;
+    },
+  };
+}
