@@ -1,6 +1,6 @@
 // Every environment variable the gateway reads, in one table: how it is parsed, its default and
-// what it means. loadConfig() validates against it, the README's configuration table is rendered
-// from it (test/unit/config/readme.test.ts fails when the two differ), and nothing else in src/
+// what it means. loadConfig() validates against it, the table of docs/configuration.md is rendered
+// from it (test/unit/config/env.test.ts fails when the two differ), and nothing else in src/
 // reads process.env for settings (provider credentials are named by the catalogue instead).
 import { EnvError, host, makeValidator, str } from 'envalid';
 import { pino } from 'pino';
@@ -65,7 +65,7 @@ const listenHost = makeValidator<string>((raw) => {
 
 /**
  * The schema. `default: undefined` marks an optional variable with no fixed default; when the
- * default is computed (see loadConfig), `DEFAULT_SHOWN` says what the README shows instead.
+ * default is computed (see loadConfig), `DEFAULT_SHOWN` says what docs/configuration.md shows instead.
  */
 export const ENV_SCHEMA = {
   PORT: integer(0, 65535)({ default: 8080, desc: 'Port of the HTTP API (0: any free port).' }),
@@ -145,7 +145,7 @@ export const ENV_SCHEMA = {
 
 export type EnvName = keyof typeof ENV_SCHEMA;
 
-/** README defaults that loadConfig computes rather than the schema fixing them. */
+/** Documented defaults that loadConfig computes rather than the schema fixing them. */
 export const DEFAULT_SHOWN: Partial<Record<EnvName, string>> = {
   CATALOGUE_PATH: '`catalogue.sample.yaml` (beside package.json)',
   ADMIN_TOKEN: 'generated',
