@@ -160,7 +160,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
   };
   await settler.replayOrphans();
-  const tickers = startBackgroundJobs(config, services, logger);
+  const tickers = startBackgroundJobs(config, { sweep: () => services.sweeper.sweep(), processVideoBatch: () => services.videoWorker.processBatch() }, logger);
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
 

@@ -3,10 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
-import type { RegistryOptions, ResolvedProvider } from '../providers/registry.ts';
 import { parseCatalogue } from './load.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
-import type { Catalogue, ModelEntry, ProviderEntry } from './types.ts';
+import type { Catalogue, ModelEntry, ProviderEntry, RegistryOptions, ResolvedProvider } from './types.ts';
 
 export interface ResolvedRoute {
   provider: ResolvedProvider;

@@ -111,3 +111,21 @@ export interface Catalogue {
 }
 
 export const isVideoPrice = (price: TokenPrice | VideoPrice): price is VideoPrice => 'per_second' in price;
+
+/** A provider the gateway may call now (src/providers/registry.ts decides which are). Its credential is behind a function so it never serialises. */
+export interface ResolvedProvider {
+  id: string;
+  protocol: ProviderProtocol;
+  sandbox: boolean;
+  /** Undefined for a sandbox provider whose simulator is not running (it is still listed). */
+  baseUrl: string | undefined;
+  timeouts: Required<ProviderTimeouts>;
+  credential(): string | undefined;
+}
+
+/** What deciding which providers are enabled takes. */
+export interface RegistryOptions {
+  env: NodeJS.ProcessEnv;
+  sandbox: boolean;
+  sandboxUrls: ReadonlyMap<string, string>;
+}

@@ -3,7 +3,6 @@
 // tick at once; `noOverlap` keeps one process from running a job twice at the same time.
 import cron from 'node-cron';
 import type { Logger } from '../logger.ts';
-import type { Services } from '../services.ts';
 
 export interface Ticker {
   stop(): Promise<void>;
@@ -49,18 +48,21 @@ export function videoPollerJob(processBatch: () => Promise<number>, batchSize: n
 }
 
 /** The jobs this process ticks (each may run in any number of replicas): holds, then videos. */
-export function startBackgroundJobs(config: { holdSweeper: boolean; videoPoller: boolean }, services: Services, logger: Logger): Ticker[] {
+export function startBackgroundJobs(
+  config: { holdSweeper: boolean; videoPoller: boolean },
+  work: { sweep(): Promise<unknown>; processVideoBatch(): Promise<number> },
+  logger: Logger,
+): Ticker[] {
   const tickers: Ticker[] = [];
-  if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => services.sweeper.sweep()));
-  if (config.videoPoller) {
+  if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => work.sweep()));
+  if (config.videoPoller)
     tickers.push(
       every(
         '* * * * * *',
         'video-poller',
         logger,
-        videoPollerJob(() => services.videoWorker.processBatch(), 100),
+        videoPollerJob(() => work.processVideoBatch(), 100),
       ),
     );
-  }
   return tickers;
 }

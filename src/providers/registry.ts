@@ -1,15 +1,8 @@
-import type { ProviderEntry, ProviderProtocol, ProviderTimeouts } from '../catalogue/types.ts';
+import type { ProviderEntry, ProviderProtocol, ProviderTimeouts, RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
 
-/** A provider the gateway may call now. Its credential is behind a function so it never serialises. */
-export interface ResolvedProvider {
-  id: string;
-  protocol: ProviderProtocol;
-  sandbox: boolean;
-  /** Undefined for a sandbox provider whose simulator is not running (it is still listed). */
-  baseUrl: string | undefined;
-  timeouts: Required<ProviderTimeouts>;
-  credential(): string | undefined;
-}
+// The catalogue states what an enabled provider is (catalogue/types.ts); this module decides which
+// providers are enabled, and gateway.ts hands that decision to the catalogue store.
+export type { RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
 
 // A stream's headers and first event come within seconds; a non-streamed generation sends its
 // first byte only when the whole answer is done, hence the separate, longer `response_ms`.
@@ -22,12 +15,6 @@ const DEFAULT_TIMEOUTS: Record<ProviderProtocol, Required<ProviderTimeouts>> = {
   'ark-video': TASKS,
   'minimax-video-v2': TASKS,
 };
-
-export interface RegistryOptions {
-  env: NodeJS.ProcessEnv;
-  sandbox: boolean;
-  sandboxUrls: ReadonlyMap<string, string>;
-}
 
 /**
  * The enabled providers: a real one when its credential variable is set, a sandbox one only in

@@ -5,16 +5,11 @@ import { startMiniMaxSimulator } from './minimax/server.ts';
 import { startOpenAIChatSimulator } from './openai-chat/server.ts';
 import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
 
-/** A simulated upstream listening on loopback, speaking one provider protocol. */
-export interface Simulator {
-  baseUrl: string;
-  close(): Promise<void>;
-}
+import type { Simulator } from './simulator.ts';
 
-/**
- * Simulators by protocol. A sandbox provider whose protocol has none is listed and priced but has
- * no upstream to call (the video simulators come with the video issue).
- */
+export type { Simulator } from './simulator.ts';
+
+/** Simulators by protocol. A sandbox provider whose protocol has none is listed and priced but has no upstream to call. */
 export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
   anthropic: () => startAnthropicSimulator(),
   'openai-chat': () => startOpenAIChatSimulator(),

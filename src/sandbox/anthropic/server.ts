@@ -4,7 +4,7 @@
 // max_tokens, and the failure modes a gateway must survive.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Simulator } from '../index.ts';
+import type { Simulator } from '../simulator.ts';
 import { parseDirectives, requestText, type SimBehaviour } from './directives.ts';
 import { errorType, refusal, ROUTES } from './refusals.ts';
 import { answerOf, id, outputTokens, simulatedTokens } from './responses.ts';

@@ -4,7 +4,7 @@
 // as {error: {code, message, param, type}}, and serves the MP4 from a URL that expires (24 h unless
 // `[[sim url_ttl_ms=N]]`), as Ark's `video_url` does.
 import { randomBytes } from 'node:crypto';
-import type { Simulator } from '../index.ts';
+import type { Simulator } from '../simulator.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';

@@ -3,7 +3,7 @@
 // {type: "error", error: {type, message, http_code}, request_id}, and a `content.url` that is signed
 // afresh by every query and expires (1 h unless `[[sim url_ttl_ms=N]]`).
 import { randomBytes } from 'node:crypto';
-import type { Simulator } from '../index.ts';
+import type { Simulator } from '../simulator.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';

@@ -6,7 +6,7 @@
 // Its base URL includes /v1, as a real provider's `base_url` does.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Simulator } from '../index.ts';
+import type { Simulator } from '../simulator.ts';
 import { simulatedTokens } from '../anthropic/responses.ts';
 import { parseChatDirectives, requestText, type ChatSimBehaviour } from './directives.ts';
 import { refusal } from './refusals.ts';

@@ -1,7 +1,7 @@
 // A simulated OpenAI videos API under /v1: POST/GET/DELETE /videos, and GET /videos/{id}/content
 // answering the bytes (video/mp4, or image/webp for the thumbnail and spritesheet), with Range,
 // as the real endpoint does. Refusals take OpenAI's {error: {message, type, param, code}} shape.
-import type { Simulator } from '../index.ts';
+import type { Simulator } from '../simulator.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
