@@ -59,8 +59,9 @@ export function openDraw(g: Grant, ref: string, bound: bigint, purpose: Record<s
     bound,
     charge(amount, chargePurpose) {
       if (!end()) return Promise.resolve({ charged: 0n, uncovered: 0n, replayed: true });
-      // A charge above the bound (input tokens beyond the estimate) comes from the grant's free part.
-      const room = bound + (free(g) > 0n ? free(g) : 0n);
+      // The draw has ended, so the grant's free part now includes its bound: a charge above the
+      // bound (input beyond the estimate) takes the rest from what no other draw holds.
+      const room = free(g) > 0n ? free(g) : 0n;
       const posted = amount <= room ? amount : room;
       g.committed += posted;
       const purpose = { ...chargePurpose, reserved: bound.toString(), ...(amount > posted ? { uncovered: (amount - posted).toString() } : {}) };
