@@ -142,6 +142,40 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
   });
 
   if (usingPostgres()) {
+    it('two gateways serve one customer from their grants; one is killed (-9): the other goes on serving and sweeps its grant, charging what it delivered', async () => {
+      const env = { HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '1' };
+      const [doomed, survivor] = [await start(env), await start(env)];
+      const { customerId, key } = await fundedCustomer(survivor, '10.00');
+      const onDoomed = await Promise.all(Array.from({ length: 5 }, (_, i) => openStream(doomed.url, key, HAIKU, `d${i} [[sim gap_ms=200 deltas=200]]`)));
+      const onSurvivor = await Promise.all(Array.from({ length: 5 }, (_, i) => openStream(survivor.url, key, HAIKU, `s${i} [[sim gap_ms=100 deltas=20]]`)));
+      const grants = await (await getTestDatabase())('reservations').where({ customer_id: customerId, kind: 'grant', status: 'pending' }).select('owner');
+      expect(new Set(grants.map((g) => g.owner)).size).to.equal(2); // each process holds its own grant
+      await new Promise((r) => setTimeout(r, 800)); // a heartbeat tick checkpoints what was delivered
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      await Promise.all(onDoomed.map((s) => s.text));
+      for (const text of await Promise.all(onSurvivor.map((s) => s.text))) expect(text).to.include('event: message_stop');
+      // The survivor serves on while the dead process's grant still holds part of the balance.
+      expect(await (await openStream(survivor.url, key, HAIKU, 'after [[sim deltas=2]]')).text).to.include('event: message_stop');
+
+      let wallet: any;
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+        wallet = (await survivor.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
+        if (wallet.reserved === '0.000000') break;
+      }
+      expect(wallet.reserved).to.equal('0.000000'); // the dead grant swept, the live one given back when idle
+      const journal = (await survivor.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
+      const charges = journal.filter((e) => e.kind === 'settle' || e.kind === 'charge');
+      const swept = charges.filter((c) => c.purpose.swept === true);
+      expect(swept).to.have.length(5);
+      for (const charge of swept) expect(charge.purpose.ending).to.equal('owner_gone');
+      expect(charges.filter((c) => c.purpose.ending === 'complete')).to.have.length(6);
+      for (const charge of charges) expect(Number(charge.amount)).to.be.greaterThan(0);
+      const debits = charges.reduce((sum, c) => sum + Math.round(Number(c.amount) * 1e6), 0);
+      expect(Math.round(Number(wallet.debits) * 1e6)).to.equal(debits); // every charge once, nothing else
+      expect((await survivor.admin('GET', '/admin/v1/ledger/reconciliation')).body.ok).to.equal(true);
+    });
+
     it('a database outage during settle: streams finish, their charges wait in the outbox, and land once the database is back', async () => {
       const target = new URL(databaseUrl!);
       const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
