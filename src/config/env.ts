@@ -1,5 +1,5 @@
 // Every environment variable the gateway reads, in one table: how it is parsed, its default and
-// what it means. loadConfig() validates against it, the table of docs/configuration.md is rendered
+// what it means. loadConfig() validates against it, the README's table is rendered
 // from it (test/unit/config/env.test.ts fails when the two differ), and nothing else in src/
 // reads process.env for settings (provider credentials are named by the catalogue instead).
 import { EnvError, host, makeValidator, str } from 'envalid';
@@ -65,7 +65,7 @@ const listenHost = makeValidator<string>((raw) => {
 
 /**
  * The schema. `default: undefined` marks an optional variable with no fixed default; when the
- * default is computed (see loadConfig), `DEFAULT_SHOWN` says what docs/configuration.md shows instead.
+ * default is computed (see loadConfig), `DEFAULT_SHOWN` says what the README shows instead.
  */
 export const ENV_SCHEMA = {
   PORT: integer(0, 65535)({ default: 8080, desc: 'Port of the HTTP API (0: any free port).' }),
