@@ -8,6 +8,4 @@ const file = path.join(ROOT_DIR, 'README.md');
 const before = fs.readFileSync(file, 'utf8');
 const after = withConfigTable(before);
 fs.writeFileSync(file, after);
-process.stdout.write(
-  after === before ? 'README.md: configuration table already up to date\n' : 'README.md: configuration table rewritten\n',
-);
+process.stdout.write(after === before ? 'README.md: configuration table already up to date\n' : 'README.md: configuration table rewritten\n');
