@@ -1,8 +1,8 @@
 // The listening socket: counts open requests for the drain, asks clients to reconnect elsewhere
 // once draining, answers malformed HTTP itself, and never times out a long stream.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
+import { listen } from '../shared/listen.ts';
 import { answerClientError } from './client-error.ts';
 
 export interface HttpServer {
@@ -28,16 +28,9 @@ export async function startHttpServer(
   // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const url = await listen(server, options.port, options.host);
   return {
-    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    url,
     inFlight: () => inFlight,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -2,7 +2,7 @@
 // Prometheus that reaches the gateway over a private network. On the main port the same metrics
 // need the admin token (metrics_get in openapi/admin.yaml).
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../shared/listen.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from './registry.ts';
 
@@ -27,15 +27,7 @@ export async function startMetricsServer(metrics: Metrics, options: { host: stri
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/metrics`;
+  const url = `${await listen(server, options.port, options.host)}/metrics`;
   options.logger.info({ url }, 'metrics listening');
   return {
     url,

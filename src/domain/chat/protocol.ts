@@ -6,10 +6,8 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { OPENAI_REQUEST_ID_HEADER, openaiChatHeaders, openaiChatUrl } from '../../providers/openai-chat/headers.ts';
-import { sanitizeUpstreamMessage, upstreamErrorParts } from '../../providers/sanitize.ts';
 import { parseMicros } from '../../shared/money.ts';
-import { Failure } from '../failure.ts';
-import { PassthroughError } from '../passthrough/errors.ts';
+import { passthroughFailures } from '../passthrough/errors.ts';
 import type { Inspected, PassthroughProtocol } from '../passthrough/protocol.ts';
 import { upstreamChatBody } from './body.ts';
 import { checkChat, clientWantsUsage, inspectChat } from './fields.ts';
@@ -42,18 +40,8 @@ export const openaiChat: PassthroughProtocol = {
       upstreamModel,
     }),
 
-  failure(error, route, publicModel) {
-    if (error.kind === 'timeout') return new Failure(PassthroughError.UpstreamTimeout, '');
-    if (error.kind !== 'status' || !error.status) return new Failure(PassthroughError.UpstreamUnreachable, '');
-    if (error.status === 401 || error.status === 403) return new Failure(PassthroughError.UpstreamAuthFailed, ''); // our credential, not the client's
-    const { type, message } = upstreamErrorParts(error.body);
-    const clean = message ? sanitizeUpstreamMessage(message, [[route.upstreamModel, publicModel]]) : '';
-    return new Failure(PassthroughError.UpstreamError, clean || `The provider answered ${error.status}.`, {
-      param: upstreamParam(error.body),
-      upstream: { status: error.status, type: type ?? undefined },
-      headers: error.headers,
-    });
-  },
+  failure: (error, route, publicModel) =>
+    passthroughFailures.fromUpstream(error, { upstream: route.upstreamModel, public: publicModel }, upstreamParam(error.body)),
 
   // What the OpenAI SDKs raise as an APIError mid-stream: a `data:` frame (no event name) whose
   // JSON has `error`. No `[DONE]` follows, so clients that skip errors still see a cut answer.

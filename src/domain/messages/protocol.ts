@@ -4,11 +4,10 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { anthropicHeaders, anthropicUrl } from '../../providers/anthropic/headers.ts';
-import { sanitizeUpstreamMessage, upstreamErrorParts } from '../../providers/sanitize.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { spliceFirstMember, spliceTopLevelString } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
-import { PassthroughError, passthroughFailures } from '../passthrough/errors.ts';
+import { passthroughFailures } from '../passthrough/errors.ts';
 import { estimateJsonTokens } from '../passthrough/estimate.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from '../passthrough/protocol.ts';
 import { AnthropicUsage } from './usage.ts';
@@ -154,17 +153,7 @@ export const anthropicMessages: PassthroughProtocol = {
 
   reader: (request, inspected, publicModel, upstreamModel) => reader(inspected, request.body.speed === 'fast', publicModel, upstreamModel),
 
-  failure(error, route, publicModel) {
-    if (error.kind === 'timeout') return new Failure(PassthroughError.UpstreamTimeout, '');
-    if (error.kind !== 'status' || !error.status) return new Failure(PassthroughError.UpstreamUnreachable, '');
-    if (error.status === 401 || error.status === 403) return new Failure(PassthroughError.UpstreamAuthFailed, ''); // our credential, not the client's
-    const { type, message } = upstreamErrorParts(error.body);
-    const clean = message ? sanitizeUpstreamMessage(message, [[route.upstreamModel, publicModel]]) : '';
-    return new Failure(PassthroughError.UpstreamError, clean || `The provider answered ${error.status}.`, {
-      upstream: { status: error.status, type: type ?? undefined },
-      headers: error.headers,
-    });
-  },
+  failure: (error, route, publicModel) => passthroughFailures.fromUpstream(error, { upstream: route.upstreamModel, public: publicModel }),
 
   streamError: (type, message) => `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`,
 

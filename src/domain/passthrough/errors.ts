@@ -1,5 +1,7 @@
 // What can go wrong on a passthrough endpoint (/v1/messages, /v1/chat/completions), before or
 // instead of the provider's answer. Status codes and wire shapes: src/http/errors.ts.
+import { sanitizeUpstreamMessage, upstreamErrorParts } from '../../providers/sanitize.ts';
+import type { UpstreamError } from '../../providers/types.ts';
 import { Failure } from '../failure.ts';
 
 export enum PassthroughError {
@@ -37,4 +39,22 @@ export const passthroughFailures = {
   insufficientBalance: (what: string) =>
     new Failure(PassthroughError.InsufficientBalance, `Your balance is too low for this request (${what}). Top up, or ask for fewer output tokens.`),
   invalid: (param: string, message: string) => new Failure(PassthroughError.InvalidRequest, message, { param }),
+
+  /**
+   * A provider's failure as the client sees it: a timeout or an unreachable provider in our words,
+   * a refusal of our credential as ours, any other refusal with its status, type and headers
+   * (`retry-after`, rate limits) and its text with the upstream model named as the public one.
+   */
+  fromUpstream(error: UpstreamError, models: { upstream: string; public: string }, param: string | null = null): Failure {
+    if (error.kind === 'timeout') return new Failure(PassthroughError.UpstreamTimeout, '');
+    if (error.kind !== 'status' || !error.status) return new Failure(PassthroughError.UpstreamUnreachable, '');
+    if (error.status === 401 || error.status === 403) return new Failure(PassthroughError.UpstreamAuthFailed, ''); // our credential, not the client's
+    const { type, message } = upstreamErrorParts(error.body);
+    const clean = message ? sanitizeUpstreamMessage(message, [[models.upstream, models.public]]) : '';
+    return new Failure(PassthroughError.UpstreamError, clean || `The provider answered ${error.status}.`, {
+      param,
+      upstream: { status: error.status, type: type ?? undefined },
+      headers: error.headers,
+    });
+  },
 };

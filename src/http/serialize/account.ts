@@ -6,6 +6,7 @@ import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { PublicComponents } from '../../types.ts';
 import { limitsToWire } from './admin.ts';
+import { requestLogToWire } from './ledger.ts';
 
 type Schemas = PublicComponents['schemas'];
 
@@ -38,32 +39,11 @@ export const accountKeyToWire = (key: ApiKey, spend: KeySpend, currency: string)
   created_at: key.createdAt.toISOString(),
 });
 
-const count = (value: bigint | null): number | null => (value === null ? null : Number(value));
-
 /** The operators' row without internal routing (provider, upstream request id). */
-export const accountRequestToWire = (row: RequestLogRow): Schemas['AccountRequestLog'] => ({
-  id: row.id.toString(),
-  object: 'request_log',
-  request_id: row.request_id,
-  customer_id: row.customer_id,
-  key_id: row.key_id,
-  endpoint: row.endpoint,
-  model: row.model,
-  status: row.status,
-  error_type: row.error_type,
-  latency_ms: row.latency_ms,
-  ttfb_ms: row.ttfb_ms,
-  input_tokens: count(row.input_tokens),
-  output_tokens: count(row.output_tokens),
-  cache_read_tokens: count(row.cache_read_tokens),
-  cache_write_tokens: count(row.cache_write_tokens),
-  usage_detail: row.usage_detail,
-  cost: row.cost === null ? null : formatMicros(BigInt(row.cost)),
-  usage_estimated: row.usage_estimated,
-  interrupted: row.interrupted,
-  stream: row.stream,
-  created_at: new Date(row.created_at).toISOString(),
-});
+export const accountRequestToWire = (row: RequestLogRow): Schemas['AccountRequestLog'] => {
+  const { provider: _provider, upstream_request_id: _upstream, ...view } = requestLogToWire(row);
+  return view;
+};
 
 export const usageRowToWire = (row: UsageRow): Schemas['UsageRow'] => ({
   date: row.date,
