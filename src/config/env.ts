@@ -131,7 +131,7 @@ export const ENV_SCHEMA = {
     1,
     10_000,
   )({
-    default: 10,
+    default: 50,
     desc: "How often charges drawn from grants are posted (one statement for all customers); a crash loses at most this window's charges, never the customer's money.",
   }),
   GRANT_IDLE_MS: integer(100, 3_600_000)({ default: 10_000, desc: 'A grant unused this long is given back to the available balance.' }),

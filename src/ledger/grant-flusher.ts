@@ -106,15 +106,14 @@ export function createGrantFlusher(deps: {
     }
   }
 
+  /** Posts what is queued now; charges that arrive meanwhile wait for the next window. */
   function flush(): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
+    const taken = queue;
+    queue = [];
     running = running.then(async () => {
-      while (queue.length > 0) {
-        const batch = queue.slice(0, maxBatch);
-        queue = queue.slice(batch.length);
-        await flushBatch(batch);
-      }
+      for (let start = 0; start < taken.length; start += maxBatch) await flushBatch(taken.slice(start, start + maxBatch));
     });
     return running;
   }

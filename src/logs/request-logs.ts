@@ -134,11 +134,17 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
 
   const insert = (batch: RequestLogEntry[]) => deps.db.raw(INSERT_LOGS_SQL, [JSON.stringify(batch.map(logRow))]);
 
+  /**
+   * Writes what is queued now, in batches; rows that arrive meanwhile wait for the next tick. (A
+   * drain that also took the rows arriving during its inserts would insert back to back whenever
+   * an insert is slower than the arrivals, as on the embedded database with its sync per commit.)
+   */
   function drain(): Promise<void> {
+    const taken = queue;
+    queue = [];
     writing = writing.then(async () => {
-      while (queue.length > 0) {
-        const batch = queue.slice(0, maxBatch);
-        queue = queue.slice(batch.length);
+      for (let start = 0; start < taken.length; start += maxBatch) {
+        const batch = taken.slice(start, start + maxBatch);
         try {
           // One JSON parameter for the whole batch: a 21-column multi-row insert with bindings
           // cost the event loop milliseconds per flush under load.
@@ -148,8 +154,8 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
             for (const entry of batch)
               await insert([entry]).catch((e: unknown) => deps.logger.error({ err: e, request_id: entry.request_id }, 'request log row refused; dropped'));
           } else {
-            deps.logger.error({ err: error, rows: batch.length }, 'request log batch failed; kept for the next flush');
-            queue = [...batch, ...queue].slice(0, maxQueue);
+            deps.logger.error({ err: error, rows: taken.length - start }, 'request log batch failed; kept for the next flush');
+            queue = [...taken.slice(start), ...queue].slice(0, maxQueue);
             return;
           }
         }
