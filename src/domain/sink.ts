@@ -2,8 +2,13 @@
 // knowing HTTP: src/http/sink.ts implements it over a ServerResponse.
 
 export interface Sink {
-  /** Sends the status and headers. Nothing is written before; everything after is body. */
+  /**
+   * Sends the status and headers at once (the client sees the response begin before its first
+   * piece). Nothing is written before; everything after is body.
+   */
   start(status: number, headers: Record<string, string | number>): void;
+  /** A whole answer known at once: status, headers and body leave together, in one write. */
+  send(status: number, headers: Record<string, string | number>, body: string | Uint8Array): void;
   /**
    * Writes a piece of the body. Resolves at once when the client keeps up, or once it has
    * drained what it was sent (back-pressure); never rejects (a client gone is `closed`).

@@ -147,15 +147,10 @@ export function createApp(options: AppOptions): express.Express {
 
     const handler = surface.handlers[operation.operationId];
     if (!handler) return new Failure(HttpError.NotImplemented, `${operation.operationId} is not implemented on this gateway.`);
-    const sink = responseSink(res, {});
-    const [write, end] = [sink.write.bind(sink), sink.end.bind(sink)];
-    const count = (chunk: string | Uint8Array | undefined) => {
-      if (!chunk?.length) return;
+    const sink = responseSink(res, (chunk) => {
       exchange.firstByteAt ??= process.hrtime.bigint();
       exchange.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    };
-    sink.write = (chunk) => (count(chunk), write(chunk));
-    sink.end = (chunk) => (count(chunk), end(chunk));
+    });
     let child: Logger | undefined;
     return handler({
       operationId: operation.operationId,

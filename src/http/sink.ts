@@ -1,24 +1,36 @@
 // The domain's Sink over a Node ServerResponse: back-pressure through 'drain', and one signal for
-// "the client went away before the end".
+// "the client went away before the end". `onBody` sees every piece of body written (the byte count
+// and time to first byte of the access log).
 import type { ServerResponse } from 'node:http';
 import type { Sink } from '../domain/sink.ts';
 
-export function responseSink(res: ServerResponse, baseHeaders: Record<string, string>): Sink {
+export function responseSink(res: ServerResponse, onBody: (chunk: string | Uint8Array) => void = () => undefined): Sink {
   const abort = new AbortController();
   let ended = false;
   res.once('close', () => {
     if (!res.writableFinished) abort.abort();
   });
   const gone = () => ended || res.destroyed || abort.signal.aborted;
+  const observe = (chunk: string | Uint8Array | undefined) => {
+    if (chunk?.length) onBody(chunk);
+  };
 
   return {
     start(status, headers) {
       if (res.headersSent || gone()) return;
-      res.writeHead(status, { ...baseHeaders, ...headers });
+      res.writeHead(status, headers);
       res.flushHeaders();
+    },
+    send(status, headers, body) {
+      if (res.headersSent || gone()) return;
+      ended = true;
+      observe(body);
+      res.writeHead(status, headers);
+      res.end(body);
     },
     write(chunk) {
       if (gone()) return Promise.resolve();
+      observe(chunk);
       if (res.write(chunk)) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const done = () => {
@@ -33,7 +45,9 @@ export function responseSink(res: ServerResponse, baseHeaders: Record<string, st
     end(chunk) {
       if (ended) return;
       ended = true;
-      if (!res.destroyed) res.end(chunk);
+      if (res.destroyed) return;
+      observe(chunk);
+      res.end(chunk);
     },
     abort() {
       if (ended) return;

@@ -103,8 +103,24 @@ export function createPassthrough(deps: PassthroughDeps) {
     inspected: Inspected,
     hold: Hold,
   ): Promise<PassthroughResult> {
+    const attempt = linkAbort(sink.signal, deps.shutdown);
+    try {
+      return await exchangeOn(protocol, request, sink, resolved, inspected, hold, attempt.signal);
+    } finally {
+      attempt.unlink();
+    }
+  }
+
+  async function exchangeOn(
+    protocol: PassthroughProtocol,
+    request: PassthroughRequest,
+    sink: Sink,
+    resolved: Resolved,
+    inspected: Inspected,
+    hold: Hold,
+    attempt: AbortSignal,
+  ): Promise<PassthroughResult> {
     const started = Date.now();
-    const attempt = AbortSignal.any([sink.signal, deps.shutdown]);
     const answer = await forward(protocol, request, resolved, inspected, attempt);
     const log: LogFields = { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id };
     if ('error' in answer) {
@@ -178,8 +194,7 @@ export function createPassthrough(deps: PassthroughDeps) {
     const text = await readJson(response, reader);
     if (text === undefined) return { ending: 'invalid', firstByteAt: undefined };
     if (sink.closed) return { ending: 'client_gone', firstByteAt: undefined };
-    sink.start(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    sink.end(text);
+    sink.send(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }, text);
     return { ending: 'complete', firstByteAt: Date.now() };
   }
 
@@ -217,3 +232,16 @@ export type Passthrough = ReturnType<typeof createPassthrough>;
 
 /** Messages speak Anthropic's headers and errors, chat completions OpenAI's. */
 const styleOf = (protocol: PassthroughProtocol): HeaderStyle => (protocol.group === 'messages' ? 'anthropic' : 'openai');
+
+/**
+ * A signal aborted with the request's or the process's; `unlink` stops listening to the process's
+ * (it outlives every request). AbortSignal.any does the same at about three times the cost.
+ */
+function linkAbort(request: AbortSignal, process: AbortSignal): { signal: AbortSignal; unlink(): void } {
+  const linked = new AbortController();
+  const abort = () => linked.abort();
+  if (request.aborted || process.aborted) linked.abort();
+  request.addEventListener('abort', abort, { once: true });
+  process.addEventListener('abort', abort, { once: true });
+  return { signal: linked.signal, unlink: () => process.removeEventListener('abort', abort) };
+}

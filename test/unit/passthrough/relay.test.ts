@@ -12,6 +12,7 @@ function fakeSink(options: { slowMs?: number } = {}) {
   const sink: Sink & { received: string[]; leave(): void } = {
     received,
     start: () => undefined,
+    send: () => undefined,
     write: async (chunk) => {
       received.push(String(chunk));
       if (options.slowMs) await new Promise((r) => setTimeout(r, options.slowMs));
