@@ -3,13 +3,13 @@
 // (http -> domain -> ledger / providers / catalogue -> db). Formatting is Prettier's (`npm run lint`
 // runs both).
 import { defineConfig } from 'eslint/config';
-import importX from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import local from './scripts/eslint-layers.js';
 
 /** Folders under src/ that the given layer must not import (at run time or for types). */
-const zone = (target, from, message) => ({ target: `./src/${target}`, from: from.map((f) => `./src/${f}`), message });
+const zone = (target, from, message) => ({ target, from, message });
 
 export default defineConfig(
   { ignores: ['node_modules/', 'dist/', 'generated/', 'data/', 'bench/', 'coverage/'] },
@@ -20,17 +20,17 @@ export default defineConfig(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
-    plugins: { 'import-x': importX },
+    plugins: { local },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
       '@typescript-eslint/no-explicit-any': 'off', // tests read loosely typed JSON bodies; src/ keeps its own discipline
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      'import-x/no-cycle': 'off',
-      'import-x/no-restricted-paths': [
+      'local/layers': [
         'error',
         {
+          root: import.meta.dirname,
           zones: [
             zone('domain', ['http'], 'The domain is transport-free: return values and write through domain/sink.ts.'),
             zone('providers', ['http', 'domain'], 'Providers implement contracts they own; the domain depends on them, not the reverse.'),
