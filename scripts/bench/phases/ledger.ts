@@ -1,0 +1,41 @@
+// Money after a database's run: the gateway holds per-process credit grants while busy and gives
+// them back once idle (GRANT_IDLE_MS, default 10 s), so the bench waits for the wallet's reserved
+// amount to reach 0, then asks for the reconciliation (wallets against their journal, key spend,
+// holds of dead processes). Also the warning and error lines of the gateway's JSON log.
+import fs from 'node:fs';
+import readline from 'node:readline';
+import type { Gateway } from '../processes.ts';
+import type { LedgerResults } from '../report.ts';
+import { round2 } from '../summarise.ts';
+
+export async function ledgerCheck(gateway: Gateway, idleSince: number, waitMs = 60_000): Promise<LedgerResults> {
+  const deadline = Date.now() + waitMs;
+  let wallet = (await gateway.admin('GET', `/admin/v1/customers/${gateway.customerId}/wallet`)).body;
+  while (Number(wallet.reserved) !== 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    wallet = (await gateway.admin('GET', `/admin/v1/customers/${gateway.customerId}/wallet`)).body;
+  }
+  const waitedSeconds = round2((Date.now() - idleSince) / 1000);
+  const reconciliation = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+  const ok = typeof reconciliation.ok === 'boolean' ? reconciliation.ok : null;
+  const detail = ok === false
+    ? JSON.stringify({ mismatches: reconciliation.mismatches, key_spend_mismatches: reconciliation.key_spend_mismatches, stale_holds: reconciliation.stale_holds }).slice(0, 600)
+    : Number(wallet.reserved) !== 0
+      ? `reserved still ${wallet.reserved} after ${waitMs / 1000} s`
+      : undefined;
+  return { reserved: wallet.reserved ?? null, reconciliationOk: ok, waitedSeconds, ...(detail ? { detail } : {}) };
+}
+
+/** Counts pino lines at warn (40) and above, and keeps the first error's message. */
+export async function scanGatewayLog(file: string): Promise<{ warnings: number; errors: number; first?: string }> {
+  const out: { warnings: number; errors: number; first?: string } = { warnings: 0, errors: 0 };
+  if (!fs.existsSync(file)) return out;
+  for await (const line of readline.createInterface({ input: fs.createReadStream(file) })) {
+    const level = /"level":(\d+)/.exec(line)?.[1];
+    if (!level || Number(level) < 40) continue;
+    if (Number(level) >= 50) out.errors++;
+    else out.warnings++;
+    if (!out.first || (Number(level) >= 50 && out.errors === 1)) out.first = line.slice(0, 300);
+  }
+  return out;
+}
