@@ -55,8 +55,8 @@ export interface DatabaseResults {
   rssAfterLoad: { gatewayMb: number; databaseMb?: number };
   video?: VideoResults;
   ledger: LedgerResults;
-  /** Warning and error lines in the gateway's JSON log over the run. */
-  gatewayLog: { warnings: number; errors: number; first?: string };
+  /** Warning and error lines in the gateway's JSON log over the run, and warnings on its stderr. */
+  gatewayLog: { warnings: number; errors: number; first?: string; stderrWarnings?: number; firstStderr?: string };
 }
 
 export interface BenchResults {
@@ -140,6 +140,7 @@ function gatewayOnly(db: DatabaseResults): string[] {
   lines.push(`| Ledger after the run | reserved ${l.reserved ?? 'n/a'} (${l.waitedSeconds.toFixed(1)} s after the last request), reconciliation ${l.reconciliationOk === null ? 'n/a' : l.reconciliationOk ? 'ok' : 'NOT ok'}${l.detail ? `: ${l.detail}` : ''} |`);
   const g = db.gatewayLog;
   lines.push(`| Gateway log (JSON lines) | ${g.errors} error, ${g.warnings} warning lines${g.first ? `; first: ${g.first.replace(/\|/g, '\\|')}` : ''} |`);
+  if (g.stderrWarnings) lines.push(`| Gateway stderr | ${g.stderrWarnings} warning lines; first: ${g.firstStderr!.replace(/\|/g, '\\|')} |`);
   return lines;
 }
 

@@ -150,8 +150,9 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
   const stopping = Date.now();
   await processes.stop(gateway); // SIGTERM: drains, gives grants back, writes its CPU profile
   log(`gateway stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
-  const gatewayLog = await scanGatewayLog(path.join(workDir, `${logName}.log`));
+  const gatewayLog = await scanGatewayLog(path.join(workDir, `${logName}.log`), path.join(workDir, `${logName}.stderr.log`));
   if (gatewayLog.errors || gatewayLog.warnings) log(`${label}: gateway log has ${gatewayLog.errors} error and ${gatewayLog.warnings} warning lines; first: ${gatewayLog.first}`);
+  if (gatewayLog.stderrWarnings) log(`${label}: gateway stderr has ${gatewayLog.stderrWarnings} warning lines; first: ${gatewayLog.firstStderr}`);
   return { database: kind, label, apis, rssAfterLoad, ...(video ? { video } : {}), ledger, gatewayLog };
 }
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Gateway } from '../processes.ts';
-import type { LedgerResults } from '../report.ts';
+import type { DatabaseResults, LedgerResults } from '../report.ts';
 import { round2 } from '../summarise.ts';
 
 export async function ledgerCheck(gateway: Gateway, idleSince: number, waitMs = 60_000): Promise<LedgerResults> {
@@ -26,9 +26,17 @@ export async function ledgerCheck(gateway: Gateway, idleSince: number, waitMs = 
   return { reserved: wallet.reserved ?? null, reconciliationOk: ok, waitedSeconds, ...(detail ? { detail } : {}) };
 }
 
-/** Counts pino lines at warn (40) and above, and keeps the first error's message. */
-export async function scanGatewayLog(file: string): Promise<{ warnings: number; errors: number; first?: string }> {
-  const out: { warnings: number; errors: number; first?: string } = { warnings: 0, errors: 0 };
+/**
+ * Counts pino lines at warn (40) and above and keeps the first error's (else warning's) line; and
+ * the warnings that libraries print on stderr (node-cron: "task still running, new execution
+ * blocked by overlap prevention", a per-second job that took over a second).
+ */
+export async function scanGatewayLog(file: string, stderrFile: string): Promise<DatabaseResults['gatewayLog']> {
+  const out: DatabaseResults['gatewayLog'] = { warnings: 0, errors: 0 };
+  const stderr = fs.existsSync(stderrFile) ? fs.readFileSync(stderrFile, 'utf8').split('\n') : [];
+  // eslint-disable-next-line no-control-regex
+  const warned = stderr.map((line) => line.replace(/\x1b\[[0-9;]*m/g, '')).filter((line) => /WARN|Error|error/.test(line));
+  if (warned.length) Object.assign(out, { stderrWarnings: warned.length, firstStderr: warned[0]!.slice(0, 200) });
   if (!fs.existsSync(file)) return out;
   for await (const line of readline.createInterface({ input: fs.createReadStream(file) })) {
     const level = /"level":(\d+)/.exec(line)?.[1];
