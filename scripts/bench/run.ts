@@ -116,10 +116,12 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
     return gateway;
   };
 
+  // What ran when, to place the gateway's stderr warnings in the phases.
+  const timeline: Array<{ at: number; phase: string }> = [{ at: Date.now(), phase: 'start' }];
+  const phaseLog = (phase: string) => (timeline.push({ at: Date.now(), phase }), log(`${kind} / ${phase}`));
   const apis: Partial<Record<Api, ApiResults>> = {};
   for (const api of options.apis) {
-    log(`${kind} / ${api}`);
-    const ctx = { plan, targets: targetsFor(api, upstream, gateway, peer), cpu, dbCpu, log };
+    const ctx = { plan, targets: targetsFor(api, upstream, gateway, peer), cpu, dbCpu, log: (m: string) => phaseLog(`${api}: ${m}`) };
     const latency = await latencyPhase(ctx);
     const throughput = await throughputPhase(ctx, 50, plan.throughputRounds, plan.throughputMs);
     const wide = await throughputPhase(ctx, 200, plan.wideRounds, plan.wideMs);
@@ -131,28 +133,28 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
   for (const api of plan.openStreams ? options.apis : []) {
     await restart();
     const target = targetsFor(api, upstream, gateway, undefined).find((t) => t.name === 'gateway')!;
-    const memory = await memoryPhase(gateway, target, plan.openStreams, (m) => log(`${kind} / ${api}: ${m}`));
+    const memory = await memoryPhase(gateway, target, plan.openStreams, (m) => phaseLog(`${api}: ${m}`));
     if (memory) apis[api]!.memory = memory;
   }
 
   let video: DatabaseResults['video'];
   if (kind === 'postgres' && plan.videoTasks) {
-    log(`video poller with ${plan.videoTasks} tasks`);
+    phaseLog(`video poller with ${plan.videoTasks} tasks`);
     video = await postgresVideoPhase(gateway, shared.postgres!.url, plan.videoTasks, options.quick ? 50 : 200);
   } else if (kind === 'embedded' && plan.embeddedVideoTasks) {
-    log(`video poller with ${plan.embeddedVideoTasks} tasks (gateway restarted twice on the same data)`);
+    phaseLog(`video poller with ${plan.embeddedVideoTasks} tasks (gateway restarted twice on the same data)`);
     ({ video } = await embeddedVideoPhase(plan.embeddedVideoTasks, restart));
   }
 
-  log(`waiting for the gateway to give its credit grants back (GRANT_IDLE_MS)`);
+  phaseLog('waiting for the gateway to give its credit grants back (GRANT_IDLE_MS)');
   const ledger = await ledgerCheck(gateway, Date.now());
   log(`${label}: reconciliation ${ledger.reconciliationOk ? 'ok' : 'NOT ok'}, reserved ${ledger.reserved} (${ledger.waitedSeconds} s after the last request)${ledger.detail ? `; ${ledger.detail}` : ''}`);
   const stopping = Date.now();
   await processes.stop(gateway); // SIGTERM: drains, gives grants back, writes its CPU profile
   log(`gateway stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
-  const gatewayLog = await scanGatewayLog(path.join(workDir, `${logName}.log`), path.join(workDir, `${logName}.stderr.log`));
+  const gatewayLog = await scanGatewayLog(path.join(workDir, `${logName}.log`), path.join(workDir, `${logName}.stderr.log`), timeline);
   if (gatewayLog.errors || gatewayLog.warnings) log(`${label}: gateway log has ${gatewayLog.errors} error and ${gatewayLog.warnings} warning lines; first: ${gatewayLog.first}`);
-  if (gatewayLog.stderrWarnings) log(`${label}: gateway stderr has ${gatewayLog.stderrWarnings} warning lines; first: ${gatewayLog.firstStderr}`);
+  if (gatewayLog.stderrWarnings) log(`${label}: gateway stderr has ${gatewayLog.stderrWarnings} warning lines (${JSON.stringify(gatewayLog.stderrByPhase)}); first: ${gatewayLog.firstStderr}`);
   return { database: kind, label, apis, rssAfterLoad, ...(video ? { video } : {}), ledger, gatewayLog };
 }
 

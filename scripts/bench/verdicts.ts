@@ -34,7 +34,8 @@ export function verdicts(db: DatabaseResults): Verdict[] {
     if (tg) {
       const tp = r.throughput.peer && r.throughput.peer.rps > 0 ? r.throughput.peer : undefined;
       const ratio = C50_RATIO[db.database];
-      out.push({ target: `${label}: c=50 req/s >= ${ratio.toFixed(1)}x the peer's`, ok: tp ? tg.rps >= ratio * tp.rps : undefined, detail: tp ? `${tg.rps.toFixed(0)} vs ${tp.rps.toFixed(0)} (${(tg.rps / tp.rps).toFixed(2)}x)` : `${tg.rps.toFixed(0)} vs n/a` });
+      // One name on both databases (so the summary lines up); the ratio this database needs is in the detail.
+      out.push({ target: `${label}: c=50 req/s >= 1.5x the peer's (PostgreSQL), >= 1.0x (embedded)`, ok: tp ? tg.rps >= ratio * tp.rps : undefined, detail: tp ? `${tg.rps.toFixed(0)} vs ${tp.rps.toFixed(0)} (${(tg.rps / tp.rps).toFixed(2)}x; needs ${ratio.toFixed(1)}x)` : `${tg.rps.toFixed(0)} vs n/a` });
       out.push({ target: `${label}: c=50 p99 <= the peer's`, ok: tp ? tg.p99 <= tp.p99 : undefined, detail: `${tg.p99.toFixed(1)} vs ${tp ? tp.p99.toFixed(1) : 'n/a'} ms` });
       out.push({ target: `${label}: c=50 no errors`, ok: tg.errorRate === 0, detail: `${(tg.errorRate * 100).toFixed(2)} %` });
     }

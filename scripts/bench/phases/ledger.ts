@@ -31,12 +31,21 @@ export async function ledgerCheck(gateway: Gateway, idleSince: number, waitMs = 
  * the warnings that libraries print on stderr (node-cron: "task still running, new execution
  * blocked by overlap prevention", a per-second job that took over a second).
  */
-export async function scanGatewayLog(file: string, stderrFile: string): Promise<DatabaseResults['gatewayLog']> {
+export async function scanGatewayLog(file: string, stderrFile: string, timeline: Array<{ at: number; phase: string }>): Promise<DatabaseResults['gatewayLog']> {
   const out: DatabaseResults['gatewayLog'] = { warnings: 0, errors: 0 };
   const stderr = fs.existsSync(stderrFile) ? fs.readFileSync(stderrFile, 'utf8').split('\n') : [];
   // eslint-disable-next-line no-control-regex
   const warned = stderr.map((line) => line.replace(/\x1b\[[0-9;]*m/g, '')).filter((line) => /WARN|Error|error/.test(line));
-  if (warned.length) Object.assign(out, { stderrWarnings: warned.length, firstStderr: warned[0]!.slice(0, 200) });
+  if (warned.length) {
+    // node-cron stamps its lines "[2026-11-23T17:01:52.019Z]": count them by the phase running then.
+    const byPhase: Record<string, number> = {};
+    for (const line of warned) {
+      const at = Date.parse(/^\[([^\]]+)\]/.exec(line)?.[1] ?? '');
+      const phase = Number.isNaN(at) ? 'unknown' : ([...timeline].reverse().find((t) => t.at <= at)?.phase ?? 'start');
+      byPhase[phase] = (byPhase[phase] ?? 0) + 1;
+    }
+    Object.assign(out, { stderrWarnings: warned.length, stderrByPhase: byPhase, firstStderr: warned[0]!.slice(0, 200) });
+  }
   if (!fs.existsSync(file)) return out;
   for await (const line of readline.createInterface({ input: fs.createReadStream(file) })) {
     const level = /"level":(\d+)/.exec(line)?.[1];
