@@ -40,6 +40,8 @@ export interface Gateway {
   key: string;
   customerId: string;
   admin: (method: string, pathname: string, body?: unknown) => Promise<{ status: number; body: any }>;
+  /** Set when the bench stops it; an exit without it is unexpected (a crash, a signal from elsewhere). */
+  stopping?: boolean;
 }
 
 export interface GatewaySpec {
@@ -117,7 +119,8 @@ export function createProcesses(children: ChildGroup, workDir: string) {
     return { origin: `http://127.0.0.1:${port}`, version: PEER_PACKAGE, pid: child.pid! };
   }
 
-  return { startUpstream, startGateway, startPeer, stop: (process: { child: ChildProcess }) => children.stop(process.child, 60_000) };
+  const stop = (process: { child: ChildProcess; stopping?: boolean }) => ((process.stopping = true), children.stop(process.child, 60_000));
+  return { startUpstream, startGateway, startPeer, stop };
 }
 
 /** A customer with an API key and a large credit, through the operator API. */

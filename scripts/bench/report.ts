@@ -56,7 +56,7 @@ export interface DatabaseResults {
   video?: VideoResults;
   ledger: LedgerResults;
   /** Warning and error lines in the gateway's JSON log over the run, and warnings on its stderr. */
-  gatewayLog: { warnings: number; errors: number; first?: string; stderrWarnings?: number; stderrByPhase?: Record<string, number>; firstStderr?: string };
+  gatewayLog: { warnings: number; errors: number; first?: string; stderrWarnings?: number; stderrByPhase?: Record<string, number>; firstStderr?: string; unexpectedExits?: string[] };
 }
 
 export interface BenchResults {
@@ -140,6 +140,7 @@ function gatewayOnly(db: DatabaseResults): string[] {
   lines.push(`| Ledger after the run | reserved ${l.reserved ?? 'n/a'} (${l.waitedSeconds.toFixed(1)} s after the last request), reconciliation ${l.reconciliationOk === null ? 'n/a' : l.reconciliationOk ? 'ok' : 'NOT ok'}${l.detail ? `: ${l.detail}` : ''} |`);
   const g = db.gatewayLog;
   lines.push(`| Gateway log (JSON lines) | ${g.errors} error, ${g.warnings} warning lines${g.first ? `; first: ${g.first.replace(/\|/g, '\\|')}` : ''} |`);
+  for (const exit of g.unexpectedExits ?? []) lines.push(`| **Gateway exited during the run** | ${exit} |`);
   if (g.stderrWarnings) {
     const phases = Object.entries(g.stderrByPhase ?? {}).map(([phase, n]) => `${n} during ${phase}`).join(', ');
     lines.push(`| Gateway stderr | ${g.stderrWarnings} warning lines (${phases}); first: ${g.firstStderr!.replace(/\|/g, '\\|')} |`);

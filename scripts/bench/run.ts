@@ -100,7 +100,20 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
     logName,
     profileDir: options.profile ? path.join(workDir, `profile-${kind}`) : undefined,
   };
-  let gateway: Gateway = await processes.startGateway(spec);
+  // What ran when, to place the gateway's stderr warnings and any unexpected exit in the phases.
+  const timeline: Array<{ at: number; phase: string }> = [{ at: Date.now(), phase: 'start' }];
+  const phaseLog = (phase: string) => (timeline.push({ at: Date.now(), phase }), log(`${kind} / ${phase}`));
+  const unexpectedExits: string[] = [];
+  const watch = (g: Gateway) => {
+    g.child.once('exit', (code, signal) => {
+      if (g.stopping) return;
+      const what = `gateway pid ${g.pid} exited (${signal ?? `code ${code}`}) during "${timeline.at(-1)!.phase}" at ${new Date().toISOString()}, not stopped by the bench; see ${logName}.stderr.log`;
+      unexpectedExits.push(what);
+      log(`!!! ${what}`);
+    });
+    return g;
+  };
+  let gateway: Gateway = watch(await processes.startGateway(spec));
   log(`--- ${label}: gateway on ${gateway.origin} (pid ${gateway.pid}${gateway.dbPid ? `, database process ${gateway.dbPid}` : ''})`);
   // Whose CPU time a target costs: the direct target's is the upstream's own; the gateway's is its
   // own process, its database's is counted apart.
@@ -111,14 +124,11 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
     const started = Date.now();
     await processes.stop(gateway);
     const stopped = Date.now();
-    gateway = await processes.startGateway({ ...spec, env, customer });
+    gateway = watch(await processes.startGateway({ ...spec, env, customer }));
     log(`gateway restarted (stop ${((stopped - started) / 1000).toFixed(1)} s, start ${((Date.now() - stopped) / 1000).toFixed(1)} s): pid ${gateway.pid}${gateway.dbPid ? `, database process ${gateway.dbPid}` : ''}`);
     return gateway;
   };
 
-  // What ran when, to place the gateway's stderr warnings in the phases.
-  const timeline: Array<{ at: number; phase: string }> = [{ at: Date.now(), phase: 'start' }];
-  const phaseLog = (phase: string) => (timeline.push({ at: Date.now(), phase }), log(`${kind} / ${phase}`));
   const apis: Partial<Record<Api, ApiResults>> = {};
   for (const api of options.apis) {
     const ctx = { plan, targets: targetsFor(api, upstream, gateway, peer), cpu, dbCpu, log: (m: string) => phaseLog(`${api}: ${m}`) };
@@ -148,14 +158,14 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
 
   phaseLog('waiting for the gateway to give its credit grants back (GRANT_IDLE_MS)');
   const ledger = await ledgerCheck(gateway, Date.now());
-  log(`${label}: reconciliation ${ledger.reconciliationOk ? 'ok' : 'NOT ok'}, reserved ${ledger.reserved} (${ledger.waitedSeconds} s after the last request)${ledger.detail ? `; ${ledger.detail}` : ''}`);
+  log(`${label}: reconciliation ${ledger.reconciliationOk === null ? 'not checked' : ledger.reconciliationOk ? 'ok' : 'NOT ok'}, reserved ${ledger.reserved} (${ledger.waitedSeconds} s after the last request)${ledger.detail ? `; ${ledger.detail}` : ''}`);
   const stopping = Date.now();
   await processes.stop(gateway); // SIGTERM: drains, gives grants back, writes its CPU profile
   log(`gateway stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
   const gatewayLog = await scanGatewayLog(path.join(workDir, `${logName}.log`), path.join(workDir, `${logName}.stderr.log`), timeline);
   if (gatewayLog.errors || gatewayLog.warnings) log(`${label}: gateway log has ${gatewayLog.errors} error and ${gatewayLog.warnings} warning lines; first: ${gatewayLog.first}`);
   if (gatewayLog.stderrWarnings) log(`${label}: gateway stderr has ${gatewayLog.stderrWarnings} warning lines (${JSON.stringify(gatewayLog.stderrByPhase)}); first: ${gatewayLog.firstStderr}`);
-  return { database: kind, label, apis, rssAfterLoad, ...(video ? { video } : {}), ledger, gatewayLog };
+  return { database: kind, label, apis, rssAfterLoad, ...(video ? { video } : {}), ledger, gatewayLog: { ...gatewayLog, ...(unexpectedExits.length ? { unexpectedExits } : {}) } };
 }
 
 function pgliteVersion(): string {
