@@ -1,8 +1,13 @@
 // The load generator: one undici Pool per target with as many keep-alive connections as workers,
 // closed-loop workers, and per-request timings taken on this process's monotonic clock. The same
-// code drives the direct upstream, the gateway and the peer.
+// code drives the direct upstream, the gateway and the peer, on either API: Anthropic Messages
+// (`POST /v1/messages`, `event:` frames ending with `message_stop`) or OpenAI Chat Completions
+// (`POST /v1/chat/completions`, `data:` frames ending with `data: [DONE]`).
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+
+export type Api = 'messages' | 'chat';
+export const API_PATHS: Record<Api, string> = { messages: '/v1/messages', chat: '/v1/chat/completions' };
 
 export interface Target {
   name: string;
@@ -10,6 +15,7 @@ export interface Target {
   origin: string;
   headers: Record<string, string>;
   model: string;
+  api: Api;
 }
 
 export interface RequestSample {
@@ -23,26 +29,31 @@ export interface StreamSample {
   status: number;
   /** Request start to the first byte of the body. */
   ttfbMs: number;
-  /** Arrival gaps between consecutive content_block_delta events. */
+  /** Arrival gaps between consecutive content deltas. */
   gapsMs: number[];
   deltas: number;
+  /** The stream's own end: `message_stop` (messages) or `data: [DONE]` (chat). */
   sawStop: boolean;
-  /** Body of a failed answer (first 300 bytes), for the report. */
+  /** Body of a failed answer (first 300 bytes), or why it broke off, for the report. */
   error?: string;
 }
 
-export function messageBody(model: string, prompt: string, stream = false): string {
-  return JSON.stringify({ model, max_tokens: 1024, stream, messages: [{ role: 'user', content: prompt }] });
+/** A request body for the target's API; simulator directives ride in the prompt. */
+export function requestBody(target: Pick<Target, 'api' | 'model'>, prompt: string, stream = false): string {
+  return JSON.stringify({ model: target.model, max_tokens: 1024, stream, messages: [{ role: 'user', content: prompt }] });
 }
 
 export function makePool(target: Target, connections: number): Pool {
   return new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
 }
 
+const post = (pool: Pool, target: Target, body: string) =>
+  pool.request({ path: API_PATHS[target.api], method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body });
+
 export async function sendOnce(pool: Pool, target: Target, body: string): Promise<RequestSample> {
   const started = performance.now();
   try {
-    const res = await pool.request({ path: '/v1/messages', method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body });
+    const res = await post(pool, target, body);
     await res.body.arrayBuffer();
     return { ok: res.statusCode === 200, status: res.statusCode, ms: performance.now() - started };
   } catch {
@@ -70,14 +81,31 @@ export async function closedLoop(pool: Pool, target: Target, body: string, concu
   return { samples, elapsedMs: performance.now() - started };
 }
 
+/** What one SSE frame is: a content delta, the stream's end, or neither. */
+export function classifyFrame(api: Api, frame: string): 'delta' | 'stop' | 'other' {
+  if (api === 'messages') {
+    if (frame.startsWith('event: content_block_delta')) return 'delta';
+    return frame.startsWith('event: message_stop') ? 'stop' : 'other';
+  }
+  const data = frame.split('\n').find((line) => line.startsWith('data:'))?.slice(5).trim();
+  if (data === undefined) return 'other';
+  if (data === '[DONE]') return 'stop';
+  try {
+    const content = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: unknown } }> }).choices?.[0]?.delta?.content;
+    return typeof content === 'string' && content.length > 0 ? 'delta' : 'other';
+  } catch {
+    return 'other';
+  }
+}
+
 /** One streamed request, timing the first body byte and every content delta's arrival. */
 export async function streamOnce(pool: Pool, target: Target, body: string): Promise<StreamSample> {
   const started = performance.now();
   const sample: StreamSample = { ok: false, status: 0, ttfbMs: Number.NaN, gapsMs: [], deltas: 0, sawStop: false };
+  let pending = '';
   try {
-    const res = await pool.request({ path: '/v1/messages', method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body });
+    const res = await post(pool, target, body);
     sample.status = res.statusCode;
-    let pending = '';
     let lastDelta: number | undefined;
     for await (const chunk of res.body) {
       const now = performance.now();
@@ -86,19 +114,20 @@ export async function streamOnce(pool: Pool, target: Target, body: string): Prom
       if (res.statusCode !== 200) continue;
       let end = pending.indexOf('\n\n');
       while (end >= 0) {
-        const frame = pending.slice(0, end);
+        const kind = classifyFrame(target.api, pending.slice(0, end));
         pending = pending.slice(end + 2);
-        if (frame.startsWith('event: content_block_delta')) {
+        if (kind === 'delta') {
           sample.deltas++;
           if (lastDelta !== undefined) sample.gapsMs.push(now - lastDelta);
           lastDelta = now;
-        } else if (frame.startsWith('event: message_stop')) sample.sawStop = true;
+        } else if (kind === 'stop') sample.sawStop = true;
         end = pending.indexOf('\n\n');
       }
     }
     if (res.statusCode !== 200) sample.error = pending.slice(0, 300);
+    else if (!sample.sawStop) sample.error = `ended without its last event after ${sample.deltas} deltas${pending ? `: ${pending.slice(0, 200)}` : ''}`;
   } catch (error) {
-    sample.error = (error as Error).message;
+    sample.error = `${(error as Error).message} after ${sample.deltas} deltas`;
   }
   sample.ok = sample.status === 200 && sample.sawStop;
   return sample;

@@ -1,18 +1,62 @@
-// The results of one benchmark run and their markdown table, with each target of issue 6 checked.
+// The results of one benchmark run and their markdown: per database, the direct upstream, the
+// gateway and the peer side by side for each API, then the gateway-only lines and the targets of
+// issue 15 (scripts/bench/verdicts.ts), and a summary of the verdicts across databases on top.
+import type { Api } from './load.ts';
+import type { DatabaseKind } from './options.ts';
+import { verdicts, type Verdict } from './verdicts.ts';
 import type { IdleTick } from './video-tick.ts';
 
-interface LatencyRow { samples: number; errors: number; p50: number; p99: number; addedP50: number; addedP99: number }
-interface ThroughputRow { requests: number; cpuMsPerRequest: number; dbCpuMsPerRequest: number; rps: number; p50: number; p99: number; errorRate: number }
-interface StreamRow {
-  streams: number;
-  complete: number;
-  ttfbP50: number;
-  ttfbP99: number;
-  addedTtfbP50: number;
-  addedTtfbP99: number;
-  gapP99: number;
-  addedGapP99: number;
-  firstFailure?: string;
+export { verdicts } from './verdicts.ts';
+
+export interface LatencyRow { samples: number; errors: number; p50: number; p99: number; addedP50: number; addedP99: number }
+export interface ThroughputRow { requests: number; cpuMsPerRequest: number; dbCpuMsPerRequest: number; rps: number; p50: number; p99: number; errorRate: number; firstFailure?: string }
+export interface StreamRow { streams: number; complete: number; ttfbP50: number; ttfbP99: number; addedTtfbP50: number; addedTtfbP99: number; gapP99: number; addedGapP99: number; firstFailure?: string }
+export interface MemoryRow { openStreams: number; complete: number; rssBeforeMb: number; rssPeakMb: number; dbRssBeforeMb?: number; dbRssPeakMb?: number; firstFailure?: string }
+
+/** Rows by target name (direct, gateway, peer); empty when the phase did not run. */
+export interface ApiResults {
+  latency: Record<string, LatencyRow>;
+  throughput: Record<string, ThroughputRow>;
+  /** c=200 against a 20 ms upstream. */
+  wide: Record<string, ThroughputRow>;
+  stream1: Record<string, StreamRow>;
+  stream100: Record<string, StreamRow>;
+  memory?: MemoryRow;
+}
+
+export interface VideoResults {
+  /** How the tasks were made due. */
+  method: string;
+  tasks: number;
+  createFailures: number;
+  createdPerSecond: number;
+  liveBeforeDue: number;
+  settled: number;
+  review: number;
+  remaining: number;
+  settleSeconds: number;
+  settledPerSecond: number;
+  idleTick?: IdleTick;
+}
+
+export interface LedgerResults {
+  reserved: string | null;
+  reconciliationOk: boolean | null;
+  /** How long after the last request the wallet's reserved amount reached 0 (grants given back). */
+  waitedSeconds: number;
+  detail?: string;
+}
+
+export interface DatabaseResults {
+  database: DatabaseKind;
+  label: string;
+  apis: Partial<Record<Api, ApiResults>>;
+  /** Resident sets once the load phases are over (before the memory phases' fresh gateways). */
+  rssAfterLoad: { gatewayMb: number; databaseMb?: number };
+  video?: VideoResults;
+  ledger: LedgerResults;
+  /** Warning and error lines in the gateway's JSON log over the run, and warnings on its stderr. */
+  gatewayLog: { warnings: number; errors: number; first?: string; stderrWarnings?: number; stderrByPhase?: Record<string, number>; firstStderr?: string; unexpectedExits?: string[] };
 }
 
 export interface BenchResults {
@@ -21,95 +65,121 @@ export interface BenchResults {
   machine: { cpu: string; memoryGiB: number; os: string; node: string; postgres: string; commit: string };
   peer: string;
   plan: Record<string, number>;
-  latency: Record<string, LatencyRow>;
-  throughput: Record<string, ThroughputRow>;
-  stream1: Record<string, StreamRow>;
-  stream100: Record<string, StreamRow>;
-  memory: { openStreams: number; complete: number; rssBeforeMb: number; rssPeakMb: number };
-  video: {
-    tasks: number;
-    createFailures: number;
-    createdPerSecond: number;
-    liveBeforeDue: number;
-    settled: number;
-    review: number;
-    remaining: number;
-    settleSeconds: number;
-    settledPerSecond: number;
-    idleTick: IdleTick;
-    walletReserved: string | null;
-    reconciliationOk: boolean | null;
-  };
+  databases: DatabaseResults[];
 }
 
 const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(2));
 const plus = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n/a' : `${n >= 0 ? '+' : ''}${n.toFixed(2)}`);
-const verdict = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : '**missed**');
+const pct = (n: number | undefined) => (n === undefined ? 'n/a' : `${(n * 100).toFixed(2)} %`);
+const mb = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n/a' : `${n.toFixed(0)} MB`);
+const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : '**missed**');
+const API_PATH: Record<Api, string> = { messages: '`/v1/messages`', chat: '`/v1/chat/completions`' };
 
-/** Each target of the issue against this run's figures (undefined: the peer could not be measured). */
-export function targets(r: BenchResults): Array<{ target: string; ok: boolean | undefined; detail: string }> {
-  const gw = r.latency.gateway!;
-  const peer = r.latency.peer;
-  const tg = r.throughput.gateway!;
-  const tp = r.throughput.peer;
-  const s100 = r.stream100.gateway!;
+function apiTables(api: Api, r: ApiResults, peerName: string): string[] {
+  const names = [...new Set([...Object.keys(r.latency), ...Object.keys(r.throughput), ...Object.keys(r.wide), ...Object.keys(r.stream1)])];
+  const header = (label: string) => [`| ${label} | ${names.map((n) => (n === 'peer' ? `peer (${peerName})` : n)).join(' | ')} |`, `|---|${names.map(() => '---:').join('|')}|`];
+  const row = <T>(set: Record<string, T>, label: string, cell: (value: T, name: string) => string) => `| ${label} | ${names.map((n) => (set[n] ? cell(set[n]!, n) : 'n/a')).join(' | ')} |`;
+  const lines: string[] = [];
+  const plain: string[] = [];
+  if (Object.keys(r.latency).length) {
+    plain.push(
+      row(r.latency, 'c=1, zero-delay upstream: p50 / p99 (ms)', (v) => `${ms(v.p50)} / ${ms(v.p99)}`),
+      row(r.latency, 'c=1: added over direct, p50 / p99 (ms)', (v, n) => (n === 'direct' ? '—' : `${plus(v.addedP50)} / ${plus(v.addedP99)}`)),
+    );
+  }
+  const load = (set: Record<string, ThroughputRow>, c: number) =>
+    Object.keys(set).length
+      ? [
+          row(set, `c=${c}, 20 ms upstream: requests/s`, (v) => v.rps.toFixed(0)),
+          row(set, `c=${c}: p50 / p99 (ms)`, (v) => `${ms(v.p50)} / ${ms(v.p99)}`),
+          row(set, `c=${c}: error rate`, (v) => pct(v.errorRate)),
+          row(set, `c=${c}: CPU time per request (ms; direct: the upstream's)`, (v) => ms(v.cpuMsPerRequest)),
+          row(set, `c=${c}: database CPU time per request (ms)`, (v) => ms(v.dbCpuMsPerRequest)),
+        ]
+      : [];
+  plain.push(...load(r.throughput, 50), ...load(r.wide, 200));
+  if (plain.length) lines.push(...header(`Non-streaming ${API_PATH[api]}`), ...plain, '');
+  if (Object.keys(r.stream1).length || Object.keys(r.stream100).length) {
+    const streamRows = (label: string, set: Record<string, StreamRow>) => [
+      row(set, `${label}: time to first byte p50 / p99 (ms)`, (v) => `${ms(v.ttfbP50)} / ${ms(v.ttfbP99)}`),
+      row(set, `${label}: added TTFB p50 / p99 (ms)`, (v, n) => (n === 'direct' ? '—' : `${plus(v.addedTtfbP50)} / ${plus(v.addedTtfbP99)}`)),
+      row(set, `${label}: gap between events p99 (added) (ms)`, (v, n) => (n === 'direct' ? ms(v.gapP99) : `${ms(v.gapP99)} (${plus(v.addedGapP99)})`)),
+      row(set, `${label}: streams complete, no lost event`, (v) => `${v.complete}/${v.streams}`),
+    ];
+    lines.push(...header(`Streaming ${API_PATH[api]}, 64 deltas paced at 20 ms`), ...streamRows('1 stream', r.stream1), ...streamRows('100 streams', r.stream100), '');
+  }
+  const failures = names.flatMap((n) =>
+    ([['c=50', r.throughput[n]], ['c=200', r.wide[n]], ['1 stream', r.stream1[n]], ['100 streams', r.stream100[n]]] as const)
+      .filter(([, v]) => v?.firstFailure)
+      .map(([phase, v]) => `- ${n}, ${phase}: ${v!.firstFailure}`),
+  );
+  if (failures.length) lines.push(`First failure seen (${API_PATH[api]}):`, ...failures, '');
+  return lines;
+}
+
+function gatewayOnly(db: DatabaseResults): string[] {
+  const lines = ['| Gateway only | |', '|---|---:|'];
+  const after = db.rssAfterLoad;
+  lines.push(`| RSS after the load phases (gateway process${after.databaseMb !== undefined ? ' / database process' : ''}) | ${mb(after.gatewayMb)}${after.databaseMb !== undefined ? ` / ${mb(after.databaseMb)}` : ''} |`);
+  for (const [api, r] of Object.entries(db.apis) as Array<[Api, ApiResults]>) {
+    const m = r.memory;
+    if (!m) continue;
+    const dbPart = m.dbRssPeakMb !== undefined ? `; database process ${mb(m.dbRssPeakMb)} (before: ${mb(m.dbRssBeforeMb)})` : '';
+    lines.push(`| Peak RSS with ${m.openStreams} open ${API_PATH[api]} streams (fresh gateway process; before: ${mb(m.rssBeforeMb)}) | ${mb(m.rssPeakMb)} (${m.complete}/${m.openStreams} complete)${dbPart}${m.firstFailure ? `; first failure: ${m.firstFailure.replace(/\|/g, '\\|')}` : ''} |`);
+  }
+  const v = db.video;
+  if (v) {
+    lines.push(
+      `| Video: ${v.tasks} tasks accepted (POST /v1/videos, c=50) | ${v.createdPerSecond.toFixed(0)} tasks/s, ${v.createFailures} failed |`,
+      `| Video: ${v.liveBeforeDue} in flight made due at once (${v.method}): settled | ${v.settledPerSecond.toFixed(0)} tasks/s (${v.settled} settled in ${v.settleSeconds.toFixed(1)} s, ${v.review} review, ${v.remaining} left) |`,
+    );
+    const t = v.idleTick;
+    if (t) lines.push(`| Video: idle poller tick (nothing due, ${v.liveBeforeDue} in flight) | ${t.queriesPerTick} query, mean ${t.meanMs.toFixed(2)} ms, p99 ${t.p99Ms.toFixed(2)} ms; plan: ${t.plan.join(' > ')} (${t.planExecutionMs.toFixed(3)} ms in PostgreSQL) |`);
+  }
+  const l = db.ledger;
+  lines.push(`| Ledger after the run | reserved ${l.reserved ?? 'n/a'} (${l.waitedSeconds.toFixed(1)} s after the last request), reconciliation ${l.reconciliationOk === null ? 'n/a' : l.reconciliationOk ? 'ok' : 'NOT ok'}${l.detail ? `: ${l.detail}` : ''} |`);
+  const g = db.gatewayLog;
+  lines.push(`| Gateway log (JSON lines) | ${g.errors} error, ${g.warnings} warning lines${g.first ? `; first: ${g.first.replace(/\|/g, '\\|')}` : ''} |`);
+  for (const exit of g.unexpectedExits ?? []) lines.push(`| **Gateway exited during the run** | ${exit} |`);
+  if (g.stderrWarnings) {
+    const phases = Object.entries(g.stderrByPhase ?? {}).map(([phase, n]) => `${n} during ${phase}`).join(', ');
+    lines.push(`| Gateway stderr | ${g.stderrWarnings} warning lines (${phases}); first: ${g.firstStderr!.replace(/\|/g, '\\|')} |`);
+  }
+  return lines;
+}
+
+function summary(r: BenchResults): string[] {
+  const byDb = r.databases.map((db) => new Map(verdicts(db).map((v) => [v.target, v])));
+  const names = [...new Set(byDb.flatMap((m) => [...m.keys()]))];
+  if (!names.length) return [];
   return [
-    { target: 'c=1 added p50 <= 1 ms', ok: gw.addedP50 <= 1, detail: `${plus(gw.addedP50)} ms` },
-    { target: "c=1 added p99 <= half the peer's", ok: peer ? gw.addedP99 <= peer.addedP99 / 2 : undefined, detail: `${plus(gw.addedP99)} ms vs peer ${plus(peer?.addedP99)} ms` },
-    { target: "c=50 req/s >= 1.5x the peer's", ok: tp ? tg.rps >= 1.5 * tp.rps : undefined, detail: `${tg.rps.toFixed(0)} vs ${tp ? tp.rps.toFixed(0) : 'n/a'} (${tp ? (tg.rps / tp.rps).toFixed(2) : 'n/a'}x)` },
-    { target: 'c=50 no errors', ok: tg.errorRate === 0, detail: `${(tg.errorRate * 100).toFixed(2)} %` },
-    { target: 'streams: added TTFB p99 < 5 ms (1 and 100 streams)', ok: r.stream1.gateway!.addedTtfbP99 < 5 && s100.addedTtfbP99 < 5, detail: `${plus(r.stream1.gateway!.addedTtfbP99)} / ${plus(s100.addedTtfbP99)} ms` },
-    { target: 'no lost event at 100 streams', ok: s100.complete === s100.streams, detail: `${s100.complete}/${s100.streams} complete` },
-    { target: '<= 200 MB RSS at 1,000 open streams', ok: r.memory.rssPeakMb <= 200 && r.memory.complete === r.memory.openStreams, detail: `${r.memory.rssPeakMb.toFixed(0)} MB, ${r.memory.complete}/${r.memory.openStreams} complete` },
-    { target: 'idle poller tick = one indexed query', ok: r.video.idleTick.queriesPerTick === 1 && r.video.idleTick.usesIndex, detail: `${r.video.idleTick.queriesPerTick} query, ${r.video.idleTick.plan.find((n) => n.includes('video_tasks_due')) ?? r.video.idleTick.plan.join(' > ')}` },
+    `| Target (issue 15) | ${r.databases.map((db) => db.label).join(' | ')} |`,
+    `|---|${r.databases.map(() => '---').join('|')}|`,
+    ...names.map((name) => `| ${name} | ${byDb.map((m) => (m.get(name) ? `${mark(m.get(name)!.ok)}: ${m.get(name)!.detail}` : '—')).join(' | ')} |`),
+    '',
   ];
 }
 
 export function renderMarkdown(r: BenchResults): string {
-  const names = Object.keys(r.latency);
-  const header = (label: string) => `| ${label} | ${names.map((n) => (n === 'peer' ? `peer (${r.peer.replace(/@[\d.]+$/, '')})` : n)).join(' | ')} |\n|---|${names.map(() => '---:').join('|')}|`;
-  const row = (label: string, cell: (name: string) => string) => `| ${label} | ${names.map(cell).join(' | ')} |`;
-  const streamRows = (label: string, set: Record<string, StreamRow>) => [
-    row(`${label}: time to first byte p50 / p99 (ms)`, (n) => `${ms(set[n]!.ttfbP50)} / ${ms(set[n]!.ttfbP99)}`),
-    row(`${label}: added TTFB p50 / p99 (ms)`, (n) => (n === 'direct' ? '—' : `${plus(set[n]!.addedTtfbP50)} / ${plus(set[n]!.addedTtfbP99)}`)),
-    row(`${label}: gap between events p99 (added) (ms)`, (n) => (n === 'direct' ? ms(set[n]!.gapP99) : `${ms(set[n]!.gapP99)} (${plus(set[n]!.addedGapP99)})`)),
-    row(`${label}: streams complete, no lost event`, (n) => `${set[n]!.complete}/${set[n]!.streams}`),
-  ];
-  const failures = names.flatMap((n) =>
-    [r.stream1[n], r.stream100[n]].filter((s) => s?.firstFailure).map((s) => `- ${n}: ${s!.firstFailure}`),
-  );
-  const v = r.video;
+  const peerName = r.peer.replace(/@[\d.]+$/, '');
+  const sections = r.databases.flatMap((db) => [
+    `## Gateway on ${db.label}`,
+    '',
+    ...(Object.entries(db.apis) as Array<[Api, ApiResults]>).flatMap(([api, results]) => apiTables(api, results, peerName)),
+    ...gatewayOnly(db),
+    '',
+    '| Target (issue 15) | Result | |',
+    '|---|---|---|',
+    ...verdicts(db).map((t: Verdict) => `| ${t.target} | ${t.detail} | ${mark(t.ok)} |`),
+    '',
+  ]);
   return [
     `# Benchmark results (${r.mode} run, ${r.generatedAt})`,
     '',
     `Machine: ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, ${r.machine.os}; Node ${r.machine.node}; PostgreSQL ${r.machine.postgres}; commit ${r.machine.commit}.`,
-    `Peer: ${r.peer}. Upstream: the simulated Anthropic API in its own process. Everything (load generator, upstream, gateways, PostgreSQL) shares this machine's cores.`,
+    `Peer: ${r.peer}. Upstream: the simulated Anthropic Messages and OpenAI Chat Completions APIs in their own process. Everything (load generator, upstream, gateways, databases) shares this machine's cores. Direct and peer are measured again beside each database's gateway, in interleaved rounds.`,
     '',
-    header('Non-streaming `/v1/messages`'),
-    row('c=1, zero-delay upstream: p50 / p99 (ms)', (n) => `${ms(r.latency[n]!.p50)} / ${ms(r.latency[n]!.p99)}`),
-    row('c=1: added over direct, p50 / p99 (ms)', (n) => (n === 'direct' ? '—' : `${plus(r.latency[n]!.addedP50)} / ${plus(r.latency[n]!.addedP99)}`)),
-    row('c=50, 20 ms upstream: requests/s', (n) => r.throughput[n]!.rps.toFixed(0)),
-    row('c=50: p50 / p99 (ms)', (n) => `${ms(r.throughput[n]!.p50)} / ${ms(r.throughput[n]!.p99)}`),
-    row('c=50: error rate', (n) => `${(r.throughput[n]!.errorRate * 100).toFixed(2)} %`),
-    row('c=50: CPU time per request (ms; direct: the upstream\'s)', (n) => ms(r.throughput[n]!.cpuMsPerRequest)),
-    row('c=50: PostgreSQL CPU time per request (ms)', (n) => ms(r.throughput[n]!.dbCpuMsPerRequest)),
-    '',
-    header('Streaming `/v1/messages`, 64 deltas paced at 20 ms'),
-    ...streamRows('1 stream', r.stream1),
-    ...streamRows('100 streams', r.stream100),
-    ...(failures.length ? ['', 'First failure seen:', ...failures] : []),
-    '',
-    '| Gateway only | |',
-    '|---|---:|',
-    `| Peak RSS with ${r.memory.openStreams} open streams (before: ${r.memory.rssBeforeMb.toFixed(0)} MB) | ${r.memory.rssPeakMb.toFixed(0)} MB (${r.memory.complete}/${r.memory.openStreams} complete) |`,
-    `| Video: ${v.tasks} tasks accepted (POST /v1/videos, c=50) | ${v.createdPerSecond.toFixed(0)} tasks/s, ${v.createFailures} failed |`,
-    `| Video: ${v.liveBeforeDue} in flight made due at once: settled | ${v.settledPerSecond.toFixed(0)} tasks/s (${v.settled} settled in ${v.settleSeconds.toFixed(1)} s, ${v.review} review, ${v.remaining} left) |`,
-    `| Video: idle poller tick (nothing due, ${v.liveBeforeDue} in flight) | ${v.idleTick.queriesPerTick} query, mean ${v.idleTick.meanMs.toFixed(2)} ms, p99 ${v.idleTick.p99Ms.toFixed(2)} ms; plan: ${v.idleTick.plan.join(' > ')} (${v.idleTick.planExecutionMs.toFixed(3)} ms in PostgreSQL) |`,
-    `| Ledger after the run | reserved ${v.walletReserved ?? 'n/a'}, reconciliation ${v.reconciliationOk ? 'ok' : 'NOT ok'} |`,
-    '',
-    '| Target (issue 6) | Result | |',
-    '|---|---|---|',
-    ...targets(r).map((t) => `| ${t.target} | ${t.detail} | ${verdict(t.ok)} |`),
-    '',
+    ...summary(r),
+    ...sections,
   ].join('\n');
 }

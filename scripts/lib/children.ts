@@ -6,6 +6,8 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 
 export interface ChildGroup {
   spawn(command: string, args: string[], options?: SpawnOptions): ChildProcess;
+  /** SIGTERM to one child's group, SIGKILL if it is still there after `graceMs`; resolves once it is gone. */
+  stop(child: ChildProcess, graceMs?: number): Promise<void>;
   /** SIGTERM to every group, SIGKILL to what is left after `graceMs`; resolves once all are gone. */
   stopAll(graceMs?: number): Promise<void>;
 }
@@ -36,6 +38,15 @@ export function createChildGroup(): ChildGroup {
       const child = spawn(command, args, { ...options, detached: true });
       children.push(child);
       return child;
+    },
+    async stop(child, graceMs = 10_000) {
+      signalGroup(child, 'SIGTERM');
+      const deadline = Date.now() + graceMs;
+      while (groupAlive(child) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      if (groupAlive(child)) signalGroup(child, 'SIGKILL');
+      while (groupAlive(child) && Date.now() < deadline + 2_000) await new Promise((r) => setTimeout(r, 50));
+      const index = children.indexOf(child);
+      if (index >= 0) children.splice(index, 1);
     },
     stopAll(graceMs = 10_000) {
       stopping ??= (async () => {
