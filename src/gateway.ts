@@ -64,7 +64,7 @@ export interface GatewayOverrides {
   /** An already migrated database (tests share one per process). */
   db?: Knex;
   logger?: Logger;
-  /** Create the demo customer on an empty database (npm start does; tests do not). */
+  /** Create the demo customer on an empty database (npm start with sandbox providers does; tests do not). */
   seedDemo?: boolean;
 }
 

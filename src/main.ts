@@ -44,7 +44,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   try {
     config = loadConfig(env);
     await preflight(config);
-    gateway = await startGateway(config, { seedDemo: true });
+    // A funded demo key exists only beside the sandbox providers: a production start (SANDBOX=false)
+    // creates no customer and prints no key into its logs.
+    gateway = await startGateway(config, { seedDemo: config.sandbox });
   } catch (error) {
     reportStartupFailure(error, config);
     process.exit(1);
