@@ -93,20 +93,23 @@ function actionableHeaders(headers: IncomingHttpHeaders, more?: RegExp): Record<
   return kept;
 }
 
-/** At most `limit` bytes of an error body; a broken body is still an error. */
+/** At most `limit` bytes of a body, decoded once (a character split between chunks stays whole); a broken body is still an answer. */
 export async function collect(stream: NodeJS.ReadableStream & { destroy(): void }, limit = 64 * 1024): Promise<string> {
-  let text = '';
+  const chunks: Buffer[] = [];
+  let size = 0;
   try {
     for await (const chunk of stream) {
-      text += chunk.toString();
-      if (text.length > limit) break;
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      chunks.push(buffer);
+      size += buffer.length;
+      if (size > limit) break;
     }
   } catch {
     /* what arrived is enough */
   } finally {
     stream.destroy();
   }
-  return text.slice(0, limit);
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
 /** `base` with `path` appended: bases are given with or without a trailing slash. */

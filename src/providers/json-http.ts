@@ -1,14 +1,19 @@
-// JSON over HTTP for task-style upstreams (video): one request, one JSON answer, bearer auth.
-import got, { type RequestError } from 'got';
+// JSON over HTTP for task-style upstreams (video): one request, one JSON answer, bearer auth, over
+// the same undici keep-alive pools as the text protocols (got cost 17 MB of resident memory for
+// these few calls).
+import { callUpstream, collect, joinUrl } from './http.ts';
 import type { ResolvedProvider } from './registry.ts';
-import { CLIENT_ACTIONABLE_HEADERS, FAILOVER_STATUSES, UpstreamError } from './types.ts';
-
-const client = got.extend({ retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false });
+import { UpstreamError } from './types.ts';
 
 export interface JsonAnswer {
   status: number;
   body: Record<string, unknown>;
 }
+
+/** A task status is small: an answer past this is not one. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Task calls have no client to go away: nothing aborts them but their own timeouts. */
+const NEVER = new AbortController().signal;
 
 export async function callJson(
   provider: ResolvedProvider,
@@ -17,31 +22,28 @@ export async function callJson(
   body?: unknown,
 ): Promise<JsonAnswer | UpstreamError> {
   if (!provider.baseUrl) return new UpstreamError('connect', true);
+  const headers: Record<string, string> = { authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const answer = await callUpstream({
+    url: joinUrl(provider.baseUrl, path),
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: NEVER,
+    connectMs: provider.timeouts.connect_ms,
+    firstByteMs: provider.timeouts.first_byte_ms,
+    idleMs: provider.timeouts.idle_ms,
+  });
+  if (answer instanceof UpstreamError) return answer; // refusals keep retry-after and rate-limit headers
+  const text = await collect(answer.body, MAX_ANSWER_BYTES + 1);
+  let parsed: Record<string, unknown> = {};
   try {
-    const response = await client(`${provider.baseUrl.replace(/\/+$/, '')}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json' },
-      ...(body === undefined ? {} : { json: body }),
-      timeout: { connect: provider.timeouts.connect_ms, response: provider.timeouts.first_byte_ms },
-    });
-    if (response.statusCode >= 400) {
-      // retry-after and rate-limit headers reach the client with a refusal it may act on.
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(response.headers))
-        if (CLIENT_ACTIONABLE_HEADERS.test(name) && value !== undefined) headers[name] = String(Array.isArray(value) ? value[0] : value);
-      return new UpstreamError('status', FAILOVER_STATUSES.has(response.statusCode), response.statusCode, response.body.slice(0, 2000), undefined, headers);
-    }
-    let parsed: Record<string, unknown> = {};
-    try {
-      parsed = response.body ? (JSON.parse(response.body) as Record<string, unknown>) : {};
-    } catch {
-      return new UpstreamError('protocol', true, response.statusCode, response.body.slice(0, 2000));
-    }
-    return { status: response.statusCode, body: parsed };
-  } catch (error) {
-    const timeout = (error as RequestError).code === 'ETIMEDOUT';
-    return new UpstreamError(timeout ? 'timeout' : 'connect', true);
+    if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw new Error('too large');
+    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    return new UpstreamError('protocol', true, answer.status, text.slice(0, 2000));
   }
+  return { status: answer.status, body: parsed };
 }
 
 export const asString = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
