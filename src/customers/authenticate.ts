@@ -1,5 +1,7 @@
 // Who is calling: a presented key -> its customer, reach and limits, or why it is refused. Known
-// keys are remembered `cacheMs` after a lookup, so a busy key costs no query per request. What
+// keys are remembered `cacheMs` after a lookup, so a busy key costs no query per request; a key
+// used past half that period is looked up again in the background, so a busy key never waits for
+// the database (measured: the lookup on the request path was a 3-5 ms step every 5 s). What
 // changes through this process (revocation, rotation, suspension, a new expiry or limits) is
 // forgotten here at once; a change made through another process (a replica, `npm run admin`)
 // reaches this one within `cacheMs`. Expiry and a rotation's grace end are exact everywhere: the
@@ -15,7 +17,10 @@ interface Known {
   caller: Caller;
   expiresAt: number | null;
   suspended: boolean;
+  /** Used after this, the entry is refreshed in the background; after `until` it is gone. */
+  refreshAt: number;
   until: number;
+  refreshing?: boolean;
 }
 
 /** At most this many keys are remembered; the oldest go first. */
@@ -25,6 +30,8 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
   // By hash, only keys that exist: guessing cannot fill the cache, and unknown or revoked keys
   // always reach the database.
   const known = new Map<string, Known>();
+  /** Bumped by every change made here: a lookup that began before a change does not store what it read. */
+  let generation = 0;
 
   function verdict(entry: Known, now: number): Authenticated {
     if (entry.suspended) return CustomerError.CustomerSuspended;
@@ -42,12 +49,27 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
     if (!row) return undefined;
     // A rotated-out secret is remembered no longer than its grace period lasts.
     const graceEnd = row.key_hash === hash ? Infinity : new Date(row.previous_valid_until!).getTime();
+    const until = Math.min(now.getTime() + deps.cacheMs, graceEnd);
     return {
       caller: callerOf(row),
       expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
       suspended: row.customer_status === 'suspended',
-      until: Math.min(now.getTime() + deps.cacheMs, graceEnd),
+      refreshAt: Math.min(now.getTime() + deps.cacheMs / 2, until),
+      until,
     };
+  }
+
+  /** Looks `hash` up and remembers the answer, unless something changed here meanwhile. */
+  async function lookupAndRemember(hash: string, now: Date): Promise<Known | undefined> {
+    const began = generation;
+    const entry = await lookup(hash, now);
+    if (began !== generation) return entry; // answer this request, remember nothing
+    known.delete(hash); // re-inserted at the end: the Map's order is the eviction order
+    if (entry && deps.cacheMs > 0) {
+      known.set(hash, entry);
+      if (known.size > KEY_CACHE_MAX) known.delete(known.keys().next().value!);
+    }
+    return entry;
   }
 
   return {
@@ -56,21 +78,24 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
       const hash = hashApiKey(presented);
       const now = deps.now();
       const cached = known.get(hash);
-      if (cached && cached.until > now.getTime()) return verdict(cached, now.getTime());
-      const entry = await lookup(hash, now);
-      known.delete(hash); // re-inserted at the end: the Map's order is the eviction order
-      if (!entry) return null;
-      if (deps.cacheMs > 0) {
-        known.set(hash, entry);
-        if (known.size > KEY_CACHE_MAX) known.delete(known.keys().next().value!);
+      if (cached && cached.until > now.getTime()) {
+        if (cached.refreshAt <= now.getTime() && !cached.refreshing) {
+          cached.refreshing = true;
+          // A failed refresh (the database away) leaves the entry to expire at `until`.
+          void lookupAndRemember(hash, now).catch(() => (cached.refreshing = false));
+        }
+        return verdict(cached, now.getTime());
       }
-      return verdict(entry, now.getTime());
+      const entry = await lookupAndRemember(hash, now);
+      return entry ? verdict(entry, now.getTime()) : null;
     },
     /** A key changed through this process: its next use reads the database. */
     forgetKey(keyId: string): void {
+      generation++;
       for (const [hash, entry] of known) if (entry.caller.keyId === keyId) known.delete(hash);
     },
     forgetCustomer(customerId: string): void {
+      generation++;
       for (const [hash, entry] of known) if (entry.caller.customerId === customerId) known.delete(hash);
     },
   };

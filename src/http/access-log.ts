@@ -32,6 +32,7 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
         status,
         duration_ms: Math.round(latencyMs * 100) / 100,
         upstream_ms: fields.ttfb_ms ?? undefined,
+        first_byte_ms: firstByteMs === undefined ? undefined : Math.round(firstByteMs * 100) / 100,
         bytes: exchange.bytes,
         customer_id: exchange.caller?.customerId,
         key_id: exchange.caller?.keyId,

@@ -78,6 +78,53 @@ describe('customer service', () => {
     expect(await replica.authenticate(one.secret)).to.equal(null);
   });
 
+  it('refreshes a busy key in the background past half the period: no use waits for the database, a change elsewhere still lands within the period', async () => {
+    const db = await getTestDatabase();
+    await resetDatabase(db);
+    let clock = new Date('2026-11-22T12:00:00Z');
+    const make = () => createCustomerService({ db, apiKeyPrefix: 'sk-gw-', modelExists: (id) => models.has(id), keyCacheMs: 5000, now: () => clock });
+    const customers = make();
+    const replica = make();
+    const customer = await customers.createCustomer({ name: 'Acme' });
+    if (typeof customer === 'string') throw new Error(customer);
+    const key = await customers.createApiKey(customer.id, {});
+    if (typeof key === 'string') throw new Error(key);
+
+    const lookups: string[] = [];
+    const record = (query: { sql: string }) => void (query.sql.includes('api_keys') && lookups.push(query.sql));
+    db.on('query', record);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 200)); // the background lookup lands
+    try {
+      expect(await replica.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
+      expect(lookups).to.have.length(1);
+      clock = new Date(clock.getTime() + 2000);
+      expect(await replica.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
+      expect(lookups, 'before half the period: from memory').to.have.length(1);
+      clock = new Date(clock.getTime() + 1000); // 3 s: past half the period
+      const answered = replica.authenticate(key.secret);
+      expect(await answered).to.include({ keyId: key.apiKey.id });
+      await settle();
+      expect(lookups, 'one lookup in the background').to.have.length(2);
+      clock = new Date(clock.getTime() + 4000); // 7 s: past the first lookup's period, within the refreshed one
+      expect(await replica.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
+      expect(lookups, 'the refreshed entry answers').to.have.length(2);
+      await settle();
+      expect(lookups, 'and is itself refreshed (used past its half)').to.have.length(3);
+
+      // Revoked elsewhere at 7 s: the replica may answer from memory until its newest entry ends (12 s)...
+      await customers.revokeApiKey(key.apiKey.id);
+      clock = new Date(clock.getTime() + 1000);
+      expect(await replica.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
+      // ...but its next refresh reads the revocation, and the key is refused from then on.
+      clock = new Date(clock.getTime() + 2000); // 10 s: past the half of the entry made at 7 s
+      await replica.authenticate(key.secret);
+      await settle();
+      expect(await replica.authenticate(key.secret)).to.equal(null);
+    } finally {
+      db.off('query', record);
+    }
+  });
+
   it('keeps allow-lists and refuses models the catalogue does not have', async () => {
     const { customers } = await service();
     const customer = await customers.createCustomer({ name: 'Acme' });

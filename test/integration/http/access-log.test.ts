@@ -49,6 +49,13 @@ describe('access log: request ids, no secrets, no prompts', function () {
       const lines = await waitForLine(gateway, id);
       expect(lines, id).to.have.length(1);
       expect(lines[0]).to.include({ operation: 'messages_create', status: answer.status, level: 30 });
+      if (answer.status === 200) {
+        // Time to the first byte the client got, from the request's arrival; the upstream's share of it.
+        expect(lines[0].first_byte_ms).to.be.a('number').above(0).and.at.most(lines[0].duration_ms);
+        expect(lines[0].upstream_ms)
+          .to.be.a('number')
+          .at.most(lines[0].first_byte_ms + 1); // whole milliseconds
+      }
     }
     const everything = gateway.rawLogs();
     expect(everything).to.include('"msg":"upstream attempt failed"'); // debug capture, error paths included
