@@ -16,7 +16,7 @@ import { createMessagesService } from './domain/messages/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
 import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
-import { createVideoWorker } from './domain/videos/worker.ts';
+import { createVideoWorker, VIDEO_POLL_BATCH } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { startHttpServer } from './http/server.ts';
@@ -160,7 +160,11 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
   };
   await settler.replayOrphans();
-  const tickers = startBackgroundJobs(config, { sweep: () => services.sweeper.sweep(), processVideoBatch: () => services.videoWorker.processBatch() }, logger);
+  const tickers = startBackgroundJobs(
+    config,
+    { sweep: () => services.sweeper.sweep(), processVideoBatch: () => services.videoWorker.processBatch(), videoBatchSize: VIDEO_POLL_BATCH },
+    logger,
+  );
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
 

@@ -50,7 +50,7 @@ export function videoPollerJob(processBatch: () => Promise<number>, batchSize: n
 /** The jobs this process ticks (each may run in any number of replicas): holds, then videos. */
 export function startBackgroundJobs(
   config: { holdSweeper: boolean; videoPoller: boolean },
-  work: { sweep(): Promise<unknown>; processVideoBatch(): Promise<number> },
+  work: { sweep(): Promise<unknown>; processVideoBatch(): Promise<number>; videoBatchSize: number },
   logger: Logger,
 ): Ticker[] {
   const tickers: Ticker[] = [];
@@ -61,7 +61,7 @@ export function startBackgroundJobs(
         '* * * * * *',
         'video-poller',
         logger,
-        videoPollerJob(() => work.processVideoBatch(), 100),
+        videoPollerJob(() => work.processVideoBatch(), work.videoBatchSize),
       ),
     );
   return tickers;

@@ -7,6 +7,14 @@ import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, toReview, type OutcomeDeps } from './outcome.ts';
 import { claimDue, transition } from './repo.ts';
 
+/**
+ * Tasks claimed per batch, and polled at once within one. Measured on the bench (10,000 tasks due
+ * at once, one customer, PostgreSQL): 100 and 16 settled 893/s, 100 and 48 995/s, 250 and 64
+ * 1,098/s; more lanes also mean larger settle batches per wallet.
+ */
+export const VIDEO_POLL_BATCH = 250;
+export const VIDEO_POLL_CONCURRENCY = 64;
+
 export interface VideoWorkerOptions extends OutcomeDeps {
   catalogue: CatalogueStore;
   pollIntervalMs?: number;
@@ -49,9 +57,9 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
 
   return {
     async processBatch() {
-      const tasks = await claimDue(options.db, options.batchSize ?? 100, leaseMs);
+      const tasks = await claimDue(options.db, options.batchSize ?? VIDEO_POLL_BATCH, leaseMs);
       const queue = [...tasks];
-      const lanes = Array.from({ length: Math.min(options.concurrency ?? 16, queue.length) }, async () => {
+      const lanes = Array.from({ length: Math.min(options.concurrency ?? VIDEO_POLL_CONCURRENCY, queue.length) }, async () => {
         for (let task = queue.shift(); task; task = queue.shift()) {
           await handle(task).catch((error: unknown) => options.logger.error({ err: error, video_task_id: task!.id }, 'video poll failed'));
         }

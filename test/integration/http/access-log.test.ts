@@ -51,10 +51,11 @@ describe('access log: request ids, no secrets, no prompts', function () {
       expect(lines[0]).to.include({ operation: 'messages_create', status: answer.status, level: 30 });
       if (answer.status === 200) {
         // Time to the first byte the client got, from the request's arrival; the upstream's share of it.
-        expect(lines[0].first_byte_ms).to.be.a('number').above(0).and.at.most(lines[0].duration_ms);
-        expect(lines[0].upstream_ms)
+        const line = lines[0] as { first_byte_ms: number; upstream_ms: number; duration_ms: number };
+        expect(line.first_byte_ms).to.be.a('number').above(0).and.at.most(line.duration_ms);
+        expect(line.upstream_ms)
           .to.be.a('number')
-          .at.most(lines[0].first_byte_ms + 1); // whole milliseconds
+          .at.most(line.first_byte_ms + 1); // whole milliseconds
       }
     }
     const everything = gateway.rawLogs();
