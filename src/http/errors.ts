@@ -8,6 +8,7 @@ import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
 import { LedgerError } from '../ledger/errors.ts';
+import { anthropicErrorType } from '../providers/anthropic/errors.ts';
 
 /** Failures of the transport itself: routing, authentication, bodies. */
 export enum HttpError {
@@ -124,21 +125,6 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [LedgerError.KeySpendLimitExceeded]: { status: 402, type: 'billing_error', message: "This request would pass this API key's spend limit." },
 };
 
-const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'billing_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-};
-
-export const anthropicTypeFor = (status: number): string => ANTHROPIC_TYPE_BY_STATUS[status] ?? (status < 500 ? 'invalid_request_error' : 'api_error');
-
 export const shapeOfPath = (path: string): ErrorShape => (path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'anthropic' : 'openai');
 
 export function statusOf(failure: Failure): number {
@@ -159,7 +145,7 @@ export function renderFailure(failure: Failure, shape: ErrorShape, requestId: st
   // Our 409s are final (a reused key, a task in the wrong state): SDKs retry 409s unless told not to.
   const headers = { ...(status === 409 ? { 'x-should-retry': 'false' } : {}), ...failure.details.headers };
   if (shape === 'anthropic') {
-    const type = failure.details.upstream?.type ?? anthropicTypeFor(status);
+    const type = failure.details.upstream?.type ?? anthropicErrorType(status);
     return { status, headers, body: { type: 'error', error: { type, message }, request_id: requestId } };
   }
   const type = failure.details.upstream?.type ?? mapping.type;

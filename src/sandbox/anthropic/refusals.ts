@@ -4,25 +4,6 @@
 // contract leaves Anthropic's bodies open (openapi/upstream/README.md, "Strictness").
 import type http from 'node:http';
 
-/**
- * The `error.type` of each HTTP status, from Anthropic's errors page (docs.claude.com/en/api/errors);
- * other 4xx answers are invalid_request_error and other 5xx api_error.
- */
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'billing_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-};
-
-export const errorType = (status: number): string => ERROR_TYPES[status] ?? (status < 500 ? 'invalid_request_error' : 'api_error');
-
 export const ROUTES: ReadonlySet<string> = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 
 /** The message of the 400 the API answers for this request, if it refuses it. */

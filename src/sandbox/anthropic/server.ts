@@ -6,8 +6,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from '../simulator.ts';
 import { parseDirectives, requestText, type SimBehaviour } from './directives.ts';
-import { errorType, refusal, ROUTES } from './refusals.ts';
+import { anthropicErrorType } from '../../providers/anthropic/errors.ts';
+import { refusal, ROUTES } from './refusals.ts';
 import { answerOf, id, outputTokens, simulatedTokens } from './responses.ts';
+import { openEventStream, sendHalfThenDrop } from '../replies.ts';
 
 export interface RecordedRequest {
   path: string;
@@ -76,21 +78,10 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
     if (body.stream !== true) {
       const payload = { ...message, content: blocks.map((b) => b.final), stop_reason: stopReason, ...(behaviour.noUsage ? {} : { usage }) };
       if (behaviour.cutAfter === undefined) return sendJson(res, 200, payload);
-      const text = JSON.stringify(payload); // cut: half the body, then the connection drops
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': id('req') });
-      return res.write(text.slice(0, text.length >> 1), () => res.destroy());
+      return sendHalfThenDrop(res, payload, { 'request-id': id('req') });
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': id('req') });
-    res.flushHeaders();
-    let closed = false;
-    res.on('close', () => {
-      if (!res.writableFinished) {
-        closed = true;
-        abortedStreams++;
-      }
-    });
-    // Each write resolves once its bytes are handed to the socket, so a cut happens after them.
-    const send = (text: string) => new Promise<void>((resolve) => (closed ? resolve() : res.write(text, () => resolve())));
+    const stream = openEventStream(res, { 'request-id': id('req') }, () => abortedStreams++);
+    const send = stream.send;
     const write = async (event: Record<string, unknown> & { type: string }) => {
       const text = frame(event);
       if (behaviour.split) {
@@ -108,7 +99,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
       if (index === 0) await write({ type: 'ping' });
       for (const delta of block.deltas) {
         await sleep(behaviour.gapMs);
-        if (closed) return;
+        if (stream.closed) return;
         await write({ type: 'content_block_delta', index, delta });
         sent++;
         if (behaviour.cutAfter !== undefined && sent >= behaviour.cutAfter) return res.destroy();
@@ -160,7 +151,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
   function sendError(res: http.ServerResponse, status: number, message: string) {
     const requestId = id('req');
     const headers: Record<string, string> = status === 429 || status === 529 ? { 'retry-after': '1' } : {};
-    const text = JSON.stringify({ type: 'error', error: { type: errorType(status), message }, request_id: requestId });
+    const text = JSON.stringify({ type: 'error', error: { type: anthropicErrorType(status), message }, request_id: requestId });
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, ...headers });
     res.end(text);
   }

@@ -11,6 +11,7 @@ import { simulatedTokens } from '../anthropic/responses.ts';
 import { parseChatDirectives, requestText, type ChatSimBehaviour } from './directives.ts';
 import { refusal } from './refusals.ts';
 import { answerOf, chatId, completionMessage, errorBody, finishReason, firstDelta, pieceDelta, requestId, usageOf } from './responses.ts';
+import { openEventStream, sendHalfThenDrop } from '../replies.ts';
 
 export interface RecordedChatRequest {
   path: string;
@@ -100,22 +101,11 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
         ...(behaviour.noUsage ? {} : { usage }),
       };
       if (behaviour.cutAfter === undefined) return sendJson(res, 200, completion);
-      const text = JSON.stringify(completion); // cut: half the body, then the connection drops
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': requestId() });
-      return res.write(text.slice(0, text.length >> 1), () => res.destroy());
+      return sendHalfThenDrop(res, completion, { 'x-request-id': requestId() });
     }
 
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': requestId() });
-    res.flushHeaders();
-    let closed = false;
-    res.on('close', () => {
-      if (!res.writableFinished) {
-        closed = true;
-        abortedStreams++;
-      }
-    });
-    // Each write resolves once its bytes are handed to the socket, so a cut happens after them.
-    const send = (text: string) => new Promise<void>((resolve) => (closed ? resolve() : res.write(text, () => resolve())));
+    const stream = openEventStream(res, { 'x-request-id': requestId() }, () => abortedStreams++);
+    const send = stream.send;
     const write = async (data: string) => {
       const text = `data: ${data}\n\n`;
       if (!behaviour.split) return send(text);
@@ -135,7 +125,7 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
     for (const piece of answerText.pieces) {
       for (let index = 0; index < choices; index++) {
         await sleep(behaviour.gapMs);
-        if (closed) return;
+        if (stream.closed) return;
         await write(chunk([{ index, delta: pieceDelta(answerText, piece), logprobs: null, finish_reason: null }]));
         sent++;
         if (behaviour.cutAfter !== undefined && sent >= behaviour.cutAfter) return res.destroy();
