@@ -29,7 +29,8 @@ import { throughputPhase } from './phases/throughput.ts';
 import { embeddedVideoPhase, postgresVideoPhase } from './phases/video.ts';
 import { benchDatabase, createProcesses, writeCatalogue, type Gateway, type GatewaySpec, type Peer, type Upstream } from './processes.ts';
 import { cpuMs, postgresCpuMeter, rssMb } from './procfs.ts';
-import { renderMarkdown, type ApiResults, type BenchResults, type DatabaseResults } from './report.ts';
+import { renderMarkdown } from './report.ts';
+import type { ApiResults, BenchResults, DatabaseResults } from './results.ts';
 import { round2 } from './summarise.ts';
 import { targetsFor } from './targets.ts';
 

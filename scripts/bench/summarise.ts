@@ -1,7 +1,7 @@
 // Raw samples into the rows of the report: percentiles, added latency over the direct upstream,
 // throughput and CPU time per request, stream completeness.
 import { percentile, type RequestSample, type StreamSample } from './load.ts';
-import type { LatencyRow, StreamRow, ThroughputRow } from './report.ts';
+import type { LatencyRow, StreamRow, ThroughputRow } from './results.ts';
 
 export const round2 = (n: number) => Math.round(n * 100) / 100;
 const latencies = (samples: RequestSample[]) => samples.filter((s) => s.ok).map((s) => s.ms);

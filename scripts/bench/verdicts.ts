@@ -1,7 +1,7 @@
 // Each target of issue 15 against one database's figures from this run. `ok` is undefined when
 // the figure was not measured (a phase not run, the peer unavailable or failing).
 import type { Api } from './load.ts';
-import type { DatabaseResults, StreamRow } from './report.ts';
+import type { DatabaseResults, StreamRow } from './results.ts';
 
 export interface Verdict {
   target: string;

@@ -1,6 +1,6 @@
 // Added latency at concurrency 1 against a zero-delay upstream, in interleaved rounds.
 import { requestBody, sequential, type RequestSample } from '../load.ts';
-import type { LatencyRow } from '../report.ts';
+import type { LatencyRow } from '../results.ts';
 import { latencyRows } from '../summarise.ts';
 import { byName, withPools, type PhaseContext } from './context.ts';
 

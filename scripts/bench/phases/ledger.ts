@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Gateway } from '../processes.ts';
-import type { DatabaseResults, LedgerResults } from '../report.ts';
+import type { DatabaseResults, LedgerResults } from '../results.ts';
 import { round2 } from '../summarise.ts';
 
 export async function ledgerCheck(gateway: Gateway, idleSince: number, waitMs = 60_000): Promise<LedgerResults> {

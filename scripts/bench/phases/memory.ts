@@ -4,7 +4,7 @@
 import { concurrentStreams, makePool, requestBody, sequential, streamOnce, type Target } from '../load.ts';
 import type { Gateway } from '../processes.ts';
 import { rssMb } from '../procfs.ts';
-import type { MemoryRow } from '../report.ts';
+import type { MemoryRow } from '../results.ts';
 import { describeStreamFailure } from '../summarise.ts';
 import { STREAM_DELTAS } from './streams.ts';
 

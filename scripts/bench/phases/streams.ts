@@ -2,7 +2,7 @@
 // one stream at a time, then 100 streams opened 12.8 ms apart (a stream's length / 100) so that
 // 100 are open together. A stream counts only with all 64 deltas and its end event.
 import { concurrentStreams, requestBody, streamOnce, type StreamSample } from '../load.ts';
-import type { StreamRow } from '../report.ts';
+import type { StreamRow } from '../results.ts';
 import { streamRows } from '../summarise.ts';
 import { byName, withPools, type PhaseContext } from './context.ts';
 

@@ -2,7 +2,7 @@
 // line), with the CPU time per request of each target's process and of the gateway's database
 // read from /proc over the same rounds.
 import { closedLoop, requestBody } from '../load.ts';
-import type { ThroughputRow } from '../report.ts';
+import type { ThroughputRow } from '../results.ts';
 import { throughputRow, type ThroughputRaw } from '../summarise.ts';
 import { byName, withPools, type PhaseContext } from './context.ts';
 

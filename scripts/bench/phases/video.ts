@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import knexPkg from 'knex';
 import { makePool, type Target } from '../load.ts';
 import type { Gateway } from '../processes.ts';
-import type { VideoResults } from '../report.ts';
+import type { VideoResults } from '../results.ts';
 import { round2 } from '../summarise.ts';
 import { measureIdleTick } from '../video-tick.ts';
 

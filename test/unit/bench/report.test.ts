@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { classifyFrame, percentile } from '../../../scripts/bench/load.ts';
-import { renderMarkdown, verdicts, type ApiResults, type BenchResults, type DatabaseResults } from '../../../scripts/bench/report.ts';
+import { renderMarkdown, verdicts } from '../../../scripts/bench/report.ts';
+import type { ApiResults, BenchResults, DatabaseResults } from '../../../scripts/bench/results.ts';
 
 const stream = (over: Partial<ApiResults['stream1'][string]> = {}) => ({
   streams: 100, complete: 100, ttfbP50: 2, ttfbP99: 4, addedTtfbP50: 1, addedTtfbP99: 3, gapP99: 21, addedGapP99: 0.5, ...over,
