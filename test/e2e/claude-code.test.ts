@@ -77,6 +77,8 @@ describe('Claude Code 2.1.330 as a client', function () {
   it('runs `claude -p` through the gateway: a successful answer, billed exactly once', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-home-'));
     const before = (await gateway.wallet(customerId)).available;
+    const logged = `customer_id=${customerId}&endpoint=messages_create`;
+    const earlier = (await gateway.requestLogs(logged, 0)).length; // the replays above logged for this customer too
     const result = await run(path.join(ROOT_DIR, 'node_modules/.bin/claude'), ['-p', 'say hi', '--output-format', 'json', '--model', MODEL], {
       PATH: '/usr/bin:/bin',
       HOME: home,
@@ -98,7 +100,10 @@ describe('Claude Code 2.1.330 as a client', function () {
     expect(answer).to.include({ type: 'result', subtype: 'success', is_error: false });
     expect(answer.result).to.include('Hello from the sandbox model');
 
-    const [log] = await gateway.requestLogs(`customer_id=${customerId}&endpoint=messages_create`);
+    // A log row is written once the charge is durable: wait for this run's row, not the newest earlier one.
+    const logs = await gateway.requestLogs(logged, earlier + 1);
+    expect(logs, 'one messages request by claude -p').to.have.length(earlier + 1);
+    const [log] = logs;
     expect(log).to.include({ model: MODEL, status: 200, stream: true, usage_estimated: false });
     const after = (await gateway.wallet(customerId)).available;
     expect((Number(before) - Number(after)).toFixed(6)).to.equal(log.cost);
