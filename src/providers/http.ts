@@ -13,7 +13,8 @@ export interface UpstreamCall {
   method?: 'POST' | 'GET' | 'DELETE';
   headers: Record<string, string>;
   body?: string | Buffer;
-  signal: AbortSignal;
+  /** The caller's abort (client gone, shutdown); task calls have none. */
+  signal?: AbortSignal;
   connectMs: number;
   firstByteMs: number;
   /** A stalled body errors after this long without bytes. */
@@ -41,7 +42,7 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
     attempt.abort();
   }, call.firstByteMs);
   const onAbort = () => attempt.abort();
-  call.signal.addEventListener('abort', onAbort);
+  call.signal?.addEventListener('abort', onAbort);
   let response: Dispatcher.ResponseData;
   try {
     response = await request(call.url, {
@@ -54,8 +55,9 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
       bodyTimeout: call.idleMs,
     });
   } catch (error) {
+    call.signal?.removeEventListener('abort', onAbort);
     if (timedOut) return new UpstreamError('timeout', true);
-    if (call.signal.aborted) return new UpstreamError('aborted', false);
+    if (call.signal?.aborted) return new UpstreamError('aborted', false);
     const code = (error as { code?: string }).code ?? '';
     return new UpstreamError(code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'connect', true);
   } finally {
@@ -63,10 +65,10 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
   }
   // The caller's abort (client gone, shutdown) must still reach the body being relayed.
   const forwardAbort = () => response.body.destroy();
-  call.signal.addEventListener('abort', forwardAbort, { once: true });
+  call.signal?.addEventListener('abort', forwardAbort, { once: true });
   response.body.once('close', () => {
-    call.signal.removeEventListener('abort', onAbort);
-    call.signal.removeEventListener('abort', forwardAbort);
+    call.signal?.removeEventListener('abort', onAbort);
+    call.signal?.removeEventListener('abort', forwardAbort);
   });
   const headers = response.headers as IncomingHttpHeaders;
   const upstreamRequestId = first(headers[call.requestIdHeader ?? 'request-id']) ?? first(headers['x-request-id']);

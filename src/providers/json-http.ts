@@ -1,6 +1,5 @@
 // JSON over HTTP for task-style upstreams (video): one request, one JSON answer, bearer auth, over
-// the same undici keep-alive pools as the text protocols (got cost 17 MB of resident memory for
-// these few calls).
+// the same undici keep-alive pools as the text protocols (one HTTP client for every upstream).
 import { callUpstream, collect, joinUrl } from './http.ts';
 import type { ResolvedProvider } from './registry.ts';
 import { UpstreamError } from './types.ts';
@@ -12,8 +11,6 @@ export interface JsonAnswer {
 
 /** A task status is small: an answer past this is not one. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-/** Task calls have no client to go away: nothing aborts them but their own timeouts. */
-const NEVER = new AbortController().signal;
 
 export async function callJson(
   provider: ResolvedProvider,
@@ -29,7 +26,7 @@ export async function callJson(
     method,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: NEVER,
+    // No signal: a task call has no client to go away; only its own timeouts end it.
     connectMs: provider.timeouts.connect_ms,
     firstByteMs: provider.timeouts.first_byte_ms,
     idleMs: provider.timeouts.idle_ms,

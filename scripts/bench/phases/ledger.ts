@@ -43,7 +43,7 @@ async function check(gateway: Gateway, idleSince: number, waitMs: number): Promi
 export async function scanGatewayLog(file: string, stderrFile: string, timeline: Array<{ at: number; phase: string }>): Promise<DatabaseResults['gatewayLog']> {
   const out: DatabaseResults['gatewayLog'] = { warnings: 0, errors: 0 };
   const stderr = fs.existsSync(stderrFile) ? fs.readFileSync(stderrFile, 'utf8').split('\n') : [];
-  const warned = stderr.map((line) => line.replace(/\x1b\[[0-9;]*m/g, '')).filter((line) => /WARN|Error|error/.test(line));
+  const warned = stderr.map((line) => line.replace(/\x1b\[[0-9;]*m/g, '')).filter((line) => /WARN|Warning|Error|error/.test(line));
   if (warned.length) {
     // node-cron stamps its lines "[2026-11-23T17:01:52.019Z]": count them by the phase running then.
     const byPhase: Record<string, number> = {};
