@@ -38,6 +38,7 @@ export interface Config {
   videoPollIntervalMs: number;
   /** How long a live API key is remembered after a lookup (0: no cache); see src/customers. */
   keyCacheMs: number;
+  keyWarmMs: number;
   dbQueryTimeoutMs: number;
   /** On SIGTERM, how long open requests and streams may run before they are cut (and settled). */
   shutdownGraceSeconds: number;
@@ -103,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videoPoller: clean.VIDEO_POLLER,
     videoPollIntervalMs: clean.VIDEO_POLL_INTERVAL_MS,
     keyCacheMs: clean.KEY_CACHE_MS,
+    keyWarmMs: clean.KEY_WARM_MS,
     dbQueryTimeoutMs: clean.DB_QUERY_TIMEOUT_MS,
     shutdownGraceSeconds: clean.SHUTDOWN_GRACE_SECONDS,
     staleReservationSeconds: clean.STALE_RESERVATION_SECONDS,

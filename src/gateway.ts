@@ -21,7 +21,7 @@ import { createApp } from './http/app.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
-import { startBackgroundJobs } from './jobs/cron.ts';
+import { repeat, startBackgroundJobs } from './jobs/cron.ts';
 import { createSweeper } from './jobs/sweeper.ts';
 import { createGrantFlusher } from './ledger/grant-flusher.ts';
 import { createGrants } from './ledger/grants.ts';
@@ -123,21 +123,19 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     : undefined;
   const holds = createHolds({ db, ledger, settler, instance, logger, ...(grants ? { grants } : {}) });
   instance.onTick(() => holds.flushCheckpoints());
-  const grantTimer =
-    grants &&
-    setInterval(
-      () =>
-        void Promise.all([grants.answerRecalls(), grants.giveBack()]).catch((error: unknown) => logger.warn({ err: error }, 'grant upkeep failed; retrying')),
-      500,
-    );
-  grantTimer?.unref();
+  const grantUpkeep = grants && repeat(500, 'grant-upkeep', logger, () => Promise.all([grants.answerRecalls(), grants.giveBack()]));
   const requestLogs = createRequestLogs({ db, logger });
   const customers = createCustomerService({
     db,
     apiKeyPrefix: config.apiKeyPrefix,
     modelExists: (id) => catalogue.current().models.has(id),
     keyCacheMs: config.keyCacheMs,
+    keyWarmMs: config.keyWarmMs,
   });
+  const keyWarmth =
+    config.keyCacheMs > 0 && config.keyWarmMs > 0
+      ? repeat(Math.max(config.keyCacheMs / 2, 50), 'key-warmth', logger, () => customers.keepKeysWarm())
+      : undefined;
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const services: Services = {
@@ -205,7 +203,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
     await waitUntil(() => holds.live() === 0, 2_000);
-    clearInterval(grantTimer);
+    await Promise.all([grantUpkeep?.stop(), keyWarmth?.stop()]);
     await flusher.flush();
     await grants?.giveBack(true).catch((error: unknown) => logger.error({ err: error }, 'could not give grants back; the sweeper will'));
     flusher.close();

@@ -113,6 +113,13 @@ export const ENV_SCHEMA = {
     default: 5000,
     desc: 'How long a live API key is remembered after a lookup (`0`: every request asks the database). A key revoked through another replica stops within this time.',
   }),
+  KEY_WARM_MS: integer(
+    0,
+    3_600_000,
+  )({
+    default: 60_000,
+    desc: 'Keys used within this time are re-read in the background every `KEY_CACHE_MS / 2` (one query for all), so the first request after a pause does not wait for a lookup; `0`: off.',
+  }),
   SHUTDOWN_GRACE_SECONDS: integer(
     0,
     3600,
@@ -134,7 +141,13 @@ export const ENV_SCHEMA = {
     default: 50,
     desc: "How often charges drawn from grants are posted (one statement for all customers); a crash loses at most this window's charges, never the customer's money.",
   }),
-  GRANT_IDLE_MS: integer(100, 3_600_000)({ default: 10_000, desc: 'A grant unused this long is given back to the available balance.' }),
+  GRANT_IDLE_MS: integer(
+    100,
+    3_600_000,
+  )({
+    default: 30_000,
+    desc: 'A grant unused this long is given back to the available balance (a customer pausing less than this keeps it: no statement on its next request).',
+  }),
   TRUST_REQUEST_ID: flag({ default: false, desc: 'Keep an incoming `x-request-id` (set by a trusted proxy) as the request id instead of minting one.' }),
   METRICS_PORT: integer(
     0,

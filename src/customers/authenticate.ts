@@ -5,7 +5,9 @@
 // changes through this process (revocation, rotation, suspension, a new expiry or limits) is
 // forgotten here at once; a change made through another process (a replica, `npm run admin`)
 // reaches this one within `cacheMs`. Expiry and a rotation's grace end are exact everywhere: the
-// remembered entry carries them and is checked on every use.
+// remembered entry carries them and is checked on every use. `keepWarm` re-reads, in one query,
+// the keys used within `warmMs`, so a client that pauses between requests (a person at a chat, a
+// batch between rounds) does not meet the lookup on its next one.
 import type { Knex } from 'knex';
 import { hashApiKey, looksLikeApiKey } from './api-key.ts';
 import { CustomerError } from './errors.ts';
@@ -21,12 +23,14 @@ interface Known {
   refreshAt: number;
   until: number;
   refreshing?: boolean;
+  /** When a request last presented the key. */
+  usedAt: number;
 }
 
 /** At most this many keys are remembered; the oldest go first. */
 const KEY_CACHE_MAX = 10_000;
 
-export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; now: () => Date; cacheMs: number }) {
+export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; now: () => Date; cacheMs: number; warmMs?: number }) {
   // By hash, only keys that exist: guessing cannot fill the cache, and unknown or revoked keys
   // always reach the database.
   const known = new Map<string, Known>();
@@ -39,14 +43,19 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
     return entry.caller;
   }
 
-  async function lookup(hash: string, now: Date): Promise<Known | undefined> {
-    const row: (ApiKeyRow & { key_hash: string; customer_status: CustomerStatus }) | undefined = await deps
+  type Row = ApiKeyRow & { key_hash: string; previous_key_hash: string | null; customer_status: CustomerStatus };
+
+  /** The live keys presented as any of `hashes` (a current secret, or a rotated-out one in its grace). */
+  function liveKeys(hashes: string[], now: Date): Promise<Row[]> {
+    return deps
       .db('api_keys as k')
       .join('customers as c', 'c.id', 'k.customer_id')
       .whereNull('k.revoked_at')
-      .where((q) => q.where('k.key_hash', hash).orWhere((old) => old.where('k.previous_key_hash', hash).where('k.previous_valid_until', '>', now)))
-      .first(...KEY_COLUMNS.map((c) => `k.${c}`), 'k.key_hash', 'c.status as customer_status');
-    if (!row) return undefined;
+      .where((q) => q.whereIn('k.key_hash', hashes).orWhere((old) => old.whereIn('k.previous_key_hash', hashes).where('k.previous_valid_until', '>', now)))
+      .select(...KEY_COLUMNS.map((c) => `k.${c}`), 'k.key_hash', 'k.previous_key_hash', 'c.status as customer_status');
+  }
+
+  function entryOf(row: Row, hash: string, now: Date, usedAt: number): Known {
     // A rotated-out secret is remembered no longer than its grace period lasts.
     const graceEnd = row.key_hash === hash ? Infinity : new Date(row.previous_valid_until!).getTime();
     const until = Math.min(now.getTime() + deps.cacheMs, graceEnd);
@@ -56,7 +65,21 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
       suspended: row.customer_status === 'suspended',
       refreshAt: Math.min(now.getTime() + deps.cacheMs / 2, until),
       until,
+      usedAt,
     };
+  }
+
+  async function lookup(hash: string, now: Date): Promise<Known | undefined> {
+    const [row] = await liveKeys([hash], now);
+    return row && entryOf(row, hash, now, now.getTime());
+  }
+
+  function remember(hash: string, entry: Known | undefined): void {
+    known.delete(hash); // re-inserted at the end: the Map's order is the eviction order
+    if (entry && deps.cacheMs > 0) {
+      known.set(hash, entry);
+      if (known.size > KEY_CACHE_MAX) known.delete(known.keys().next().value!);
+    }
   }
 
   /** Looks `hash` up and remembers the answer, unless something changed here meanwhile. */
@@ -64,11 +87,7 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
     const began = generation;
     const entry = await lookup(hash, now);
     if (began !== generation) return entry; // answer this request, remember nothing
-    known.delete(hash); // re-inserted at the end: the Map's order is the eviction order
-    if (entry && deps.cacheMs > 0) {
-      known.set(hash, entry);
-      if (known.size > KEY_CACHE_MAX) known.delete(known.keys().next().value!);
-    }
+    remember(hash, entry);
     return entry;
   }
 
@@ -79,6 +98,7 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
       const now = deps.now();
       const cached = known.get(hash);
       if (cached && cached.until > now.getTime()) {
+        cached.usedAt = now.getTime();
         if (cached.refreshAt <= now.getTime() && !cached.refreshing) {
           cached.refreshing = true;
           // A failed refresh (the database away) leaves the entry to expire at `until`.
@@ -88,6 +108,39 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
       }
       const entry = await lookupAndRemember(hash, now);
       return entry ? verdict(entry, now.getTime()) : null;
+    },
+    /**
+     * Re-reads, in one query, the remembered keys used within `warmMs` whose entry is past half its
+     * life; keys no longer live are forgotten. Run every `cacheMs / 2`; a failure leaves the
+     * entries to expire as they would have.
+     */
+    async keepWarm(): Promise<void> {
+      const now = deps.now();
+      const t = now.getTime();
+      const warm = [...known].filter(([, e]) => !e.refreshing && e.refreshAt <= t + deps.cacheMs / 2 && e.usedAt > t - (deps.warmMs ?? 0));
+      if (warm.length === 0) return;
+      const began = generation;
+      for (const [, e] of warm) e.refreshing = true;
+      let rows: Row[];
+      try {
+        rows = await liveKeys(
+          warm.map(([hash]) => hash),
+          now,
+        );
+      } finally {
+        for (const [, e] of warm) e.refreshing = false;
+      }
+      if (began !== generation) return;
+      const byHash = new Map<string, Row>();
+      for (const row of rows) {
+        if (row.previous_key_hash) byHash.set(row.previous_key_hash, row);
+      }
+      for (const row of rows) byHash.set(row.key_hash, row); // a current secret wins
+      for (const [hash, old] of warm) {
+        const row = byHash.get(hash);
+        if (known.get(hash) !== old) continue; // replaced or forgotten meanwhile
+        remember(hash, row && entryOf(row, hash, now, old.usedAt));
+      }
     },
     /** A key changed through this process: its next use reads the database. */
     forgetKey(keyId: string): void {

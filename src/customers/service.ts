@@ -30,6 +30,8 @@ export interface CustomerService {
   revokeApiKey(keyId: string): ReturnType<Keys['revoke']>;
   /** Null for anything that is not a key: unknown, revoked or malformed. */
   authenticate(presented: string): Promise<Authenticated>;
+  /** Re-reads the keys in recent use before their entries expire (see authenticate.ts); run every `keyCacheMs / 2`. */
+  keepKeysWarm(): Promise<void>;
   countCustomers(): Promise<number>;
 }
 
@@ -45,6 +47,8 @@ export interface CustomerServiceDeps {
    * through another process (a replica, the admin CLI) within this time.
    */
   keyCacheMs?: number;
+  /** Keys presented within this time are kept remembered by `keepKeysWarm` (0: not kept). */
+  keyWarmMs?: number;
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -55,7 +59,7 @@ const containing = (q: string): string => `%${q.replace(/[\\%_]/g, (c) => `\\${c
 export function createCustomerService(deps: CustomerServiceDeps): CustomerService {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
-  const auth = createKeyAuthenticator({ db, apiKeyPrefix: deps.apiKeyPrefix, now, cacheMs: deps.keyCacheMs ?? 0 });
+  const auth = createKeyAuthenticator({ db, apiKeyPrefix: deps.apiKeyPrefix, now, cacheMs: deps.keyCacheMs ?? 0, warmMs: deps.keyWarmMs ?? 0 });
   const keys = createKeys({ db, apiKeyPrefix: deps.apiKeyPrefix, modelExists: deps.modelExists, now, changed: auth.forgetKey });
 
   const findCustomer = async (id: string): Promise<CustomerRow | undefined> => db<CustomerRow>('customers').where({ id }).first();
@@ -109,6 +113,7 @@ export function createCustomerService(deps: CustomerServiceDeps): CustomerServic
     rotateApiKey: (keyId, graceSeconds) => keys.rotate(keyId, graceSeconds),
     revokeApiKey: (keyId) => keys.revoke(keyId),
     authenticate: (presented) => auth.authenticate(presented),
+    keepKeysWarm: () => auth.keepWarm(),
 
     async countCustomers() {
       const [row] = await db('customers').count<{ count: string | number | bigint }[]>('* as count');

@@ -10,10 +10,10 @@ export interface Sink {
   /** A whole answer known at once: status, headers and body leave together, in one write. */
   send(status: number, headers: Record<string, string | number>, body: string | Uint8Array): void;
   /**
-   * Writes a piece of the body. Resolves at once when the client keeps up, or once it has
-   * drained what it was sent (back-pressure); never rejects (a client gone is `closed`).
+   * Writes a piece of the body. Undefined when the client keeps up; else (back-pressure) a promise
+   * that resolves once it has drained what it was sent. Never rejects (a client gone is `closed`).
    */
-  write(chunk: string | Uint8Array): Promise<void>;
+  write(chunk: string | Uint8Array): Promise<void> | undefined;
   /** Ends the body (with a last piece). Idempotent; a no-op once the client has gone. */
   end(chunk?: string | Uint8Array): void;
   /**

@@ -29,9 +29,9 @@ export function responseSink(res: ServerResponse, onBody: (chunk: string | Uint8
       res.end(body);
     },
     write(chunk) {
-      if (gone()) return Promise.resolve();
+      if (gone()) return undefined;
       observe(chunk);
-      if (res.write(chunk)) return Promise.resolve();
+      if (res.write(chunk)) return undefined;
       return new Promise<void>((resolve) => {
         const done = () => {
           res.off('drain', done);

@@ -38,6 +38,26 @@ export function every(expression: string, name: string, logger: Logger, work: ()
   };
 }
 
+/**
+ * Runs `work` every `ms` in this process (upkeep of its own memory: grants, remembered keys); a run
+ * still going skips the tick, a failure is a warning and the next tick tries again.
+ */
+export function repeat(ms: number, name: string, logger: Logger, work: () => Promise<unknown>): Ticker {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    running ??= work()
+      .catch((error: unknown) => logger.warn({ err: error, job: name }, 'upkeep failed; retrying'))
+      .finally(() => (running = undefined));
+  }, ms);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
 /** Drains due video tasks, batch after batch while batches come back full. */
 export function videoPollerJob(processBatch: () => Promise<number>, batchSize: number): () => Promise<void> {
   return async () => {

@@ -125,6 +125,61 @@ describe('customer service', () => {
     }
   });
 
+  it('keeps keys in recent use warm across a pause: one query re-reads them all, a revocation elsewhere lands, idle keys are let go', async () => {
+    const db = await getTestDatabase();
+    await resetDatabase(db);
+    let clock = new Date('2026-11-23T12:00:00Z');
+    const make = () =>
+      createCustomerService({ db, apiKeyPrefix: 'sk-gw-', modelExists: (id) => models.has(id), keyCacheMs: 5000, keyWarmMs: 60_000, now: () => clock });
+    const customers = make();
+    const replica = make();
+    const customer = await customers.createCustomer({ name: 'Acme' });
+    if (typeof customer === 'string') throw new Error(customer);
+    const [a, b, c] = await Promise.all([
+      customers.createApiKey(customer.id, {}),
+      customers.createApiKey(customer.id, {}),
+      customers.createApiKey(customer.id, {}),
+    ]);
+    if (typeof a === 'string' || typeof b === 'string' || typeof c === 'string') throw new Error('key');
+    const rotated = await customers.rotateApiKey(c.apiKey.id, 3600);
+    if (typeof rotated === 'string') throw new Error(rotated);
+
+    const lookups: string[] = [];
+    const record = (query: { sql: string }) => void (query.sql.includes('api_keys') && lookups.push(query.sql));
+    db.on('query', record);
+    const tick = async (ms: number) => {
+      clock = new Date(clock.getTime() + ms);
+      await replica.keepKeysWarm();
+    };
+    try {
+      for (const secret of [a.secret, b.secret, c.secret]) expect(await replica.authenticate(secret)).to.have.property('keyId'); // c: rotated out, in its grace
+      expect(lookups).to.have.length(3);
+      await tick(2500);
+      expect(lookups, 'the three keys re-read in one query').to.have.length(4);
+      db.off('query', record); // the revocation's own statements are not lookups
+      await customers.revokeApiKey(b.apiKey.id);
+      db.on('query', record);
+      // A pause of 20 s, the upkeep ticking every 2.5 s: no request waits for a lookup afterwards.
+      for (let i = 0; i < 8; i++) await tick(2500);
+      expect(lookups, 'one query per tick').to.have.length(12);
+      const before = lookups.length;
+      expect(await replica.authenticate(a.secret)).to.include({ keyId: a.apiKey.id });
+      expect(await replica.authenticate(c.secret)).to.include({ keyId: c.apiKey.id });
+      expect(lookups, 'answered from memory after the pause').to.have.length(before);
+      expect(await replica.authenticate(b.secret), 'revoked elsewhere: refused').to.equal(null);
+      // Keys not used for a minute are let go: the upkeep stops reading them.
+      for (let i = 0; i < 30; i++) await tick(2500);
+      const settled = lookups.length;
+      await tick(2500);
+      await tick(2500);
+      expect(lookups.length, 'nothing kept warm any more').to.equal(settled);
+      expect(await replica.authenticate(a.secret)).to.include({ keyId: a.apiKey.id });
+      expect(lookups, 'looked up again on use').to.have.length(settled + 1);
+    } finally {
+      db.off('query', record);
+    }
+  });
+
   it('keeps allow-lists and refuses models the catalogue does not have', async () => {
     const { customers } = await service();
     const customer = await customers.createCustomer({ name: 'Acme' });

@@ -79,7 +79,27 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
 
   return new Promise<Relayed>((resolve) => {
     let idle: NodeJS.Timeout | undefined;
-    let queue = Promise.resolve();
+    /** Writes waiting for the client to drain; the provider is not read meanwhile. */
+    let backlog: Promise<void> | undefined;
+    const behind = (writes: Promise<void>): Promise<void> => {
+      const mine: Promise<void> = writes.then(() => {
+        if (backlog !== mine) return;
+        backlog = undefined;
+        if (!ending) upstream.body.resume();
+      });
+      return mine;
+    };
+    const send = (out: string) => {
+      if (backlog) {
+        backlog = behind(backlog.then(() => sink.write(out)));
+        return;
+      }
+      const drained = sink.write(out);
+      if (!drained) return;
+      // Back-pressure: the client reads slower than the provider writes, so stop reading.
+      upstream.body.pause();
+      backlog = behind(drained);
+    };
     const finish = (how: Ending, errorFrame?: string) => {
       if (ending) return;
       ending = how;
@@ -87,8 +107,8 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
       upstream.body.removeListener('data', onData);
       options.shutdown.removeEventListener('abort', onShutdown);
       if (how !== 'complete' && how !== 'error_event') upstream.body.destroy(); // aborts the provider's request
-      // Whatever was queued goes out first, then the closing error frame, then the end.
-      queue = queue.then(async () => {
+      // Whatever waits goes out first, then the closing error frame, then the end.
+      void (backlog ?? Promise.resolve()).then(async () => {
         if (errorFrame && !sink.closed) await sink.write(errorFrame);
         sink.end();
         resolve({ ending: how, firstByteAt });
@@ -122,13 +142,7 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
         lastCheckpoint = Date.now();
         options.onProgress();
       }
-      // Back-pressure: the client reads slower than the provider writes, so stop reading.
-      upstream.body.pause();
-      queue = queue
-        .then(() => sink.write(out))
-        .then(() => {
-          if (!ending) upstream.body.resume();
-        });
+      send(out);
     };
 
     if (options.shutdown.aborted) return onShutdown();

@@ -5,7 +5,7 @@ import { overrunLimit, relayStream } from '../../../src/domain/passthrough/relay
 import type { Sink } from '../../../src/domain/sink.ts';
 
 /** A client that keeps what it gets, and can be slow (back-pressure) or leave. */
-function fakeSink(options: { slowMs?: number } = {}) {
+function fakeSink(options: { slowMs?: number; slowEvery?: number } = {}) {
   const abort = new AbortController();
   const received: string[] = [];
   let ended = false;
@@ -13,9 +13,10 @@ function fakeSink(options: { slowMs?: number } = {}) {
     received,
     start: () => undefined,
     send: () => undefined,
-    write: async (chunk) => {
+    write: (chunk) => {
       received.push(String(chunk));
-      if (options.slowMs) await new Promise((r) => setTimeout(r, options.slowMs));
+      const slow = options.slowMs && (!options.slowEvery || received.length % options.slowEvery === 0);
+      return slow ? new Promise<void>((r) => setTimeout(r, options.slowMs)) : undefined;
     },
     end: (chunk) => {
       if (chunk) received.push(String(chunk));
@@ -89,6 +90,21 @@ describe('the SSE relay', () => {
     body.end();
     await done;
     expect(sink.received.join('').match(/text_delta/g)).to.have.length(50);
+  });
+
+  it('keeps the order when only some writes wait for the client', async () => {
+    const body = new PassThrough({ highWaterMark: 16 });
+    const sink = fakeSink({ slowMs: 3, slowEvery: 4 });
+    const { done } = relay(body, sink);
+    for (let i = 0; i < 60; i++) {
+      body.write(delta(`w${i} `));
+      if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+    }
+    body.write(frame('message_stop'));
+    body.end();
+    expect(await done).to.deep.include({ ending: 'complete' });
+    const words = sink.received.join('').match(/w\d+ /g);
+    expect(words).to.deep.equal(Array.from({ length: 60 }, (_, i) => `w${i} `));
   });
 
   it('ends with an error event when the provider goes silent, and when it cuts the stream', async () => {
