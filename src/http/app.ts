@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../shared/ids.ts';
 import type { Caller } from '../customers/service.ts';
 import { Failure } from '../domain/failure.ts';
+import type { Sink } from '../domain/sink.ts';
 import type { Logger } from '../logger.ts';
 import type { RequestMetrics } from '../metrics/hooks.ts';
 import type { Services } from '../services.ts';
@@ -15,7 +16,7 @@ import { readBody } from './body.ts';
 import { createAccessLog } from './access-log.ts';
 import { HttpError, shapeOfPath } from './errors.ts';
 import { sendFailure, sendJson, startExchange, type Exchange } from './exchange.ts';
-import type { Handler, Reply } from './handler.ts';
+import type { Handler, Reply, RequestContext } from './handler.ts';
 import { responseSink } from './sink.ts';
 import type { Spec, SpecOperation } from './spec.ts';
 
@@ -151,22 +152,7 @@ export function createApp(options: AppOptions): express.Express {
       exchange.firstByteAt ??= process.hrtime.bigint();
       exchange.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     });
-    let child: Logger | undefined;
-    return handler({
-      operationId: operation.operationId,
-      requestId: exchange.requestId,
-      get logger() {
-        return (child ??= logger.child({ request_id: exchange.requestId }));
-      },
-      caller,
-      params,
-      query,
-      headers: req.headers,
-      body: body.value,
-      rawBody: body.raw,
-      services,
-      sink,
-    });
+    return handler(new Context(logger, operation.operationId, exchange.requestId, caller, params, query, req.headers, body.value, body.raw, services, sink));
   }
 }
 
@@ -178,4 +164,26 @@ function declaredQuery(url: string, operation: SpecOperation): Record<string, un
     if (operation.declaredQuery.has(name) && !(name in query)) query[name] = value;
   }
   return query;
+}
+
+/** A handler's request context; the request's child logger is made on first use (most never log). */
+class Context implements RequestContext {
+  private child: Logger | undefined;
+  constructor(
+    private readonly base: Logger,
+    readonly operationId: string,
+    readonly requestId: string,
+    readonly caller: Caller | null,
+    readonly params: Record<string, string>,
+    readonly query: Record<string, unknown>,
+    readonly headers: Record<string, string | string[] | undefined>,
+    readonly body: unknown,
+    readonly rawBody: Buffer,
+    readonly services: Services,
+    readonly sink: Sink,
+  ) {}
+
+  get logger(): Logger {
+    return (this.child ??= this.base.child({ request_id: this.requestId }));
+  }
 }

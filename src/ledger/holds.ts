@@ -47,6 +47,7 @@ export interface Holds {
 }
 
 interface ReservationHold extends Hold {
+  ended: boolean;
   progress: { charge: bigint; usage?: Record<string, unknown> } | undefined;
   dirty: boolean;
 }
@@ -61,11 +62,12 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
   const freeUsedUp = new Map<string, number>();
   const settling = createSettlingTracker();
 
+  // Holds are object literals with `ended` a plain field, not a getter: a literal with an accessor
+  // gets a hidden class of its own per request.
   function reservationHold(input: HoldInput, amount: bigint, rate: RateState | null): ReservationHold {
-    let ended = false;
     const end = (settlement: Parameters<Settler['submit']>[0]) => {
-      if (ended) return Promise.resolve(LedgerError.AlreadySettled as SettlementResult);
-      ended = true;
+      if (hold.ended) return Promise.resolve(LedgerError.AlreadySettled as SettlementResult);
+      hold.ended = true;
       reservations.delete(input.ref);
       const done = deps.settler.submit(settlement);
       if (input.limits) settling.track(keyOf(input), done);
@@ -78,11 +80,9 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
       rate,
       progress: undefined,
       dirty: false,
-      get ended() {
-        return ended;
-      },
+      ended: false,
       checkpoint(charge, usage) {
-        if (ended) return;
+        if (hold.ended) return;
         hold.progress = { charge: charge < amount ? charge : amount, ...(usage ? { usage } : {}) };
         hold.dirty = true;
       },
@@ -94,21 +94,18 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
 
   function drawHold(draw: NonNullable<Awaited<ReturnType<Grants['draw']>>>, keyId: string | null): Hold {
     draws++;
-    let ended = false;
     const end = () => {
-      if (ended) return false;
-      ended = true;
+      if (hold.ended) return false;
+      hold.ended = true;
       draws--;
       return true;
     };
-    return {
+    const hold: Hold & { ended: boolean } = {
       ref: draw.ref,
       customerId: draw.customerId,
       amount: draw.bound,
       rate: null,
-      get ended() {
-        return ended;
-      },
+      ended: false,
       checkpoint: (charge, usage) => draw.checkpoint(charge, usage),
       async settle(charge, purpose) {
         if (!end()) return LedgerError.AlreadySettled;
@@ -123,6 +120,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
         return { ref: draw.ref, released: draw.bound, replayed: false };
       },
     };
+    return hold;
   }
 
   const freeKey = (input: HoldInput) => `${input.customerId} ${input.free!.modelId}`;
