@@ -114,8 +114,10 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
         resolve({ ending: how, firstByteAt });
       });
     };
+    // One timer per stream, pushed back by every chunk (refresh, not a new timer per chunk).
     const armIdle = () => {
-      clearTimeout(idle);
+      if (ending) return;
+      if (idle) return void idle.refresh();
       idle = setTimeout(
         () => finish('idle_timeout', protocol.streamError('timeout_error', 'The provider stopped sending; the answer was cut.')),
         options.idleMs,
