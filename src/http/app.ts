@@ -2,7 +2,6 @@
 // body (only for an operation that takes one) -> validation -> handler -> reply -> access log and
 // request log. Nothing is parsed before the route and the caller are known.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { randomBase62 } from '../shared/ids.ts';
 import type { Caller } from '../customers/service.ts';
@@ -45,27 +44,29 @@ export interface AppOptions {
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export function createApp(options: AppOptions): express.Express {
+/**
+ * The request listener of both surfaces. Plain `node:http`, no framework in between: routing is the
+ * spec's (a map for static paths), and Express only wrapped this one function while costing CPU
+ * per request and giving every request and response object a hidden class of its own (its
+ * `setPrototypeOf` on each), see docs/performance.md.
+ */
+export function createApp(options: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { logger, services } = options;
   const accessLog = createAccessLog({ logger, requestLogs: services.requestLogs, metrics: options.metrics });
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use((req, res) => {
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
     // GET /metrics is an operator operation (admin token), though its path is the conventional one.
-    const surface = req.path === '/admin' || req.path.startsWith('/admin/') || req.path === '/metrics' ? options.adminSurface : options.publicSurface;
-    void handle(surface, req, res);
-  });
-  return app;
+    const surface = path === '/admin' || path.startsWith('/admin/') || path === '/metrics' ? options.adminSurface : options.publicSurface;
+    void handle(surface, req, res, path);
+  };
 
-  async function handle(surface: Surface, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(surface: Surface, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const incoming = options.trustRequestId ? req.headers['x-request-id'] : undefined;
     const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBase62(24)}`;
     const { exchange, handled } = startExchange(requestId);
     res.setHeader('request-id', requestId);
     res.setHeader('x-request-id', requestId); // the OpenAI SDKs read this one
     res.once('close', () => accessLog.finish(surface.admin === true, req, res, exchange));
-    const path = (req.url ?? '/').split('?')[0]!;
     const shape = shapeOfPath(path);
     try {
       const reply = await dispatch(surface, req, res, path, exchange);

@@ -6,7 +6,7 @@ import type { ErrorObject } from 'ajv';
 
 export type { Operation };
 
-/** What the dispatcher hands openapi-backend: a plain request, already parsed by express. */
+/** What the dispatcher hands openapi-backend: a plain request, its body already read (body.ts). */
 export interface RawRequest {
   method: string;
   path: string;
