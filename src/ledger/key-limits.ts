@@ -96,7 +96,7 @@ async function activity(trx: Knex.Transaction, keyId: string): Promise<Activity>
 }
 
 const rateState = (limit: number, remaining: number, resetSeconds: number, now: Date): RateState => {
-  const seconds = Math.max(0, Math.ceil(resetSeconds));
+  const seconds = Math.min(RATE_WINDOW_SECONDS, Math.max(0, Math.ceil(resetSeconds)));
   return { limit, remaining: Math.max(0, remaining), resetAt: new Date(now.getTime() + seconds * 1000), resetSeconds: seconds };
 };
 
@@ -113,7 +113,9 @@ export async function enforceKeyLimits(trx: Knex.Transaction, keyId: string, key
     const seen = await activity(trx, keyId);
     const rpm = key.requests_per_minute;
     if (rpm !== null && seen.recent >= rpm) {
-      const retry = Math.max(1, Math.ceil(seen.oldestLeaves));
+      // now() is this transaction's start: a reservation that committed while this one waited for
+      // the key's lock can look younger than that, so the wait is capped at the window.
+      const retry = Math.min(RATE_WINDOW_SECONDS, Math.max(1, Math.ceil(seen.oldestLeaves)));
       const refused = rateState(rpm, 0, seen.newestLeaves, seen.now);
       throw new KeyLimitAbort(
         new KeyLimitRefusal(
