@@ -59,7 +59,7 @@ export function createPassthrough(deps: PassthroughDeps) {
   }
 
   /** Tries the routes by priority; another route only while nothing has reached the client. */
-  async function forward(protocol: PassthroughProtocol, request: PassthroughRequest, resolved: Resolved, inspected: Inspected, signal: AbortSignal) {
+  async function forward(protocol: PassthroughProtocol, request: PassthroughRequest, resolved: Resolved, inspected: Inspected, client: AbortSignal) {
     let last: { error: UpstreamError; route: ResolvedRoute } | undefined;
     for (const route of resolved.routes) {
       if (last) deps.metrics?.upstreamFailover(last.route.provider.id);
@@ -70,7 +70,8 @@ export function createPassthrough(deps: PassthroughDeps) {
         url: call.url,
         headers: call.headers,
         body: call.body,
-        signal,
+        signal: client,
+        also: deps.shutdown,
         connectMs: timeouts.connect_ms,
         firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
         idleMs: timeouts.idle_ms,
@@ -90,7 +91,7 @@ export function createPassthrough(deps: PassthroughDeps) {
         },
         'upstream attempt failed',
       );
-      if (!answer.retryable || signal.aborted) break;
+      if (!answer.retryable || client.aborted || deps.shutdown.aborted) break;
     }
     return last!;
   }
@@ -103,25 +104,8 @@ export function createPassthrough(deps: PassthroughDeps) {
     inspected: Inspected,
     hold: Hold,
   ): Promise<PassthroughResult> {
-    const attempt = linkAbort(sink.signal, deps.shutdown);
-    try {
-      return await exchangeOn(protocol, request, sink, resolved, inspected, hold, attempt.signal);
-    } finally {
-      attempt.unlink();
-    }
-  }
-
-  async function exchangeOn(
-    protocol: PassthroughProtocol,
-    request: PassthroughRequest,
-    sink: Sink,
-    resolved: Resolved,
-    inspected: Inspected,
-    hold: Hold,
-    attempt: AbortSignal,
-  ): Promise<PassthroughResult> {
     const started = Date.now();
-    const answer = await forward(protocol, request, resolved, inspected, attempt);
+    const answer = await forward(protocol, request, resolved, inspected, sink.signal);
     const log: LogFields = { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id };
     if ('error' in answer) {
       void hold.release(`upstream ${answer.error.kind}`);
@@ -232,16 +216,3 @@ export type Passthrough = ReturnType<typeof createPassthrough>;
 
 /** Messages speak Anthropic's headers and errors, chat completions OpenAI's. */
 const styleOf = (protocol: PassthroughProtocol): HeaderStyle => (protocol.group === 'messages' ? 'anthropic' : 'openai');
-
-/**
- * A signal aborted with the request's or the process's; `unlink` stops listening to the process's
- * (it outlives every request). AbortSignal.any does the same at about three times the cost.
- */
-function linkAbort(request: AbortSignal, process: AbortSignal): { signal: AbortSignal; unlink(): void } {
-  const linked = new AbortController();
-  const abort = () => linked.abort();
-  if (request.aborted || process.aborted) linked.abort();
-  request.addEventListener('abort', abort, { once: true });
-  process.addEventListener('abort', abort, { once: true });
-  return { signal: linked.signal, unlink: () => process.removeEventListener('abort', abort) };
-}
