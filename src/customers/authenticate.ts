@@ -102,7 +102,9 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
         if (cached.refreshAt <= now.getTime() && !cached.refreshing) {
           cached.refreshing = true;
           // A failed refresh (the database away) leaves the entry to expire at `until`.
-          void lookupAndRemember(hash, now).catch(() => (cached.refreshing = false));
+          void lookupAndRemember(hash, now)
+            .catch(() => undefined)
+            .finally(() => (cached.refreshing = false));
         }
         return verdict(cached, now.getTime());
       }
@@ -110,14 +112,14 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
       return entry ? verdict(entry, now.getTime()) : null;
     },
     /**
-     * Re-reads, in one query, the remembered keys used within `warmMs` whose entry is past half its
-     * life; keys no longer live are forgotten. Run every `cacheMs / 2`; a failure leaves the
-     * entries to expire as they would have.
+     * Re-reads, in one query, every remembered key used within `warmMs` (one query however many),
+     * so none expires while in use; keys no longer live are forgotten. Run every `cacheMs / 2`; a
+     * failure leaves the entries to expire as they would have.
      */
     async keepWarm(): Promise<void> {
       const now = deps.now();
       const t = now.getTime();
-      const warm = [...known].filter(([, e]) => !e.refreshing && e.refreshAt <= t + deps.cacheMs / 2 && e.usedAt > t - (deps.warmMs ?? 0));
+      const warm = [...known].filter(([, e]) => !e.refreshing && e.usedAt > t - (deps.warmMs ?? 0));
       if (warm.length === 0) return;
       const began = generation;
       for (const [, e] of warm) e.refreshing = true;

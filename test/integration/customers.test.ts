@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createCustomerService } from '../../src/customers/service.ts';
 import { CustomerError } from '../../src/customers/errors.ts';
-import { getTestDatabase, resetDatabase } from '../helpers/db.ts';
+import { getTestDatabase, resetDatabase, usingPostgres } from '../helpers/db.ts';
 
 describe('customer service', () => {
   const models = new Set(['sandbox/claude-sonnet', 'sandbox/claude-haiku']);
@@ -179,6 +179,50 @@ describe('customer service', () => {
       db.off('query', record);
     }
   });
+
+  // A second connection holds a table lock meanwhile: PostgreSQL only (the embedded database serves one connection).
+  if (usingPostgres())
+    it('keeps a key warm after a background refresh that a change here made it discard', async () => {
+      const db = await getTestDatabase();
+      await resetDatabase(db);
+      let clock = new Date('2026-11-23T12:00:00Z');
+      const customers = createCustomerService({
+        db,
+        apiKeyPrefix: 'sk-gw-',
+        modelExists: (id) => models.has(id),
+        keyCacheMs: 5000,
+        keyWarmMs: 60_000,
+        now: () => clock,
+      });
+      const [acme, other] = await Promise.all([customers.createCustomer({ name: 'Acme' }), customers.createCustomer({ name: 'Other' })]);
+      if (typeof acme === 'string' || typeof other === 'string') throw new Error('customer');
+      const key = await customers.createApiKey(acme.id, {});
+      if (typeof key === 'string') throw new Error(key);
+      expect(await customers.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
+
+      // The background refresh of a use past half the period is held at the table's lock while a
+      // change here (another customer suspended) happens: the refresh must discard what it read.
+      const lock = await db.transaction();
+      await lock.raw('lock table api_keys in access exclusive mode');
+      clock = new Date(clock.getTime() + 3000);
+      expect(await customers.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
+      await customers.updateCustomer(other.id, { status: 'suspended' });
+      await lock.commit();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const lookups: string[] = [];
+      const record = (query: { sql: string }) => void (query.sql.includes('api_keys') && lookups.push(query.sql));
+      db.on('query', record);
+      try {
+        await customers.keepKeysWarm();
+        expect(lookups, 'the key is still kept warm').to.have.length(1);
+        clock = new Date(clock.getTime() + 4000); // past the first entry's end: the upkeep's entry answers
+        expect(await customers.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
+        expect(lookups).to.have.length(1);
+      } finally {
+        db.off('query', record);
+      }
+    });
 
   it('keeps allow-lists and refuses models the catalogue does not have', async () => {
     const { customers } = await service();

@@ -1,5 +1,5 @@
 // Money after a database's run: the gateway holds per-process credit grants while busy and gives
-// them back once idle (GRANT_IDLE_MS, default 10 s), so the bench waits for the wallet's reserved
+// them back once idle (GRANT_IDLE_MS, default 30 s), so the bench waits for the wallet's reserved
 // amount to reach 0, then asks for the reconciliation (wallets against their journal, key spend,
 // holds of dead processes). Also the warning and error lines of the gateway's JSON log.
 import fs from 'node:fs';
