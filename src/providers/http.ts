@@ -16,6 +16,7 @@ export interface UpstreamCall {
   body?: string | Buffer;
   /** The caller's aborts (client gone, shutdown): any of them ends the call; task calls have none. */
   signal?: AbortSignal;
+  /** A second abort beside the client's: the process's, cutting open requests at shutdown. */
   also?: AbortSignal;
   connectMs: number;
   firstByteMs: number;
