@@ -75,7 +75,14 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
       if (!poll.assetUrl && !poll.deliveryConfirmed) return toReview(deps, task, 'no_asset', 'The provider reports success but delivered no video URL.', seen);
       if (seconds === undefined) return toReview(deps, task, 'no_duration', 'The provider did not report the delivered duration.', seen);
       if (!perSecond) return toReview(deps, task, 'unpriced_tier', `The delivered resolution ${tier ?? '(none)'} has no price.`, seen);
-      const settled = await ledger.settle({ ref: task.id, charge: { lines: videoLines(perSecond, seconds) }, purpose: { billed_seconds: seconds, tier } });
+      // With the customer named, settles of one wallet share a statement and a commit: the poller
+      // settles many tasks of one customer at once, and alone each would wait on the wallet row.
+      const settled = await ledger.settle({
+        ref: task.id,
+        customerId: task.customer_id,
+        charge: { lines: videoLines(perSecond, seconds) },
+        purpose: { billed_seconds: seconds, tier },
+      });
       if (isLedgerError(settled)) {
         deps.logger.error({ video_task_id: task.id, error: settled }, 'video settle refused');
         return toReview(deps, task, 'settle_refused', `The charge could not be posted (${settled}).`, seen);
