@@ -16,7 +16,7 @@ import { createMessagesService } from './domain/messages/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
 import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
-import { createVideoWorker, VIDEO_POLL_BATCH } from './domain/videos/worker.ts';
+import { createVideoWorker } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { startHttpServer } from './http/server.ts';
@@ -158,11 +158,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
   };
   await settler.replayOrphans();
-  const tickers = startBackgroundJobs(
-    config,
-    { sweep: () => services.sweeper.sweep(), processVideoBatch: () => services.videoWorker.processBatch(), videoBatchSize: VIDEO_POLL_BATCH },
-    logger,
-  );
+  const tickers = startBackgroundJobs(config, { sweep: () => services.sweeper.sweep(), drainVideos: () => services.videoWorker.drain() }, logger);
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
 

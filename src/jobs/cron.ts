@@ -58,31 +58,14 @@ export function repeat(ms: number, name: string, logger: Logger, work: () => Pro
   };
 }
 
-/** Drains due video tasks, batch after batch while batches come back full. */
-export function videoPollerJob(processBatch: () => Promise<number>, batchSize: number): () => Promise<void> {
-  return async () => {
-    while ((await processBatch()) >= batchSize) {
-      /* next batch */
-    }
-  };
-}
-
 /** The jobs this process ticks (each may run in any number of replicas): holds, then videos. */
 export function startBackgroundJobs(
   config: { holdSweeper: boolean; videoPoller: boolean },
-  work: { sweep(): Promise<unknown>; processVideoBatch(): Promise<number>; videoBatchSize: number },
+  work: { sweep(): Promise<unknown>; drainVideos(): Promise<unknown> },
   logger: Logger,
 ): Ticker[] {
   const tickers: Ticker[] = [];
   if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => work.sweep()));
-  if (config.videoPoller)
-    tickers.push(
-      every(
-        '* * * * * *',
-        'video-poller',
-        logger,
-        videoPollerJob(() => work.processVideoBatch(), work.videoBatchSize),
-      ),
-    );
+  if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, () => work.drainVideos()));
   return tickers;
 }

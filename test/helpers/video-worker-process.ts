@@ -20,6 +20,6 @@ const catalogue = await createCatalogueStore({
 const worker = createVideoWorker({ db, ledger: createLedger({ db }), logger, catalogue, pollIntervalMs: 50, leaseMs: 1500, batchSize: 20, concurrency: 8 });
 process.stdout.write('ready\n');
 for (;;) {
-  const handled = await worker.processBatch();
+  const handled = await worker.drain(); // as the gateway's tick does
   if (handled === 0) await new Promise((r) => setTimeout(r, 20));
 }

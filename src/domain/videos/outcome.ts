@@ -1,7 +1,6 @@
 // Applies what an upstream said about a task: progress, settlement by delivered output, release,
 // or review. Ledger operations are idempotent by task id and the status change is guarded, so a
 // poll applied twice (two pollers, a cancel racing a poll) takes effect once.
-import type { Knex } from 'knex';
 import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
@@ -9,19 +8,20 @@ import { billedSeconds, videoLines } from '../../pricing/cost.ts';
 import { sanitizeUpstreamMessage } from '../../providers/sanitize.ts';
 import type { VideoPoll } from '../../providers/video.ts';
 import { LIVE_STATUSES, VideoStatus, type VideoTaskRow } from './model.ts';
-import { transition } from './repo.ts';
+import { NOW, type Transition } from './repo.ts';
 
 export interface OutcomeDeps {
-  db: Knex;
   ledger: Ledger;
   logger: Logger;
+  /** The guarded status change: alone (a customer's cancel) or batched (the poller's lanes). */
+  transition: Transition;
 }
 
 const json = (value: unknown) => JSON.stringify(value);
 
 export async function toReview(deps: OutcomeDeps, task: VideoTaskRow, code: string, message: string, extra: Record<string, unknown> = {}): Promise<void> {
   deps.logger.warn({ video_task_id: task.id, code }, 'video task needs review');
-  await transition(deps.db, task.id, LIVE_STATUSES, {
+  await deps.transition(task.id, LIVE_STATUSES, {
     status: VideoStatus.Review,
     error: json({ code, message }),
     next_poll_at: null,
@@ -39,12 +39,12 @@ function customerError(task: VideoTaskRow, poll: VideoPoll): { code: string; mes
 }
 
 export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll: VideoPoll, pollMs: number): Promise<void> {
-  const { db, ledger } = deps;
+  const { ledger } = deps;
   const seen = { upstream_status: poll.upstreamStatus, result: json(poll.raw) };
   switch (poll.status) {
     case 'queued':
     case 'in_progress':
-      await transition(db, task.id, LIVE_STATUSES, {
+      await deps.transition(task.id, LIVE_STATUSES, {
         ...seen,
         status: poll.status === 'queued' ? VideoStatus.Queued : VideoStatus.InProgress,
         progress: poll.progress,
@@ -56,13 +56,13 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
     case 'cancelled':
       // Already settled means another path confirmed delivery first; that one owns the status.
       if ((await ledger.release({ ref: task.id, purpose: { reason: `upstream ${poll.upstreamStatus}` } })) === LedgerError.AlreadySettled) return;
-      await transition(db, task.id, LIVE_STATUSES, {
+      await deps.transition(task.id, LIVE_STATUSES, {
         ...seen,
         status: poll.status === 'failed' ? VideoStatus.Failed : VideoStatus.Cancelled,
         error: json(customerError(task, poll)),
         next_poll_at: null,
         lease_until: null,
-        completed_at: db.fn.now(),
+        completed_at: NOW,
       });
       return;
     case 'unknown':
@@ -87,7 +87,7 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         deps.logger.error({ video_task_id: task.id, error: settled }, 'video settle refused');
         return toReview(deps, task, 'settle_refused', `The charge could not be posted (${settled}).`, seen);
       }
-      await transition(db, task.id, LIVE_STATUSES, {
+      await deps.transition(task.id, LIVE_STATUSES, {
         ...seen,
         status: VideoStatus.Completed,
         progress: 100,
@@ -97,7 +97,7 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         expires_at: poll.expiresAt ? new Date(poll.expiresAt * 1000) : null,
         next_poll_at: null,
         lease_until: null,
-        completed_at: db.fn.now(),
+        completed_at: NOW,
       });
       return;
     }

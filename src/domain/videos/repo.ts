@@ -29,13 +29,122 @@ export async function listTasks(db: Knex, customerId: string, page: { after?: st
   return query;
 }
 
+/** Stands for the database's clock in a change (`completed_at: NOW`). */
+export const NOW = Symbol('now');
+
+/** Column values of a status change; `error` and `result` (jsonb) are given as JSON text. */
+export type TaskChanges = Record<string, unknown>;
+
 /** Applies `changes` only if the task is still in `from`; true when it was. */
-export async function transition(db: Knex, id: string, from: VideoStatus | readonly VideoStatus[], changes: Record<string, unknown>): Promise<boolean> {
+export type Transition = (id: string, from: VideoStatus | readonly VideoStatus[], changes: TaskChanges) => Promise<boolean>;
+
+const statuses = (from: VideoStatus | readonly VideoStatus[]): VideoStatus[] => (typeof from === 'string' ? [from] : [...from]);
+
+/** One guarded UPDATE. */
+export async function transition(db: Knex, id: string, from: VideoStatus | readonly VideoStatus[], changes: TaskChanges): Promise<boolean> {
+  const values = Object.fromEntries(Object.entries(changes).map(([column, value]) => [column, value === NOW ? db.fn.now() : value]));
   const updated = await db('video_tasks')
     .where({ id })
-    .whereIn('status', typeof from === 'string' ? [from] : [...from])
-    .update({ ...changes, updated_at: db.fn.now() });
+    .whereIn('status', statuses(from))
+    .update({ ...values, updated_at: db.fn.now() });
   return updated === 1;
+}
+
+const JSONB_COLUMNS = new Set(['error', 'result']);
+const COLUMN = /^[a-z_]+$/;
+
+/** Changes one statement can carry: plain values, JSON text for jsonb, NOW. */
+function batchable(changes: TaskChanges): boolean {
+  return Object.entries(changes).every(
+    ([column, value]) =>
+      COLUMN.test(column) && (value === null || value === NOW || value instanceof Date || ['string', 'number', 'boolean', 'bigint'].includes(typeof value)),
+  );
+}
+
+/** The row as JSON text for jsonb_populate_recordset: jsonb columns embedded as the JSON they hold. */
+function rowJson(id: string, changes: TaskChanges): string {
+  let text = `{"id":${JSON.stringify(id)}`;
+  for (const [column, value] of Object.entries(changes)) {
+    if (value === NOW) continue;
+    const json = JSONB_COLUMNS.has(column) && typeof value === 'string' ? value : JSON.stringify(typeof value === 'bigint' ? value.toString() : value);
+    text += `,${JSON.stringify(column)}:${json}`;
+  }
+  return `${text}}`;
+}
+
+interface PendingTransition {
+  id: string;
+  from: VideoStatus[];
+  changes: TaskChanges;
+  resolve(changed: boolean): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Status changes that arrive together share one statement per shape (the same columns and
+ * guard): the poller's lanes each finish a task every few milliseconds, and one UPDATE and commit
+ * per task queued them on the connection pool. One statement is in flight at a time; what
+ * arrives meanwhile goes in the next. A task changes at most once per statement, a statement that
+ * fails is retried change by change, and each caller learns whether its change applied.
+ */
+export function batchedTransitions(db: Knex, maxBatch = 500): Transition {
+  let queue: PendingTransition[] = [];
+  let flushing = false;
+
+  async function apply(group: PendingTransition[]): Promise<void> {
+    const [{ from, changes }] = group as [PendingTransition];
+    const set = Object.keys(changes).map((column) => (changes[column] === NOW ? `${column} = now()` : `${column} = v.${column}`));
+    try {
+      const rows = `[${group.map((p) => rowJson(p.id, p.changes)).join(',')}]`;
+      const { rows: changed } = await db.raw<{ rows: Array<{ id: string }> }>(
+        `update video_tasks as t set ${[...set, 'updated_at = now()'].join(', ')}
+         from jsonb_populate_recordset(null::video_tasks, ?::jsonb) as v
+         where t.id = v.id and t.status = any(?::text[])
+         returning t.id`,
+        [rows, `{${from.join(',')}}`],
+      );
+      const ids = new Set(changed.map((row) => row.id));
+      for (const p of group) p.resolve(ids.has(p.id));
+    } catch (error) {
+      if (group.length === 1) return group[0]!.reject(error);
+      for (const p of group) await transition(db, p.id, p.from, p.changes).then(p.resolve, p.reject);
+    }
+  }
+
+  async function flush(): Promise<void> {
+    while (queue.length > 0) {
+      // Each task once per round, at most maxBatch changes; the rest wait for the next round.
+      const groups = new Map<string, PendingTransition[]>();
+      const seen = new Set<string>();
+      const later: PendingTransition[] = [];
+      for (const p of queue) {
+        if (seen.size >= maxBatch || seen.has(p.id)) {
+          later.push(p);
+          continue;
+        }
+        seen.add(p.id);
+        const shape = `${p.from.join(',')}|${Object.keys(p.changes)
+          .map((column) => (p.changes[column] === NOW ? `${column}()` : column))
+          .join(',')}`;
+        const group = groups.get(shape);
+        if (group) group.push(p);
+        else groups.set(shape, [p]);
+      }
+      queue = later;
+      await Promise.all([...groups.values()].map(apply));
+    }
+    flushing = false;
+  }
+
+  return (id, from, changes) => {
+    if (!batchable(changes)) return transition(db, id, from, changes);
+    return new Promise<boolean>((resolve, reject) => {
+      queue.push({ id, from: statuses(from), changes, resolve, reject });
+      if (flushing) return;
+      flushing = true;
+      queueMicrotask(() => void flush()); // changes made in the same turn go together from the first
+    });
+  };
 }
 
 /** The claim statement (parameters: lease in ms, batch size); the benchmark explains it too. */

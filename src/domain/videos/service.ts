@@ -20,7 +20,7 @@ import type { Sink } from '../sink.ts';
 import { streamContent, type ContentRequest } from './content.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
-import { settleFromPoll } from './outcome.ts';
+import { settleFromPoll, type OutcomeDeps } from './outcome.ts';
 import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
 import { validateVideoRequest } from './validate.ts';
 
@@ -202,7 +202,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       const provider = deps.catalogue.current().providers.get(task.provider_id);
       const adapter = provider ? videoAdapters[provider.protocol] : undefined;
       if (!provider || !adapter || !task.upstream_task_id) return videoFailures.providerUnavailable('the task cannot be cancelled now.');
-      const outcome = { db, ledger, logger: deps.logger };
+      const outcome: OutcomeDeps = { ledger, logger: deps.logger, transition: (id, from, changes) => transition(db, id, from, changes) };
       // Look first: a task that already finished is settled as finished, not cancelled.
       const before = await adapter.poll(provider, task.upstream_task_id);
       if (before instanceof UpstreamError) return videoFailures.upstreamUnreachable('the task goes on.');

@@ -1,11 +1,12 @@
 // The poller: claims due tasks (SKIP LOCKED + lease), polls them with bounded concurrency and
 // per-task backoff, applies each outcome. No transaction is held across an upstream call.
+import type { Knex } from 'knex';
 import type { CatalogueStore } from '../../catalogue/store.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, toReview, type OutcomeDeps } from './outcome.ts';
-import { claimDue, transition } from './repo.ts';
+import { batchedTransitions, claimDue } from './repo.ts';
 
 /**
  * Tasks claimed per batch, and polled at once within one. Measured on the bench (10,000 tasks due
@@ -15,7 +16,8 @@ import { claimDue, transition } from './repo.ts';
 export const VIDEO_POLL_BATCH = 250;
 export const VIDEO_POLL_CONCURRENCY = 64;
 
-export interface VideoWorkerOptions extends OutcomeDeps {
+export interface VideoWorkerOptions extends Omit<OutcomeDeps, 'transition'> {
+  db: Knex;
   catalogue: CatalogueStore;
   pollIntervalMs?: number;
   leaseMs?: number;
@@ -27,45 +29,89 @@ export interface VideoWorkerOptions extends OutcomeDeps {
 export interface VideoWorker {
   /** Claims and processes one batch; returns how many tasks it handled (0: nothing due). */
   processBatch(): Promise<number>;
+  /**
+   * Processes due tasks until a claim comes back short (the poller's tick). The next batch is
+   * claimed while the lanes still work on the last one, so they never wait for a claim as long as
+   * work is due; returns how many tasks it handled.
+   */
+  drain(): Promise<number>;
 }
 
 export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
   const pollMs = options.pollIntervalMs ?? 5_000;
   const leaseMs = options.leaseMs ?? 60_000;
   const maxBackoff = options.maxBackoffMs ?? 300_000;
+  const outcome: OutcomeDeps = { ledger: options.ledger, logger: options.logger, transition: batchedTransitions(options.db) };
 
   async function handle(task: VideoTaskRow): Promise<void> {
     if (task.status === VideoStatus.Submitting) {
       // Its process died between reserving and storing the upstream id: the provider may or may
       // not have the task, and a resubmission could be charged twice upstream.
-      return toReview(options, task, 'submission_unconfirmed', 'The gateway stopped before the provider confirmed the submission.');
+      return toReview(outcome, task, 'submission_unconfirmed', 'The gateway stopped before the provider confirmed the submission.');
     }
     if (new Date(task.deadline_at).getTime() < Date.now())
-      return toReview(options, task, 'deadline_passed', 'The task passed its deadline without a confirmed result.');
+      return toReview(outcome, task, 'deadline_passed', 'The task passed its deadline without a confirmed result.');
     const provider = options.catalogue.current().providers.get(task.provider_id);
     const adapter = provider ? videoAdapters[provider.protocol] : undefined;
     if (!provider || !adapter || !task.upstream_task_id) return backoff(task);
     const poll = await adapter.poll(provider, task.upstream_task_id);
     if (poll instanceof UpstreamError) return backoff(task); // poll errors and 429/5xx never fail a task
-    await settleFromPoll(options, task, poll, pollMs);
+    await settleFromPoll(outcome, task, poll, pollMs);
   }
 
   async function backoff(task: VideoTaskRow): Promise<void> {
     const delay = Math.min(pollMs * 2 ** Math.min(task.attempts, 16), maxBackoff);
-    await transition(options.db, task.id, [VideoStatus.Queued, VideoStatus.InProgress], { next_poll_at: new Date(Date.now() + delay), lease_until: null });
+    await outcome.transition(task.id, [VideoStatus.Queued, VideoStatus.InProgress], { next_poll_at: new Date(Date.now() + delay), lease_until: null });
+  }
+
+  /** Runs the lanes over claimed tasks: one claim only, or claims ahead of the lanes until one is short. */
+  async function work(oneBatch: boolean): Promise<number> {
+    const batchSize = options.batchSize ?? VIDEO_POLL_BATCH;
+    const lanes = options.concurrency ?? VIDEO_POLL_CONCURRENCY;
+    const queue: VideoTaskRow[] = [];
+    let more = true;
+    let failure: { error: unknown } | undefined;
+    let claiming: Promise<void> | undefined;
+    let handled = 0;
+    // At most one claim in flight, started when fewer tasks wait than there are lanes.
+    const refill = (): Promise<void> | undefined => {
+      if (claiming || !more || queue.length >= lanes) return claiming;
+      claiming = claimDue(options.db, batchSize, leaseMs)
+        .then(
+          (tasks) => {
+            queue.push(...tasks);
+            more = !oneBatch && tasks.length >= batchSize;
+          },
+          (error: unknown) => {
+            more = false;
+            failure = { error };
+          },
+        )
+        .finally(() => (claiming = undefined));
+      return claiming;
+    };
+    const lane = async (): Promise<void> => {
+      for (;;) {
+        void refill();
+        let task = queue.shift();
+        while (!task) {
+          const claim = refill();
+          if (!claim) return;
+          await claim;
+          task = queue.shift();
+        }
+        await handle(task).catch((error: unknown) => options.logger.error({ err: error, video_task_id: task.id }, 'video poll failed'));
+        handled++;
+      }
+    };
+    await refill();
+    if (queue.length > 0) await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, lane));
+    if (failure) throw failure.error;
+    return handled;
   }
 
   return {
-    async processBatch() {
-      const tasks = await claimDue(options.db, options.batchSize ?? VIDEO_POLL_BATCH, leaseMs);
-      const queue = [...tasks];
-      const lanes = Array.from({ length: Math.min(options.concurrency ?? VIDEO_POLL_CONCURRENCY, queue.length) }, async () => {
-        for (let task = queue.shift(); task; task = queue.shift()) {
-          await handle(task).catch((error: unknown) => options.logger.error({ err: error, video_task_id: task!.id }, 'video poll failed'));
-        }
-      });
-      await Promise.all(lanes);
-      return tasks.length;
-    },
+    processBatch: () => work(true),
+    drain: () => work(false),
   };
 }

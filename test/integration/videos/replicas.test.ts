@@ -95,7 +95,7 @@ describe(`video poller on several replicas (${usingPostgres() ? 'PostgreSQL, 3 p
       );
       let done = false;
       const loops = pollers.map(async (poller) => {
-        while (!done) if ((await poller.processBatch()) === 0) await new Promise((r) => setTimeout(r, 20));
+        while (!done) if ((await poller.drain()) === 0) await new Promise((r) => setTimeout(r, 20)); // as the tick does
       });
       await waitForTerminal();
       done = true;
