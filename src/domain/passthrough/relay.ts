@@ -136,15 +136,14 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
         return finish('overrun', protocol.streamError('api_error', 'The provider sent more output than max_tokens allows; the answer was cut.'));
       }
       if (!out) return;
+      send(out); // the bytes first; the checkpoint is bookkeeping
       if (firstByteAt === undefined) {
-        firstByteAt = Date.now();
+        firstByteAt = lastCheckpoint = Date.now();
         options.onProgress();
-        lastCheckpoint = firstByteAt;
       } else if (Date.now() - lastCheckpoint >= CHECKPOINT_MS) {
         lastCheckpoint = Date.now();
         options.onProgress();
       }
-      send(out);
     };
 
     if (options.shutdown.aborted) return onShutdown();
