@@ -158,7 +158,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
   };
   await settler.replayOrphans();
-  const tickers = startBackgroundJobs(config, { sweep: () => services.sweeper.sweep(), drainVideos: () => services.videoWorker.drain() }, logger);
+  const tickers = startBackgroundJobs(config, { sweep: () => services.sweeper.sweep(), drainVideos: (stop) => services.videoWorker.drain(stop) }, logger);
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
 

@@ -8,13 +8,18 @@ export interface Ticker {
   stop(): Promise<void>;
 }
 
-/** Runs `work` on the cron schedule; a failing run is logged and the next tick tries again. */
-export function every(expression: string, name: string, logger: Logger, work: () => Promise<unknown>): Ticker {
+/**
+ * Runs `work` on the cron schedule; a failing run is logged and the next tick tries again. `stop`
+ * aborts the signal `work` is given (a long run winds down) and waits for the run under way.
+ */
+export function every(expression: string, name: string, logger: Logger, work: (stop: AbortSignal) => Promise<unknown>): Ticker {
+  const stopping = new AbortController();
   let running: Promise<unknown> = Promise.resolve();
   const task = cron.schedule(
     expression,
     () => {
-      running = work().catch((error: unknown) => logger.error({ err: error, job: name }, 'background job failed'));
+      if (stopping.signal.aborted) return running;
+      running = work(stopping.signal).catch((error: unknown) => logger.error({ err: error, job: name }, 'background job failed'));
       return running;
     },
     {
@@ -32,6 +37,7 @@ export function every(expression: string, name: string, logger: Logger, work: ()
   );
   return {
     async stop() {
+      stopping.abort();
       await task.stop();
       await running;
     },
@@ -61,11 +67,11 @@ export function repeat(ms: number, name: string, logger: Logger, work: () => Pro
 /** The jobs this process ticks (each may run in any number of replicas): holds, then videos. */
 export function startBackgroundJobs(
   config: { holdSweeper: boolean; videoPoller: boolean },
-  work: { sweep(): Promise<unknown>; drainVideos(): Promise<unknown> },
+  work: { sweep(): Promise<unknown>; drainVideos(stop: AbortSignal): Promise<unknown> },
   logger: Logger,
 ): Ticker[] {
   const tickers: Ticker[] = [];
   if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => work.sweep()));
-  if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, () => work.drainVideos()));
+  if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, (stop) => work.drainVideos(stop)));
   return tickers;
 }

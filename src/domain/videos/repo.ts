@@ -159,6 +159,17 @@ export const CLAIM_DUE_SQL = `update video_tasks set lease_until = now() + (? * 
      returning *`;
 
 /**
+ * Ends the lease of tasks claimed but not polled (the poller stopping), so any process may claim
+ * them at once; the claim's attempt is taken back.
+ */
+export async function giveBack(db: Knex, ids: string[]): Promise<void> {
+  await db('video_tasks')
+    .whereIn('id', ids)
+    .whereNotNull('lease_until')
+    .update({ lease_until: null, attempts: db.raw('greatest(attempts - 1, 0)') });
+}
+
+/**
  * Claims up to `limit` due live tasks for `leaseMs`: a short transaction with SKIP LOCKED, so any
  * number of gateway processes share the work and a crashed one's claims expire with the lease.
  */

@@ -6,7 +6,7 @@ import { UpstreamError } from '../../providers/types.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, toReview, type OutcomeDeps } from './outcome.ts';
-import { batchedTransitions, claimDue } from './repo.ts';
+import { batchedTransitions, claimDue, giveBack } from './repo.ts';
 
 /**
  * Tasks claimed per batch, and polled at once within one. Measured on the bench (10,000 tasks due
@@ -32,9 +32,11 @@ export interface VideoWorker {
   /**
    * Processes due tasks until a claim comes back short (the poller's tick). The next batch is
    * claimed while the lanes still work on the last one, so they never wait for a claim as long as
-   * work is due; returns how many tasks it handled.
+   * work is due; returns how many tasks it handled. Once `stop` aborts (shutdown), no task is
+   * claimed or started: the lanes finish the polls under way, and the tasks claimed but not
+   * started are given back at once rather than when their lease runs out.
    */
-  drain(): Promise<number>;
+  drain(stop?: AbortSignal): Promise<number>;
 }
 
 export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
@@ -65,7 +67,7 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
   }
 
   /** Runs the lanes over claimed tasks: one claim only, or claims ahead of the lanes until one is short. */
-  async function work(oneBatch: boolean): Promise<number> {
+  async function work(oneBatch: boolean, stop?: AbortSignal): Promise<number> {
     const batchSize = options.batchSize ?? VIDEO_POLL_BATCH;
     const lanes = options.concurrency ?? VIDEO_POLL_CONCURRENCY;
     const queue: VideoTaskRow[] = [];
@@ -75,7 +77,7 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
     let handled = 0;
     // At most one claim in flight, started when fewer tasks wait than there are lanes.
     const refill = (): Promise<void> | undefined => {
-      if (claiming || !more || queue.length >= lanes) return claiming;
+      if (claiming || !more || stop?.aborted || queue.length >= lanes) return claiming;
       claiming = claimDue(options.db, batchSize, leaseMs)
         .then(
           (tasks) => {
@@ -91,13 +93,14 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
       return claiming;
     };
     const lane = async (): Promise<void> => {
-      for (;;) {
+      while (!stop?.aborted) {
         void refill();
         let task = queue.shift();
         while (!task) {
           const claim = refill();
           if (!claim) return;
           await claim;
+          if (stop?.aborted) return;
           task = queue.shift();
         }
         await handle(task).catch((error: unknown) => options.logger.error({ err: error, video_task_id: task.id }, 'video poll failed'));
@@ -106,12 +109,18 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
     };
     await refill();
     if (queue.length > 0) await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, lane));
+    await claiming; // a claim still in flight when the lanes stopped has its tasks given back too
+    if (queue.length > 0)
+      await giveBack(
+        options.db,
+        queue.splice(0).map((task) => task.id),
+      );
     if (failure) throw failure.error;
     return handled;
   }
 
   return {
     processBatch: () => work(true),
-    drain: () => work(false),
+    drain: (stop) => work(false, stop),
   };
 }

@@ -81,6 +81,38 @@ describe('video poller batching', function () {
     expect(wallet).to.include({ debits: '4.500000', reserved: '0.000000', available: '45.500000' }); // 9 x 0.50
   });
 
+  it('a drain told to stop claims nothing more and gives back what it claimed but did not start', async () => {
+    const ids = await dueTasks(12);
+    const stop = new AbortController();
+    const ledger = gateway.services.ledger;
+    // The first task that ends (settled or released) stops the drain: its lane finishes that task;
+    // the other three claimed stay unpolled.
+    const stopping = {
+      ...ledger,
+      settle: (input: Parameters<typeof ledger.settle>[0]) => (stop.abort(), ledger.settle(input)),
+      release: (input: Parameters<typeof ledger.release>[0]) => (stop.abort(), ledger.release(input)),
+    };
+    const drained = createVideoWorker({
+      db: gateway.db,
+      ledger: stopping,
+      logger: createLogger('silent'),
+      catalogue: gateway.services.catalogue,
+      batchSize: 4,
+      concurrency: 1,
+    });
+    expect(await drained.drain(stop.signal)).to.equal(1);
+
+    const rows = await gateway.db('video_tasks').whereIn('id', ids).select('id', 'status', 'lease_until', 'attempts');
+    expect(rows.filter((r) => r.status === 'completed' || r.status === 'failed')).to.have.length(1);
+    const waiting = rows.filter((r) => r.status === 'queued');
+    expect(waiting).to.have.length(11);
+    for (const row of waiting) expect(row).to.include({ lease_until: null, attempts: 0 }); // given back at once, as never claimed
+    // Another process takes them straight away.
+    expect(await worker(50, 4).drain()).to.equal(11);
+    const statuses = (await gateway.db('video_tasks').whereIn('id', ids).select('status')).map((r) => r.status as string);
+    expect(statuses.filter((status) => status === 'completed' || status === 'failed')).to.have.length(12);
+  });
+
   it('changes made together share one statement, each with its own guard and outcome', async () => {
     const [a, b, c, d, e, f] = await dueTasks(6);
     const updates: string[] = [];
