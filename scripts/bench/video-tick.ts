@@ -1,4 +1,4 @@
-// The cost of one poller tick with nothing due: the production worker's processBatch on its own
+// The cost of one poller tick with nothing due: the production worker's drain (what the tick runs) on its own
 // connection, counting the statements it sends, timing it, and asking PostgreSQL for the plan of
 // the claim query (inside a rolled-back transaction, as EXPLAIN ANALYZE runs the UPDATE).
 import { performance } from 'node:perf_hooks';
@@ -29,11 +29,11 @@ export async function measureIdleTick(db: Knex, ticks: number): Promise<IdleTick
   db.on('query', count);
   const times: number[] = [];
   try {
-    await worker.processBatch(); // warm the connection and the plan cache
+    await worker.drain(); // warm the connection and the plan cache
     queries = 0;
     for (let i = 0; i < ticks; i++) {
       const started = performance.now();
-      const handled = await worker.processBatch();
+      const handled = await worker.drain();
       times.push(performance.now() - started);
       if (handled !== 0) throw new Error('the idle tick found due tasks; the measurement needs none due');
     }
