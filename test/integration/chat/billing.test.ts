@@ -275,6 +275,10 @@ describe('chat completions: billing, streaming and routing edges', function () {
   });
 
   it('settles 50 concurrent streams from one wallet exactly, and reconciliation passes', async () => {
+    // Each stream holds its input plus 16,384 output tokens (no limit asked): 0.0246 at this price,
+    // 1.23 for 50 held at once. The 1.00 of beforeEach covers about 40, so on a loaded machine where
+    // all 50 overlap the rest would rightly be refused; fund them all.
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund 50 streams' });
     const texts = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(`stream ${i} [[sim split]]`, { stream: true }).then((r) => r.text())));
     expect(texts.filter((t) => !t.endsWith('data: [DONE]\n\n'))).to.deep.equal([]);
     expect(await gateway.requestLogs(`customer_id=${customerId}`, 50)).to.have.length(50);
