@@ -53,12 +53,18 @@ export async function transition(db: Knex, id: string, from: VideoStatus | reado
 const JSONB_COLUMNS = new Set(['error', 'result']);
 const COLUMN = /^[a-z_]+$/;
 
-/** Changes one statement can carry: plain values, JSON text for jsonb, NOW. */
+/**
+ * Changes one statement can carry: plain values, JSON text for jsonb, NOW. A value JSON cannot
+ * carry as it is (a non-finite number, an invalid date: null in JSON) goes down the single-row
+ * path, which refuses it as it always did rather than storing NULL.
+ */
 function batchable(changes: TaskChanges): boolean {
-  return Object.entries(changes).every(
-    ([column, value]) =>
-      COLUMN.test(column) && (value === null || value === NOW || value instanceof Date || ['string', 'number', 'boolean', 'bigint'].includes(typeof value)),
-  );
+  return Object.entries(changes).every(([column, value]) => {
+    if (!COLUMN.test(column)) return false;
+    if (value === null || value === NOW || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint') return true;
+    if (typeof value === 'number') return Number.isFinite(value);
+    return value instanceof Date && !Number.isNaN(value.getTime());
+  });
 }
 
 /** The row as JSON text for jsonb_populate_recordset: jsonb columns embedded as the JSON they hold. */
@@ -66,7 +72,11 @@ function rowJson(id: string, changes: TaskChanges): string {
   let text = `{"id":${JSON.stringify(id)}`;
   for (const [column, value] of Object.entries(changes)) {
     if (value === NOW) continue;
-    const json = JSONB_COLUMNS.has(column) && typeof value === 'string' ? value : JSON.stringify(typeof value === 'bigint' ? value.toString() : value);
+    // jsonb text is parsed and written again, so that it can only ever be one value of this row.
+    const json =
+      JSONB_COLUMNS.has(column) && typeof value === 'string'
+        ? JSON.stringify(JSON.parse(value))
+        : JSON.stringify(typeof value === 'bigint' ? value.toString() : value);
     text += `,${JSON.stringify(column)}:${json}`;
   }
   return `${text}}`;
@@ -107,7 +117,7 @@ export function batchedTransitions(db: Knex, maxBatch = 500): Transition {
       for (const p of group) p.resolve(ids.has(p.id));
     } catch (error) {
       if (group.length === 1) return group[0]!.reject(error);
-      for (const p of group) await transition(db, p.id, p.from, p.changes).then(p.resolve, p.reject);
+      await Promise.all(group.map((p) => transition(db, p.id, p.from, p.changes).then(p.resolve, p.reject)));
     }
   }
 
@@ -160,13 +170,17 @@ export const CLAIM_DUE_SQL = `update video_tasks set lease_until = now() + (? * 
 
 /**
  * Ends the lease of tasks claimed but not polled (the poller stopping), so any process may claim
- * them at once; the claim's attempt is taken back.
+ * them at once; the claim's attempt is taken back. Only while the claim is still the last one
+ * (its attempt count unchanged): a task whose lease ran out and was claimed again is not ours.
  */
-export async function giveBack(db: Knex, ids: string[]): Promise<void> {
-  await db('video_tasks')
-    .whereIn('id', ids)
-    .whereNotNull('lease_until')
-    .update({ lease_until: null, attempts: db.raw('greatest(attempts - 1, 0)') });
+export async function giveBack(db: Knex, claimed: ReadonlyArray<Pick<VideoTaskRow, 'id' | 'attempts'>>): Promise<void> {
+  if (claimed.length === 0) return;
+  await db.raw(
+    `update video_tasks as t set lease_until = null, attempts = greatest(t.attempts - 1, 0)
+     from jsonb_to_recordset(?::jsonb) as v(id text, attempts int)
+     where t.id = v.id and t.attempts = v.attempts and t.lease_until is not null`,
+    [JSON.stringify(claimed.map(({ id, attempts }) => ({ id, attempts })))],
+  );
 }
 
 /**

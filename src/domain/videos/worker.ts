@@ -103,6 +103,9 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
           if (stop?.aborted) return;
           task = queue.shift();
         }
+        // Claimed ahead while the lanes were busy: if its lease ran out meanwhile (polls slower
+        // than the lease allows for), another claim may hold it now; it is due again as it is.
+        if (new Date(task.lease_until!).getTime() <= Date.now()) continue;
         await handle(task).catch((error: unknown) => options.logger.error({ err: error, video_task_id: task.id }, 'video poll failed'));
         handled++;
       }
@@ -110,11 +113,7 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
     await refill();
     if (queue.length > 0) await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, lane));
     await claiming; // a claim still in flight when the lanes stopped has its tasks given back too
-    if (queue.length > 0)
-      await giveBack(
-        options.db,
-        queue.splice(0).map((task) => task.id),
-      );
+    await giveBack(options.db, queue.splice(0));
     if (failure) throw failure.error;
     return handled;
   }

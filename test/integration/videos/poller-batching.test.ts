@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { batchedTransitions, NOW } from '../../../src/domain/videos/repo.ts';
+import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/domain/videos/repo.ts';
 import { VideoStatus } from '../../../src/domain/videos/model.ts';
 import { createVideoWorker } from '../../../src/domain/videos/worker.ts';
 import { createLogger } from '../../../src/logger.ts';
@@ -161,5 +161,81 @@ describe('video poller batching', function () {
 
     // Everything these tasks reserved goes back; the ledger still agrees (afterEach).
     for (const id of [a, b, c, d, e, f]) await gateway.services.ledger.release({ ref: id!, purpose: { reason: 'test' } });
+  });
+  it('several changes of one shape apply in one statement, except where the guard no longer holds', async () => {
+    const [a, b, c, d] = await dueTasks(4);
+    await gateway.db('video_tasks').where({ id: b }).update({ status: VideoStatus.InProgress });
+    const updates: string[] = [];
+    const onQuery = (q: { sql: string }) => {
+      if (/^\s*update "?video_tasks"?\s/i.test(q.sql)) updates.push(q.sql);
+    };
+    gateway.db.on('query', onQuery);
+    const transition = batchedTransitions(gateway.db);
+    let outcomes: Array<boolean | string>;
+    try {
+      outcomes = await Promise.all(
+        [
+          transition(a!, VideoStatus.Queued, { status: VideoStatus.InProgress, progress: 10, result: '{"n":1}' }),
+          transition(b!, VideoStatus.Queued, { status: VideoStatus.InProgress, progress: 20, result: '{"n":2}' }), // in progress already
+          transition(c!, VideoStatus.Queued, { status: VideoStatus.InProgress, progress: 30, result: '{"n":3}' }),
+        ].map((p) => p.catch((error: Error) => `rejected: ${error.message}`)),
+      );
+      // Text that is not one JSON value cannot reach another task's row: it is refused alone.
+      const smuggled = `{}},{"id":${JSON.stringify(d)},"status":"completed"`;
+      const live = [VideoStatus.Queued, VideoStatus.InProgress];
+      outcomes.push(await transition(c!, live, { status: VideoStatus.InProgress, result: smuggled }).catch(() => 'rejected'));
+    } finally {
+      gateway.db.off('query', onQuery);
+    }
+    expect(outcomes).to.deep.equal([true, false, true, 'rejected']);
+    expect(updates.filter((sql) => sql.includes('jsonb_populate_recordset'))).to.have.length(1); // a+b+c; the smuggler never reaches SQL
+    const rows = new Map((await gateway.db('video_tasks').select('*')).map((r) => [r.id, r]));
+    expect(rows.get(a!)).to.include({ status: 'in_progress', progress: 10 });
+    expect(rows.get(a!).result).to.deep.equal({ n: 1 });
+    expect(rows.get(b!).progress).to.not.equal(20);
+    expect(rows.get(c!)).to.include({ status: 'in_progress', progress: 30 });
+    expect(rows.get(c!).result).to.deep.equal({ n: 3 });
+    expect(rows.get(d!).status).to.equal('queued');
+    for (const id of [a, b, c, d]) await gateway.services.ledger.release({ ref: id!, purpose: { reason: 'test' } });
+  });
+
+  it('gives back only a claim that is still the last one, and does not poll a task whose lease ran out', async () => {
+    const [a, b] = await dueTasks(2);
+    const [first] = await claimDue(gateway.db, 1, 1); // a 1 ms lease: gone at once
+    await new Promise((r) => setTimeout(r, 20));
+    const [again] = await claimDue(gateway.db, 1, 60_000); // another process claims it anew
+    expect(again!.id).to.equal(first!.id);
+    await giveBack(gateway.db, [first!]); // the first claim's give-back must not end the second's lease
+    const row = await gateway.db('video_tasks').where({ id: first!.id }).first();
+    expect(row.attempts).to.equal(2);
+    expect(row.lease_until).to.not.equal(null);
+    await giveBack(gateway.db, [again!]);
+    expect(await gateway.db('video_tasks').where({ id: first!.id }).first()).to.include({ attempts: 1, lease_until: null });
+
+    // Leases shorter than a poll: the second task claimed ahead has lost its lease when a lane is
+    // free for it, and is left for the next claim rather than polled under someone else's.
+    const polled: string[] = [];
+    const short = createVideoWorker({
+      db: gateway.db,
+      ledger: gateway.services.ledger,
+      logger: createLogger('silent'),
+      catalogue: gateway.services.catalogue,
+      batchSize: 2,
+      concurrency: 1,
+      leaseMs: 50,
+    });
+    const slowLedger = gateway.services.ledger;
+    const original = slowLedger.settle;
+    slowLedger.settle = async (input) => (polled.push(input.ref), await new Promise((r) => setTimeout(r, 100)), original.call(slowLedger, input));
+    try {
+      await gateway.db('video_tasks').update({ lease_until: null });
+      expect(await short.processBatch()).to.equal(1);
+    } finally {
+      slowLedger.settle = original;
+    }
+    expect(polled).to.have.length(1);
+    const statuses = (await gateway.db('video_tasks').whereIn('id', [a!, b!]).select('status')).map((r) => r.status as string).sort();
+    expect(statuses).to.deep.equal(['completed', 'queued']);
+    expect(await worker(4, 1).drain()).to.equal(1); // the one left is due and claimable
   });
 });
