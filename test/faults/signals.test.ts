@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../src/config.ts';
-import { freePort, waitForPort } from '../helpers/prism.ts';
+import { freePort, waitForHttp, waitForPort } from '../helpers/prism.ts';
 
 interface Proc {
   pid: number;
@@ -108,7 +108,7 @@ describe('signals: Ctrl-C and SIGTERM leave no process behind', function () {
         ADMIN_TOKEN: 'adm_signals_test_token',
       });
       try {
-        await waitForPort(port, 150_000, () => run.child.exitCode !== null);
+        await waitForHttp(`http://127.0.0.1:${port}/readyz`, 150_000, () => run.child.exitCode !== null);
       } catch (error) {
         throw new Error(`${(error as Error).message}\n${run.output()}`);
       }

@@ -58,4 +58,23 @@ export async function waitForPort(port: number, timeoutMs = 60_000, gaveUp: () =
   }
 }
 
+/**
+ * Waits until `url` answers 200. An open port is not enough for the gateway: its start-up check
+ * that the port is free listens on it for a moment, and a connection made then is accepted and
+ * closed, long before the gateway serves.
+ */
+export async function waitForHttp(url: string, timeoutMs = 60_000, gaveUp: () => boolean = () => false): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (gaveUp()) throw new Error('exited before serving');
+    const status = await fetch(url).then(
+      (response) => (void response.body?.cancel(), response.status),
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 in time (last: ${status || 'no answer'})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export const prismBin = `${ROOT_DIR}/node_modules/.bin/prism`;

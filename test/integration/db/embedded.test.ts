@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
-import { freePort, startListening, type RunningProcess } from '../../helpers/prism.ts';
+import { freePort, startListening, waitForHttp, type RunningProcess } from '../../helpers/prism.ts';
 
 // The embedded database runs in a process of its own beside each gateway process (src/db/embedded).
 // Real gateway processes on one DATA_DIR, as an operator runs them, whichever database the rest of
@@ -28,11 +28,29 @@ describe('embedded database across gateway processes', function () {
   const env = (port: number) => ({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN, SANDBOX: 'false', DATABASE_URL: '', LOG_LEVEL: 'warn' });
   const gatewayArgs = ['--import', 'tsx', path.join(ROOT_DIR, 'src/main.ts')];
 
+  const byUrl = new Map<string, RunningProcess>();
+
+  /**
+   * A gateway on a free port, once its own /readyz answers 200 (an open port is not enough: see
+   * waitForHttp). The port is free when chosen but may be taken before the gateway binds it:
+   * then it exits with EADDRINUSE and starts again on another.
+   */
   async function startGateway(): Promise<RunningProcess & { url: string }> {
-    const port = await freePort();
-    const running = await startListening(process.execPath, gatewayArgs, port, env(port));
-    started.push(running);
-    return { ...running, url: `http://127.0.0.1:${port}` };
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const running = await startListening(process.execPath, gatewayArgs, port, env(port));
+      started.push(running);
+      const url = `http://127.0.0.1:${port}`;
+      byUrl.set(url, running);
+      try {
+        await waitForHttp(`${url}/readyz`, 60_000, () => running.child.exitCode !== null);
+        return { ...running, url };
+      } catch (error) {
+        await running.stop();
+        if (attempt < 3 && /EADDRINUSE/.test(running.output())) continue;
+        throw new Error(`the gateway on ${url}: ${(error as Error).message} (exit code ${running.child.exitCode}):\n${running.output()}`);
+      }
+    }
   }
 
   async function admin(url: string, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -40,6 +58,12 @@ describe('embedded database across gateway processes', function () {
       method,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((error: Error) => {
+      // What the gateway said before it stopped answering is what explains it.
+      const gateway = byUrl.get(url);
+      throw new Error(
+        `${method} ${pathname}: ${error.message} (${String(error.cause)}); gateway exit code ${gateway?.child.exitCode}, output:\n${gateway?.output()}`,
+      );
     });
     return { status: response.status, body: await response.json() };
   }
