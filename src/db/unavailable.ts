@@ -20,9 +20,12 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
  */
 const UNAVAILABLE_STATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P[0-9A-Z]{2})$/;
 
-/** pg's own messages for a connection that ended, broke or never answered. */
+/**
+ * pg's own messages for a connection that ended, broke or never answered; knex puts the statement
+ * before them (`ROLLBACK - Client has encountered...`, `insert into ... - Connection terminated`).
+ */
 const PG_MESSAGES =
-  /^(Connection terminated|Connection ended unexpectedly|Client has encountered a connection error|timeout expired|timeout exceeded when trying to connect|Query read timeout)/;
+  /(?:^|\s-\s)(?:Connection terminated|Connection ended unexpectedly|Client has encountered a connection error|timeout expired|timeout exceeded when trying to connect|Query read timeout)/;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {

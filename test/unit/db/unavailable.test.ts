@@ -20,6 +20,9 @@ describe('isDatabaseUnavailable: a 503 to retry, or a fault of ours (500)', () =
       new Error('timeout expired'),
       new Error('Client has encountered a connection error and is not queryable'),
       new Error('insert failed', { cause: new QueryTimeoutError(1000) }),
+      // knex names the statement first: seen as a 500 while a huge body held the event loop
+      new Error('ROLLBACK - Client has encountered a connection error and is not queryable'),
+      new Error('insert into "request_logs" ("id") values ($1) - Connection terminated unexpectedly'),
     ]) {
       expect(isDatabaseUnavailable(error), error.message).to.equal(true);
     }
@@ -33,6 +36,7 @@ describe('isDatabaseUnavailable: a 503 to retry, or a fault of ours (500)', () =
       withCode('deadlock detected', '40P01'),
       withCode("ENOENT: no such file or directory, open 'catalogue.yaml'", 'ENOENT', { syscall: 'open' }),
       new Error('a timeout of the provider'),
+      new Error('select 1 - column "Connection terminated" does not exist'),
     ]) {
       expect(isDatabaseUnavailable(error), error.message).to.equal(false);
     }
