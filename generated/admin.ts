@@ -150,7 +150,7 @@ export interface paths {
         put?: never;
         /**
          * Settle or release a pending request hold
-         * @description For holds whose owner is gone and that the sweeper could not end, or that an operator wants ended now. Video holds are resolved through their task (`/admin/v1/video-tasks/{task_id}/resolve`).
+         * @description For holds whose owner is gone and that the sweeper could not end, or that an operator wants ended now. Video holds are resolved through their task (`/admin/v1/video-tasks/{task_id}/resolve`). Credit grants (`kind: grant`) are not resolved here: the gateway process that holds one gives it back when idle or at shutdown, and the sweeper ends it once that process is gone (409 `reservation_is_grant`).
          */
         post: operations["admin_reservations_resolve"];
         delete?: never;
@@ -1639,7 +1639,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The reservation is already settled or released, or belongs to a video task. */
+            /** @description The reservation is already settled or released, belongs to a video task, or is a credit grant. */
             409: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];

@@ -120,6 +120,7 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [LedgerError.ReservationNotFound]: notFound('No reservation with this reference.'),
   [LedgerError.AlreadySettled]: conflict('The reservation is already settled.'),
   [LedgerError.AlreadyReleased]: conflict('The reservation is already released.'),
+  [LedgerError.ReservationIsGrant]: conflict('The reservation is a credit grant; the gateway process that holds it ends it.'),
   [LedgerError.InvalidAmount]: invalid('The amount must be positive and at most 1000000000 with at most 6 decimals.'),
   [LedgerError.KeyRateLimited]: { status: 429, type: 'rate_limit_error', message: "This API key's rate limit is reached." },
   [LedgerError.KeySpendLimitExceeded]: { status: 402, type: 'billing_error', message: "This request would pass this API key's spend limit." },

@@ -4,6 +4,8 @@ export enum LedgerError {
   ReservationNotFound = 'reservation_not_found',
   AlreadySettled = 'already_settled',
   AlreadyReleased = 'already_released',
+  /** A credit grant: its gateway process ends it (given back when idle, at shutdown, or swept once the process is gone). */
+  ReservationIsGrant = 'reservation_is_grant',
   CustomerNotFound = 'customer_not_found',
   InvalidAmount = 'invalid_amount',
   /** The key's requests-per-minute or concurrency limit is reached (the OpenAI code for a 429). */

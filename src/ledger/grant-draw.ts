@@ -32,6 +32,10 @@ export interface Grant {
   growing?: Promise<unknown>;
   /** No new draws: being given back. */
   closing: boolean;
+  /** Its reservation was ended outside this process: nothing is left to give back. */
+  endedElsewhere?: boolean;
+  /** This process is releasing its reservation (a released row is then no news). */
+  releasing?: boolean;
   dirty: boolean;
 }
 

@@ -14,6 +14,9 @@ import { free, openDraw, type Draw, type Grant } from './grant-draw.ts';
 import type { GrantFlusher } from './grant-flusher.ts';
 import type { WalletQueue } from './wallet-queue.ts';
 
+/** SQLSTATE 22012: a grant statement's guard, when its reservation is no longer a pending grant. */
+const DIVISION_BY_ZERO = '22012';
+
 export interface GrantsOptions {
   /** Each grant holds at most 1/share of the customer's available balance when it grows. */
   share: bigint;
@@ -42,12 +45,35 @@ export function createGrants(deps: {
 
   async function grow(g: Grant, want: bigint, need: bigint): Promise<boolean> {
     const statement = growGrant({ ref: g.ref, customerId: g.customerId, owner: deps.owner, want, need, share: deps.options.share, held: g.held, seq: ++g.seq });
-    const rows = await deps.wallets.alone(statement);
+    let rows: Array<Record<string, unknown>>;
+    try {
+      rows = await deps.wallets.alone(statement);
+    } catch (error) {
+      // The statement's guard: the grant's row is no longer a pending grant (ended elsewhere).
+      if (g.created && (error as { code?: unknown }).code === DIVISION_BY_ZERO) {
+        endedElsewhere(g, 'grow');
+        return false;
+      }
+      throw error;
+    }
     const granted = rows[0]?.granted;
     if (granted === null || granted === undefined) return false;
     g.held += BigInt(granted as string | bigint);
     g.created = true;
     return true;
+  }
+
+  /**
+   * The grant's reservation was settled or released outside this process (an operator, or the
+   * sweeper taking this process for dead while the database was out of reach): no more draws
+   * from it and nothing to give back. Draws already open are charged on their own (the flusher's
+   * single path), from the customer's balance.
+   */
+  function endedElsewhere(g: Grant, seenBy: string): void {
+    if (g.endedElsewhere) return;
+    g.endedElsewhere = true;
+    retire(g);
+    deps.logger.warn({ grant: g.ref, customer_id: g.customerId, seen_by: seenBy }, 'a grant of this process was ended elsewhere; it is dropped');
   }
 
   /** Stops new draws from `g`; it is given back once its requests end. */
@@ -117,6 +143,7 @@ export function createGrants(deps: {
         target.growing = growing;
         const grown = await growing.finally(() => (target.growing = undefined));
         if (!grown) {
+          if (target.endedElsewhere) return undefined; // the next request opens a new grant
           refusedUntil.set(customerId, Date.now() + 1_000); // a small balance: per-request holds for a while
           if (!target.created) grants.delete(customerId);
           return undefined;
@@ -134,21 +161,28 @@ export function createGrants(deps: {
       return giveFreePartBack(g);
     },
 
-    /** Grants another process asked back (a request of the same customer was short there). */
+    /**
+     * Grants another process asked back (a request of the same customer was short there), and
+     * grants ended elsewhere, which are dropped.
+     */
     async answerRecalls(): Promise<void> {
-      const mine = [...grants.values(), ...closing].filter((g) => g.created);
+      const mine = [...grants.values(), ...closing].filter((g) => g.created && !g.endedElsewhere);
       if (mine.length === 0) return;
-      const rows: Array<{ ref: string }> = await deps
+      const rows: Array<{ ref: string; status: string; recall: boolean }> = await deps
         .db('reservations')
         .whereIn(
           'ref',
           mine.map((g) => g.ref),
         )
-        .where({ status: 'pending' })
-        .whereRaw(`purpose->>'recall' = 'true'`)
-        .select('ref');
-      for (const { ref } of rows) {
+        .where((q) => q.whereNot({ status: 'pending' }).orWhereRaw(`purpose->>'recall' = 'true'`))
+        .select('ref', 'status', deps.db.raw(`purpose->>'recall' = 'true' as recall`));
+      for (const { ref, status, recall } of rows) {
         const g = mine.find((candidate) => candidate.ref === ref)!;
+        if (status !== 'pending') {
+          if (!g.releasing) endedElsewhere(g, 'recall check');
+          continue;
+        }
+        if (!recall) continue;
         refusedUntil.set(g.customerId, Date.now() + 1_000);
         await giveFreePartBack(g);
       }
@@ -162,9 +196,11 @@ export function createGrants(deps: {
         if (!force && !g.closing && now - g.lastUsed < deps.options.idleMs) continue;
         retire(g);
         try {
-          if (g.created) await deps.release(g.ref);
+          g.releasing = true;
+          if (g.created && !g.endedElsewhere) await deps.release(g.ref);
           closing.delete(g);
         } catch (error) {
+          g.releasing = false;
           deps.logger.warn({ err: error, grant: g.ref }, 'giving a grant back failed; retrying later');
         }
       }

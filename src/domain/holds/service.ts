@@ -44,6 +44,14 @@ export function createHoldsReview(deps: { ledger: Ledger; staleSeconds: number }
           LedgerError.AlreadySettled,
           `This hold belongs to video task ${hold.ref}: resolve it through /admin/v1/video-tasks/${hold.ref}/resolve.`,
         );
+      // Requests of a running process draw from its grant in memory: ending it here would leave
+      // them drawing on a hold that is gone. The process gives it back when idle or at shutdown,
+      // and the sweeper ends it once the process is gone (with the charges its checkpoint names).
+      if (hold.kind === 'grant')
+        return new Failure(
+          LedgerError.ReservationIsGrant,
+          `This hold is a credit grant of gateway process ${hold.owner ?? 'unknown'}: the process gives it back when idle or at shutdown, and the sweeper ends it once the process is gone.`,
+        );
       const purpose = { resolved_by: actor, reason };
       const delivered = hold.progress?.charge ? BigInt(hold.progress.charge) : 0n;
       const result =

@@ -115,6 +115,38 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
   });
 
+  it("refuses to let an operator end a grant, and drops a grant ended elsewhere: the customer's requests go on, billed exactly", async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+    expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200); // opens the grant
+    const pending = (await gateway.admin('GET', `/admin/v1/reservations?customer_id=${customerId}&status=pending`)).body.data as any[];
+    const grant = pending.find((r) => r.kind === 'grant');
+    expect(grant, JSON.stringify(pending)).to.not.equal(undefined);
+
+    const refused = await gateway.admin('POST', `/admin/v1/reservations/${grant.ref}/resolve`, { action: 'release', actor: 'ops@x', reason: 'try' });
+    expect(refused.status).to.equal(409);
+    expect(refused.body.error).to.include({ code: 'reservation_is_grant', type: 'invalid_request_error' });
+
+    // What the sweeper does when it takes this process for dead (its heartbeat stalled while the
+    // database was out of reach): the grant's hold ends while the process still draws from it.
+    expect(await gateway.services.ledger.release({ ref: grant.ref, purpose: { reason: 'swept' } })).to.not.be.a('string');
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const response = await ask(gateway, key, 'sandbox/claude-haiku', 4000); // a bound that soon outgrows what the grant held
+      statuses.push(response.status);
+      await response.text();
+    }
+    expect(statuses).to.deep.equal(statuses.map(() => 200));
+
+    const wallet = await gateway.wallet(customerId);
+    expect(wallet.reserved).to.equal('0.000000');
+    const logs = await gateway.requestLogs(`customer_id=${customerId}`, 31);
+    const billed = logs.reduce((sum, log) => sum + Math.round(Number(log.cost) * 1e6), 0);
+    expect(Math.round(Number(wallet.debits) * 1e6)).to.equal(billed);
+    expect(gateway.services.holds.live()).to.equal(0);
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  });
+
   it('gives an idle grant back', async () => {
     await gateway.close();
     gateway = await startTestGateway({ cataloguePath, env: { GRANT_IDLE_MS: '300' } });
