@@ -16,6 +16,11 @@ export class TextTally {
     this.other += text.length - cjk;
   }
 
+  /** Text known to hold no CJK (digits, true, false): counted by its length. */
+  addPlain(length: number): void {
+    this.other += length;
+  }
+
   tokens(): number {
     return this.cjk + Math.ceil(this.other / 4);
   }
@@ -37,20 +42,31 @@ const MEDIA_TOKENS = 1_600;
 export function estimateJsonTokens(value: unknown): number {
   const tally = new TextTally();
   let media = 0;
-  const stack: Array<{ node: unknown; key: string | undefined }> = [{ node: value, key: undefined }];
-  while (stack.length > 0) {
-    const { node, key } = stack.pop()!;
+  // Two plain stacks rather than an object per value: bodies of millions of small values.
+  const nodes: unknown[] = [value];
+  const keys: Array<string | undefined> = [undefined];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const key = keys.pop();
     if (typeof node === 'string') {
       if (key === 'data' || node.startsWith('data:')) media++;
       else tally.add(node);
     } else if (Array.isArray(node)) {
-      for (const child of node) stack.push({ node: child, key: undefined });
-    } else if (node && typeof node === 'object') {
-      for (const [childKey, child] of Object.entries(node)) {
-        tally.add(childKey);
-        stack.push({ node: child, key: childKey });
+      for (const child of node) {
+        if (typeof child === 'number' || typeof child === 'boolean') tally.addPlain(String(child).length);
+        else if (child !== null) {
+          nodes.push(child);
+          keys.push(undefined);
+        }
       }
-    } else if (typeof node === 'number' || typeof node === 'boolean') tally.add(String(node));
+    } else if (node && typeof node === 'object') {
+      for (const childKey in node) {
+        if (!Object.hasOwn(node, childKey)) continue;
+        tally.add(childKey);
+        nodes.push((node as Record<string, unknown>)[childKey]);
+        keys.push(childKey);
+      }
+    } else if (typeof node === 'number' || typeof node === 'boolean') tally.addPlain(String(node).length);
   }
   return tally.tokens() + media * MEDIA_TOKENS;
 }

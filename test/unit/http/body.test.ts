@@ -21,6 +21,18 @@ describe('request bodies', () => {
     expect(checkJson({ prompt: 'a\u0000b' }, false)).to.equal(null); // forwarded, never stored
   });
 
+  it('checks any JSON value: scalar roots, problems deep in arrays of objects named by their path, keys', () => {
+    for (const root of [null, 0, true, 'text', [], {}]) expect(checkJson(root, true), JSON.stringify(root)).to.equal(null);
+    expect(checkJson('a\u0000', true)).to.deep.include({ param: null });
+    expect(checkJson('a\u0000', false)).to.equal(null);
+    expect(checkJson(JSON.parse('{"tools":[1,{"input_schema":{"__proto__":{}}}]}'), false)).to.deep.include({ param: 'tools.1.input_schema.__proto__' });
+    expect(checkJson({ messages: [{ content: 'ok' }, { content: ['x', 'y \ud800'] }] }, true)).to.deep.include({ param: 'messages.1.content.1' });
+    expect(checkJson({ a: { 'k\u0000': 1 } }, true)).to.deep.include({ param: 'a' });
+    expect(checkJson({ a: { 'k\u0000': 1 } }, false)).to.equal(null);
+    // Millions of small values (a body a client may send within the size limit) pass as they are.
+    expect(checkJson({ tools: new Array(2_000_000).fill(0), messages: [{ role: 'user', content: 'hi' }] }, true)).to.equal(null);
+  });
+
   it('builds multipart fields without prototypes and refuses prototype-shaped names', () => {
     const body = Object.create(null) as Record<string, unknown>;
     expect(assignBracketKey(body, '__proto__[x]', '1')).to.match(/not accepted/);

@@ -23,6 +23,11 @@ describe('token estimates', () => {
     expect(estimateJsonTokens(deep)).to.be.greaterThan(0);
   });
 
+  it('counts numbers and booleans by their text, keys too, nulls not at all', () => {
+    expect(estimateJsonTokens({ a: [1, 22, 333, true, false, null, 'x'] })).to.equal(5); // 17 characters
+    expect(estimateJsonTokens(new Array(1_000_000).fill(7))).to.equal(250_000);
+  });
+
   it('counts base64 media as a flat allowance, keys and values as text', () => {
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(1_000_000) } };
     expect(estimateJsonTokens(image)).to.be.lessThan(2_000);
