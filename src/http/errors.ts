@@ -122,6 +122,7 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [LedgerError.AlreadyReleased]: conflict('The reservation is already released.'),
   [LedgerError.ReservationIsGrant]: conflict('The reservation is a credit grant; the gateway process that holds it ends it.'),
   [LedgerError.InvalidAmount]: invalid('The amount must be positive and at most 1000000000 with at most 6 decimals.'),
+  [LedgerError.WalletLimitExceeded]: invalid("The wallet's totals would pass the most it can record (9223372036854.775807); nothing was posted."),
   [LedgerError.KeyRateLimited]: { status: 429, type: 'rate_limit_error', message: "This API key's rate limit is reached." },
   [LedgerError.KeySpendLimitExceeded]: { status: 402, type: 'billing_error', message: "This request would pass this API key's spend limit." },
 };

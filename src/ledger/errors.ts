@@ -8,6 +8,8 @@ export enum LedgerError {
   ReservationIsGrant = 'reservation_is_grant',
   CustomerNotFound = 'customer_not_found',
   InvalidAmount = 'invalid_amount',
+  /** The wallet's running totals would pass what they can hold (9,223,372,036,854.775807). */
+  WalletLimitExceeded = 'wallet_limit_exceeded',
   /** The key's requests-per-minute or concurrency limit is reached (the OpenAI code for a 429). */
   KeyRateLimited = 'rate_limit_exceeded',
   /** The request's reservation would take the key past its spend limit. */

@@ -4,6 +4,8 @@ import { LedgerError } from './errors.ts';
 import { customerExists, ensureWallet, findEntry, insertEntry, moveWallet, type EntryRow } from './repo.ts';
 import type { Purpose } from './reserve.ts';
 
+const NUMERIC_OUT_OF_RANGE = '22003';
+
 export interface Posted {
   entry: EntryRow;
   replayed: boolean;
@@ -45,7 +47,11 @@ function postOnce(
     }
     if (!(await customerExists(trx, customerId))) throw new LedgerAbort(LedgerError.CustomerNotFound);
     await ensureWallet(trx, customerId);
-    if (!(await moveWallet(trx, customerId, deltas))) throw new LedgerAbort(LedgerError.InsufficientFunds);
+    const moved = await moveWallet(trx, customerId, deltas).catch((error: unknown) => {
+      // bigint out of range: the wallet's running totals cannot grow by this much.
+      throw (error as { code?: unknown }).code === NUMERIC_OUT_OF_RANGE ? new LedgerAbort(LedgerError.WalletLimitExceeded) : error;
+    });
+    if (!moved) throw new LedgerAbort(LedgerError.InsufficientFunds);
     const entry = await insertEntry(trx, {
       customer_id: customerId,
       kind,

@@ -37,6 +37,19 @@ describe('ledger', () => {
     expect(await entries()).to.have.length(1);
   });
 
+  it('refuses a top-up past what the wallet can record, posting nothing (not a 500)', async () => {
+    await ledger.topUp({ ref: 'inv-1', customerId: customer, amount: 1_000_000n });
+    const nearLimit = 2n ** 63n - 1n - 500_000_000_000_000n; // as after 9,223 top-ups of the largest amount
+    await db('wallets').where({ customer_id: customer }).update({ credits_posted: nearLimit.toString() });
+    expect(await ledger.topUp({ ref: 'inv-2', customerId: customer, amount: 1_000_000_000_000_000n })).to.equal(LedgerError.WalletLimitExceeded);
+    expect(await ledger.adjust({ ref: 'adj', customerId: customer, amount: 1_000_000_000_000_000n, reason: 'x', actor: 'ops@x' })).to.equal(
+      LedgerError.WalletLimitExceeded,
+    );
+    expect(await balance()).to.deep.include({ credits: nearLimit });
+    expect(await entries()).to.have.length(1);
+    expect(await ledger.topUp({ ref: 'inv-3', customerId: customer, amount: 1_000_000n })).to.have.property('replayed', false); // what fits still posts
+  });
+
   it('reserves, settles the actual amount and releases the rest, once however often repeated', async () => {
     await ledger.topUp({ ref: 't', customerId: customer, amount: 1_000_000n });
     const reserved = await ledger.reserve({
