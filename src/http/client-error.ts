@@ -2,7 +2,7 @@
 // number or appears twice, Content-Length with Transfer-Encoding, NUL in a header, headers over the
 // size limit): answered like every other error, a JSON body in the endpoint's error shape and a
 // request-id, instead of Node's bare "400 Bad Request". The connection is closed after it.
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Failure } from '../domain/failure.ts';
 import type { Logger } from '../logger.ts';
@@ -16,10 +16,21 @@ function targetOf(rawPacket: unknown): string {
   return line ? line[1]! : '/';
 }
 
+const LAST_RESPONSE = Symbol('lastResponse');
+type Tracked = Duplex & { [LAST_RESPONSE]?: ServerResponse };
+
+/** Notes that `res` answers the request a connection is on now (one store per request; read only on a parse error). */
+export function trackRequest(socket: Duplex, res: ServerResponse): void {
+  (socket as Tracked)[LAST_RESPONSE] = res;
+}
+
 export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, logger: Logger): void {
   // The client is gone, or a response has begun on this socket: nothing can be answered (as Node does).
   const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+  // The client ended its side in the middle of a request's body: that request is the one at fault.
+  // Answered already (a 401 before the body was read): a second response would be unsolicited.
+  const cutShort = error.code === 'HPE_INVALID_EOF_STATE' ? (socket as Tracked)[LAST_RESPONSE] : undefined;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent || cutShort?.writableEnded) {
     socket.destroy();
     return;
   }
@@ -30,7 +41,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? HttpError.RequestTimeout
         : HttpError.MalformedHttp;
-  const reply = renderFailure(new Failure(code, ''), shapeOfPath(targetOf(error.rawPacket).split('?')[0]!), requestId);
+  const reply = renderFailure(new Failure(code, ''), shapeOfPath((cutShort?.req.url ?? targetOf(error.rawPacket)).split('?')[0]!), requestId);
   const text = JSON.stringify(reply.body);
   logger.info({ request_id: requestId, status: reply.status, parse_error: error.code }, 'malformed request refused');
   socket.end(

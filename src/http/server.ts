@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { Logger } from '../logger.ts';
 import { listen } from '../shared/listen.ts';
-import { answerClientError } from './client-error.ts';
+import { answerClientError, trackRequest } from './client-error.ts';
 
 export interface HttpServer {
   url: string;
@@ -22,6 +22,7 @@ export async function startHttpServer(
     inFlight++;
     res.once('close', () => inFlight--);
     if (options.draining()) res.setHeader('connection', 'close'); // clients reconnect to another replica
+    trackRequest(req.socket, res);
     handler(req, res);
   });
   server.on('clientError', (error, socket) => answerClientError(error, socket, options.logger));

@@ -144,4 +144,23 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
     }
     expect((await get('/healthz', {})).status).to.equal(200);
   });
+
+  it('answers a body cut short by the client once, in the shape of the request it cut', async () => {
+    const body = JSON.stringify({ model: 'sandbox/claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'hello there, how are you' }] });
+    const cut = (apiKey: string) =>
+      `POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\n` +
+      `Content-Length: ${body.length + 10}\r\n\r\n${body}`; // ten bytes never come: the client ends its side
+    // Refused before its body is read (401), then cut: no second, unsolicited response follows.
+    const refused = await sendRaw(gateway.url, cut('sk-gw-not-a-key'), 5000);
+    expect(refused.status).to.equal(401);
+    expect(refused.text.match(/HTTP\/1\.1 \d{3} /g), refused.text).to.equal(null);
+    expect(JSON.parse(refused.text)).to.deep.include({ type: 'error' });
+    // Cut while its body is read: a 400 in the Messages error shape, not the OpenAI one.
+    const truncated = await sendRaw(gateway.url, cut(key), 5000);
+    expect(truncated.status).to.equal(400);
+    expect(truncated.text.match(/HTTP\/1\.1 \d{3} /g), truncated.text).to.equal(null);
+    expect(JSON.parse(truncated.text)).to.deep.include({ type: 'error' });
+    expect(JSON.parse(truncated.text).error.type).to.equal('invalid_request_error');
+    expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
+  });
 });
