@@ -21,6 +21,7 @@ export enum HttpError {
   HeadersTooLarge = 'request_headers_too_large',
   MalformedHttp = 'malformed_http',
   RequestTimeout = 'request_timeout',
+  ExpectationFailed = 'expectation_failed',
   UnsupportedMediaType = 'unsupported_media_type',
   DatabaseUnavailable = 'database_unavailable',
   NotImplemented = 'not_implemented',
@@ -64,6 +65,7 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [HttpError.HeadersTooLarge]: { status: 431, type: 'invalid_request_error', message: 'The request line and headers exceed the size limit.' },
   [HttpError.MalformedHttp]: invalid('The request is not valid HTTP/1.1 (request line, header syntax or body framing).'),
   [HttpError.RequestTimeout]: { status: 408, type: 'timeout_error', message: 'The request headers did not arrive in time.' },
+  [HttpError.ExpectationFailed]: { status: 417, type: 'invalid_request_error', message: 'The only expectation served is `Expect: 100-continue`.' },
   [HttpError.UnsupportedMediaType]: { status: 415, type: 'invalid_request_error' },
   [HttpError.DatabaseUnavailable]: {
     status: 503,

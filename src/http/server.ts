@@ -3,7 +3,8 @@
 import http from 'node:http';
 import type { Logger } from '../logger.ts';
 import { listen } from '../shared/listen.ts';
-import { answerClientError, trackRequest } from './client-error.ts';
+import { answerClientError, refuseUnroutable, trackRequest } from './client-error.ts';
+import { HttpError } from './errors.ts';
 
 export interface HttpServer {
   url: string;
@@ -18,14 +19,22 @@ export async function startHttpServer(
   options: { host: string; port: number; logger: Logger; draining: () => boolean },
 ): Promise<HttpServer> {
   let inFlight = 0;
-  const server = http.createServer((req, res) => {
+  // Host is checked here rather than by Node, whose refusal is a bare 400 with no body.
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     inFlight++;
     res.once('close', () => inFlight--);
     if (options.draining()) res.setHeader('connection', 'close'); // clients reconnect to another replica
     trackRequest(req.socket, res);
+    if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1)
+      return refuseUnroutable(req, res, HttpError.MalformedHttp, options.logger);
     handler(req, res);
   });
   server.on('clientError', (error, socket) => answerClientError(error, socket, options.logger));
+  server.on('checkExpectation', (req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    refuseUnroutable(req, res, HttpError.ExpectationFailed, options.logger);
+  });
   // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;

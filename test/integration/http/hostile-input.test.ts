@@ -133,6 +133,10 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
       ['POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'anthropic'],
       [`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'openai'],
       ['GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n', 400, 'openai'],
+      ['GET /v1/models HTTP/1.1\r\n\r\n', 400, 'openai'], // HTTP/1.1 without Host
+      ['POST /v1/messages HTTP/1.1\r\n\r\n', 400, 'anthropic'],
+      ['POST /v1/messages HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Length: 2\r\n\r\n{}', 417, 'anthropic'],
+      ['GET /v1/models HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n', 417, 'openai'],
     ];
     for (const [bytes, status, shape] of cases) {
       const response = await sendRaw(gateway.url, bytes, 5000);
@@ -143,6 +147,7 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
       else expect(body.error).to.have.keys('message', 'type', 'code', 'param');
     }
     expect((await get('/healthz', {})).status).to.equal(200);
+    expect((await sendRaw(gateway.url, 'GET /healthz HTTP/1.0\r\n\r\n', 5000)).status).to.equal(200); // Host is an HTTP/1.1 rule
   });
 
   it('answers a body cut short by the client once, in the shape of the request it cut', async () => {
