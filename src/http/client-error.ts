@@ -16,12 +16,19 @@ function targetOf(rawPacket: unknown): string {
   return line ? line[1]! : '/';
 }
 
-const LAST_RESPONSE = Symbol('lastResponse');
-type Tracked = Duplex & { [LAST_RESPONSE]?: ServerResponse };
+const CURRENT_URL = Symbol('currentUrl');
+const UNANSWERED = Symbol('unanswered');
+type Tracked = Duplex & { [CURRENT_URL]?: string; [UNANSWERED]?: boolean };
 
-/** Notes that `res` answers the request a connection is on now (one store per request; read only on a parse error). */
-export function trackRequest(socket: Duplex, res: ServerResponse): void {
-  (socket as Tracked)[LAST_RESPONSE] = res;
+/** Notes the request a connection is on (two stores per request; read only on a parse error). */
+export function trackRequest(socket: Duplex, url: string | undefined): void {
+  (socket as Tracked)[CURRENT_URL] = url ?? '/';
+  (socket as Tracked)[UNANSWERED] = true;
+}
+
+/** Notes that the connection's current request was answered (its response closed). */
+export function trackAnswered(socket: Duplex): void {
+  (socket as Tracked)[UNANSWERED] = false;
 }
 
 export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, logger: Logger): void {
@@ -29,8 +36,8 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
   const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   // The client ended its side in the middle of a request's body: that request is the one at fault.
   // Answered already (a 401 before the body was read): a second response would be unsolicited.
-  const cutShort = error.code === 'HPE_INVALID_EOF_STATE' ? (socket as Tracked)[LAST_RESPONSE] : undefined;
-  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent || cutShort?.writableEnded) {
+  const cutShort = error.code === 'HPE_INVALID_EOF_STATE' ? (socket as Tracked)[CURRENT_URL] : undefined;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent || (cutShort !== undefined && !(socket as Tracked)[UNANSWERED])) {
     socket.destroy();
     return;
   }
@@ -41,7 +48,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? HttpError.RequestTimeout
         : HttpError.MalformedHttp;
-  const reply = renderFailure(new Failure(code, ''), shapeOfPath((cutShort?.req.url ?? targetOf(error.rawPacket)).split('?')[0]!), requestId);
+  const reply = renderFailure(new Failure(code, ''), shapeOfPath((cutShort ?? targetOf(error.rawPacket)).split('?')[0]!), requestId);
   const text = JSON.stringify(reply.body);
   logger.info({ request_id: requestId, status: reply.status, parse_error: error.code }, 'malformed request refused');
   socket.end(

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { Logger } from '../logger.ts';
 import { listen } from '../shared/listen.ts';
-import { answerClientError, refuseUnroutable, trackRequest } from './client-error.ts';
+import { answerClientError, refuseUnroutable, trackAnswered, trackRequest } from './client-error.ts';
 import { HttpError } from './errors.ts';
 
 export interface HttpServer {
@@ -22,9 +22,13 @@ export async function startHttpServer(
   // Host is checked here rather than by Node, whose refusal is a bare 400 with no body.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     inFlight++;
-    res.once('close', () => inFlight--);
+    const socket = req.socket;
+    res.once('close', () => {
+      inFlight--;
+      trackAnswered(socket);
+    });
     if (options.draining()) res.setHeader('connection', 'close'); // clients reconnect to another replica
-    trackRequest(req.socket, res);
+    trackRequest(socket, req.url);
     if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1)
       return refuseUnroutable(req, res, HttpError.MalformedHttp, options.logger);
     handler(req, res);
