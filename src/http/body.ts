@@ -39,6 +39,13 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   // bytes that may never come would hold the connection open.
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return tooLarge(limitBytes);
+  // Bodies are read as sent: a compressed one would only fail as invalid JSON, and inflating it
+  // would need its own limits (a small body can expand a thousandfold). Drained, then refused.
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    if (hasBody(req)) await drain(req, 1_000);
+    return new Failure(HttpError.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted; send the body uncompressed.');
+  }
   if (type === 'multipart/form-data') {
     if (!operation.bodyTypes.has('multipart/form-data'))
       return new Failure(HttpError.UnsupportedMediaType, 'This operation takes a JSON body (content-type: application/json).');

@@ -150,6 +150,34 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
     expect((await sendRaw(gateway.url, 'GET /healthz HTTP/1.0\r\n\r\n', 5000)).status).to.equal(200); // Host is an HTTP/1.1 rule
   });
 
+  it("refuses a compressed body with a 415 in the endpoint's shape, instead of calling it invalid JSON", async () => {
+    const { gzipSync } = await import('node:zlib');
+    const json = JSON.stringify({ model: 'sandbox/claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    for (const [path, shape] of [
+      ['/v1/messages', 'anthropic'],
+      ['/v1/chat/completions', 'openai'],
+      ['/v1/videos', 'openai'],
+    ] as const) {
+      const response = await fetch(`${gateway.url}${path}`, {
+        method: 'POST',
+        headers: { ...customer(), 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: gzipSync(json),
+      });
+      expect(response.status, path).to.equal(415);
+      const body = (await response.json()) as any;
+      if (shape === 'anthropic') expect(body).to.deep.include({ type: 'error' });
+      else expect(body.error).to.include({ code: 'unsupported_media_type' });
+      expect(JSON.stringify(body)).to.include('Content-Encoding');
+    }
+    const plain = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...customer(), 'content-type': 'application/json', 'content-encoding': 'identity' },
+      body: json,
+    });
+    expect(plain.status).to.equal(200);
+    expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
+  });
+
   it('answers a body cut short by the client once, in the shape of the request it cut', async () => {
     const body = JSON.stringify({ model: 'sandbox/claude-sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'hello there, how are you' }] });
     const cut = (apiKey: string) =>
