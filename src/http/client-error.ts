@@ -17,18 +17,26 @@ function targetOf(rawPacket: unknown): string {
 }
 
 const CURRENT_URL = Symbol('currentUrl');
-const UNANSWERED = Symbol('unanswered');
-type Tracked = Duplex & { [CURRENT_URL]?: string; [UNANSWERED]?: boolean };
+const STARTED = Symbol('requestsStarted');
+const ANSWERED = Symbol('requestsAnswered');
+type Tracked = Duplex & { [CURRENT_URL]?: string; [STARTED]?: number; [ANSWERED]?: number };
 
-/** Notes the request a connection is on (two stores per request; read only on a parse error). */
-export function trackRequest(socket: Duplex, url: string | undefined): void {
-  (socket as Tracked)[CURRENT_URL] = url ?? '/';
-  (socket as Tracked)[UNANSWERED] = true;
+/**
+ * Notes the request a connection is on now and returns its number on the connection (a few
+ * stores per request; read only on a parse error). Responses go out in request order, so the
+ * latest request is unanswered until the response of that number closes, even when an earlier
+ * pipelined one closes after it arrived.
+ */
+export function trackRequest(socket: Duplex, url: string | undefined): number {
+  const tracked = socket as Tracked;
+  tracked[CURRENT_URL] = url ?? '/';
+  return (tracked[STARTED] = (tracked[STARTED] ?? 0) + 1);
 }
 
-/** Notes that the connection's current request was answered (its response closed). */
-export function trackAnswered(socket: Duplex): void {
-  (socket as Tracked)[UNANSWERED] = false;
+/** Notes that request number `n` of the connection was answered (its response closed). */
+export function trackAnswered(socket: Duplex, n: number): void {
+  const tracked = socket as Tracked;
+  if ((tracked[ANSWERED] ?? 0) < n) tracked[ANSWERED] = n;
 }
 
 export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, logger: Logger): void {
@@ -37,7 +45,8 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
   // The client ended its side in the middle of a request's body: that request is the one at fault.
   // Answered already (a 401 before the body was read): a second response would be unsolicited.
   const cutShort = error.code === 'HPE_INVALID_EOF_STATE' ? (socket as Tracked)[CURRENT_URL] : undefined;
-  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent || (cutShort !== undefined && !(socket as Tracked)[UNANSWERED])) {
+  const answered = ((socket as Tracked)[ANSWERED] ?? 0) >= ((socket as Tracked)[STARTED] ?? 0);
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent || (cutShort !== undefined && answered)) {
     socket.destroy();
     return;
   }

@@ -1,6 +1,7 @@
 // The listening socket: counts open requests for the drain, asks clients to reconnect elsewhere
 // once draining, answers malformed HTTP itself, and never times out a long stream.
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import { listen } from '../shared/listen.ts';
 import { answerClientError, refuseUnroutable, trackAnswered, trackRequest } from './client-error.ts';
@@ -14,29 +15,49 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+const OPEN_REQUESTS = Symbol('openRequests');
+type Counted = Duplex & { [OPEN_REQUESTS]?: number };
+
 export async function startHttpServer(
   handler: http.RequestListener,
   options: { host: string; port: number; logger: Logger; draining: () => boolean },
 ): Promise<HttpServer> {
   let inFlight = 0;
+  /**
+   * Counts a request until its response closes, or its connection does: a pipelined request
+   * queued behind a response sent with `connection: close` never gets a 'close' of its own. The
+   * connection's listener (one per connection, set in 'connection') ends what is still counted.
+   */
+  const count = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const socket = req.socket as Counted;
+    inFlight++;
+    socket[OPEN_REQUESTS] = (socket[OPEN_REQUESTS] ?? 0) + 1;
+    const n = trackRequest(socket, req.url);
+    res.once('close', () => {
+      trackAnswered(socket, n);
+      if (socket[OPEN_REQUESTS]! > 0) {
+        socket[OPEN_REQUESTS]!--;
+        inFlight--;
+      }
+    });
+  };
   // Host is checked here rather than by Node, whose refusal is a bare 400 with no body.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
-    inFlight++;
-    const socket = req.socket;
-    res.once('close', () => {
-      inFlight--;
-      trackAnswered(socket);
-    });
+    count(req, res);
     if (options.draining()) res.setHeader('connection', 'close'); // clients reconnect to another replica
-    trackRequest(socket, req.url);
     if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1)
       return refuseUnroutable(req, res, HttpError.MalformedHttp, options.logger);
     handler(req, res);
   });
+  server.on('connection', (socket: Counted) =>
+    socket.once('close', () => {
+      inFlight -= socket[OPEN_REQUESTS] ?? 0;
+      socket[OPEN_REQUESTS] = 0;
+    }),
+  );
   server.on('clientError', (error, socket) => answerClientError(error, socket, options.logger));
   server.on('checkExpectation', (req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
+    count(req, res);
     refuseUnroutable(req, res, HttpError.ExpectationFailed, options.logger);
   });
   // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
