@@ -117,6 +117,8 @@ describe('metrics: GET /metrics (admin token) and METRICS_PORT (no authenticatio
   });
 
   it('shows a request held right now in the pending gauges, and none once it settled', async () => {
+    // The 529 of the test before is released a moment after its client saw the answer.
+    await gateway.settled();
     const idle = await scrape();
     expect(sample(idle, 'gateway_reservations_pending', { kind: 'request' })).to.equal(0);
     const stream = await openStream(gateway.url, key, 'sandbox/claude-haiku', 'Tell me slowly [[sim gap_ms=100 deltas=20]]');
