@@ -104,6 +104,10 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     // A path that cannot name a resource (bad percent-encoding, an id outside its pattern) is a 404
     // like any other unknown id: every operation with a path parameter declares one.
     if ('malformed' in matched) return new Failure(HttpError.RouteNotFound, 'The path has malformed percent-encoding, so it names nothing.');
+    if ('allowed' in matched)
+      return new Failure(HttpError.MethodNotAllowed, `${req.method} is not served at this path; it takes ${matched.allowed.join(', ')}.`, {
+        headers: { allow: matched.allowed.join(', ') },
+      });
     const { operation, params } = matched;
     exchange.operationId = operation.operationId;
     if (params.model_id) exchange.model = params.model_id;

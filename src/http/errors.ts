@@ -13,6 +13,7 @@ import { anthropicErrorType } from '../providers/anthropic/errors.ts';
 /** Failures of the transport itself: routing, authentication, bodies. */
 export enum HttpError {
   RouteNotFound = 'route_not_found',
+  MethodNotAllowed = 'method_not_allowed',
   InvalidApiKey = 'invalid_api_key',
   InvalidAdminToken = 'invalid_admin_token',
   InvalidJson = 'invalid_json',
@@ -57,6 +58,7 @@ const notFound = (message?: string): Mapping => ({ status: 404, type: 'not_found
 
 const MAPPINGS: Record<ErrorCode, Mapping> = {
   [HttpError.RouteNotFound]: notFound(),
+  [HttpError.MethodNotAllowed]: { status: 405, type: 'invalid_request_error' },
   [HttpError.InvalidApiKey]: { status: 401, type: 'authentication_error', message: 'Invalid API key.' },
   [HttpError.InvalidAdminToken]: { status: 401, type: 'authentication_error', message: 'Invalid or missing admin token.' },
   [HttpError.InvalidJson]: invalid('The body is not valid JSON.'),

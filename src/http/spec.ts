@@ -37,7 +37,10 @@ export interface FieldProblem {
 
 export interface Spec {
   /** The operation for a method and raw (still percent-encoded) path, with its decoded path params. */
-  match(method: string, rawPath: string): { operation: SpecOperation; params: Record<string, string> } | { malformed: true } | undefined;
+  match(
+    method: string,
+    rawPath: string,
+  ): { operation: SpecOperation; params: Record<string, string> } | { malformed: true } | { allowed: string[] } | undefined;
   operations: readonly SpecOperation[];
   /** Null when a response body matches the contract (used when VALIDATE_RESPONSES is on). */
   validateResponse(operationId: string, status: number, body: unknown): string | null;
@@ -132,14 +135,20 @@ function representable(text: string): boolean {
   return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999;
 }
 
-/** Static paths match from a map; templates by a regex compiled once. Params are decoded here. */
+/**
+ * Static paths match from a map; templates by a regex compiled once. Params are decoded here. A
+ * path the spec has under other methods only answers with those (`allowed`, for a 405 and its
+ * `Allow` header, as Prism's mock of the same document does).
+ */
 function createRouter(operations: SpecOperation[]): Spec['match'] {
   const exact = new Map<string, SpecOperation>();
+  const methodsOf = new Map<string, string[]>();
   const templated: Array<{ method: string; pattern: RegExp; names: string[]; operation: SpecOperation }> = [];
   for (const operation of operations) {
     const names: string[] = [];
     if (!operation.path.includes('{')) {
       exact.set(`${operation.method} ${operation.path}`, operation);
+      methodsOf.set(operation.path, [...(methodsOf.get(operation.path) ?? []), operation.method]);
       continue;
     }
     const source = operation.path
@@ -166,7 +175,8 @@ function createRouter(operations: SpecOperation[]): Spec['match'] {
       }
       return { operation: route.operation, params };
     }
-    return undefined;
+    const allowed = methodsOf.get(path) ?? templated.filter((route) => route.pattern.test(path)).map((route) => route.method);
+    return allowed.length > 0 ? { allowed: [...new Set(allowed)].sort() } : undefined;
   };
 }
 

@@ -76,6 +76,18 @@ describe('npm run mock: Prism serves an example for every operation', function (
     expect(page.data.map((v) => v.object)).to.deep.equal(['video']);
   });
 
+  it('answers a method a path is not served for with 405, as the gateway does (test/integration/http/methods.test.ts)', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/messages'],
+      ['POST', '/v1/models'],
+      ['PATCH', '/v1/videos'],
+    ]) {
+      const response = await fetch(`http://127.0.0.1:${publicPort}${path}`, { method, headers: { authorization: 'Bearer sk-gw-mock' } });
+      expect(response.status, `${method} ${path}`).to.equal(405);
+    }
+    expect((await fetch(`http://127.0.0.1:${adminPort}/admin/v1/customers/cus_abc/wallet`, { method: 'POST' })).status).to.equal(405);
+  });
+
   for (const [bundle, portOf] of [
     ['openapi.json', () => publicPort],
     ['admin.json', () => adminPort],

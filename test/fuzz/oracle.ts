@@ -1,7 +1,8 @@
 // What must hold for every answer, whatever was sent: an answer at all, no 5xx, a request-id, the
 // endpoint's error shape on every 4xx, a status the operation's contract declares and a body that
 // validates against it, no stack traces, and 401 for every credential-less call to an operation
-// that needs one (nothing is looked at before authentication).
+// that needs one (nothing is looked at before authentication); a 405 with Allow for a method the
+// path does not serve.
 import type { Spec } from '../../src/http/spec.ts';
 import type { FuzzResponse } from './http-client.ts';
 import { errorShapeOf, type FuzzOperation } from './operations.ts';
@@ -28,13 +29,27 @@ export function errorShapeProblems(body: unknown, shape: 'anthropic' | 'openai')
   return ok ? [] : ['not the error shape {"error":{"message","type","code","param"}}'];
 }
 
+/** The methods the contracts declare on the path a request names (by its template), sorted. */
+function declaredMethods(operations: Map<string, FuzzOperation>, rawPath: string): string[] {
+  const path = rawPath.split('?')[0]!.replace(/(.)\/$/, '$1');
+  const methods = new Set<string>();
+  for (const op of operations.values()) {
+    const pattern = op.template
+      .split(/\{\w+\}/)
+      .map((piece) => piece.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
+    if (new RegExp(`^${pattern}$`).test(path)) methods.add(op.method.toUpperCase());
+  }
+  return [...methods].sort();
+}
+
 /** Which operation the gateway routes this method and raw path to, if any. */
 export function routed(surfaces: Surfaces, method: string, rawPath: string): { operationId: string } | 'malformed' | undefined {
   const pathOnly = rawPath.split('?')[0]!;
   // As src/http/app.ts chooses: /admin/... and the conventional /metrics are the operators'.
   const spec = pathOnly === '/admin' || pathOnly.startsWith('/admin/') || pathOnly === '/metrics' ? surfaces.admin : surfaces.public;
   const matched = spec.match(method, pathOnly);
-  if (!matched) return undefined;
+  if (!matched || 'allowed' in matched) return undefined;
   if ('malformed' in matched) return 'malformed';
   return { operationId: matched.operation.operationId };
 }
@@ -62,8 +77,13 @@ export function checkResponse(surfaces: Surfaces, operations: Map<string, FuzzOp
     if (/\.ts:\d+|node_modules|\bat [\w.<>]+ \(/.test(message)) problems.push('error message carries a stack trace');
   }
   const route = routed(surfaces, request.method, request.path);
-  // No operation (or a path no operation can decode): a 404, whatever the body and credentials.
-  if ((!route || route === 'malformed') && status !== 404) problems.push(`${route ?? 'unrouted'} path got ${status}, not 404`);
+  // A path the contracts have under other methods: a 405 naming them in Allow; no operation at all
+  // (or a path no operation can decode): a 404. Whatever the body and credentials.
+  const allowed = route ? [] : declaredMethods(operations, request.path);
+  if (allowed.length > 0) {
+    if (status !== 405) problems.push(`${request.method} on a path served for ${allowed.join(', ')} got ${status}, not 405`);
+    else if (response.headers['allow'] !== allowed.join(', ')) problems.push(`Allow is "${String(response.headers['allow'])}", not "${allowed.join(', ')}"`);
+  } else if ((!route || route === 'malformed') && status !== 404) problems.push(`${route ?? 'unrouted'} path got ${status}, not 404`);
   if (route && route !== 'malformed') {
     const op = operations.get(route.operationId)!;
     if (!op.statuses.has(String(status)) && !op.statuses.has('default')) problems.push(`status ${status} is not declared for ${op.operationId}`);

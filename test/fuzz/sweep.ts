@@ -148,7 +148,7 @@ export function unroutedSweep(operations: FuzzOperation[], fixtures: Fixtures): 
   for (const [template, declared] of templates) {
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(fixtures.ids[name]?.[0] ?? 'x'));
     const token = template.startsWith('/admin/') ? fixtures.adminToken : fixtures.customerKey;
-    for (const method of METHODS.filter((m) => !declared.has(m) && !(m === 'HEAD' && declared.has('GET')))) {
+    for (const method of METHODS.filter((m) => !declared.has(m))) {
       for (const [kind, type, body] of bodies) {
         for (const credential of ['none', 'valid'] as const) {
           out.push({

@@ -17,7 +17,8 @@ describe('the contract at run time', () => {
     const found = match('GET', '/v1/models/sandbox%2Fclaude-sonnet') as any;
     expect(found.operation.operationId).to.equal('models_retrieve');
     expect(found.params).to.deep.equal({ model_id: 'sandbox/claude-sonnet' });
-    expect(match('DELETE', '/v1/models')).to.equal(undefined);
+    expect(match('DELETE', '/v1/models')).to.deep.equal({ allowed: ['GET'] });
+    expect(match('PUT', '/v1/videos/vt_abc')).to.deep.equal({ allowed: ['DELETE', 'GET'] });
     expect(match('GET', '/v2/nothing')).to.equal(undefined);
   });
 

@@ -1,0 +1,83 @@
+// A method the path is not served for: 405 with `Allow` naming the methods it takes, in the path's
+// error shape, before authentication and without reading the body; a path nothing is served at stays
+// a 404. Prism, serving the same documents as the mock (`npm run mock`), answers 405 for these too.
+import { expect } from 'chai';
+import { send } from '../../fuzz/http-client.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+
+describe('HTTP methods: 405 with Allow for a method a path is not served for', () => {
+  let gateway: TestGateway;
+  let key: string;
+  before(async () => {
+    gateway = await startTestGateway();
+    ({ key } = await gateway.customerWithKey());
+  });
+  after(async () => gateway.close());
+
+  const call = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => send(gateway.url, { method, path, headers, body }, 5000);
+
+  it('answers /v1/messages in the Anthropic shape and the rest in the OpenAI shape, with or without a key', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['GET', '/v1/messages', 'POST'],
+      ['PUT', '/v1/messages/count_tokens', 'POST'],
+      ['GET', '/v1/chat/completions', 'POST'],
+      ['POST', '/v1/models', 'GET'],
+      ['DELETE', '/v1/models/pricing', 'GET'],
+      ['PATCH', '/v1/videos', 'GET, POST'],
+      ['POST', '/v1/videos/vt_abc', 'DELETE, GET'],
+      ['POST', '/admin/v1/customers/cus_abc/wallet', 'GET'],
+      ['PUT', '/metrics', 'GET'],
+      ['OPTIONS', '/v1/messages', 'POST'],
+    ];
+    for (const [method, path, allow] of cases) {
+      for (const headers of [{}, { authorization: `Bearer ${key}` }] as Array<Record<string, string>>) {
+        const response = await call(method, path, headers);
+        const what = `${method} ${path}`;
+        expect(response.status, what).to.equal(405);
+        expect(response.headers['allow'], what).to.equal(allow);
+        const body = JSON.parse(response.text);
+        if (path.startsWith('/v1/messages')) {
+          expect(body, what).to.deep.equal({
+            type: 'error',
+            error: { type: 'invalid_request_error', message: `${method} is not served at this path; it takes ${allow}.` },
+            request_id: response.headers['request-id'],
+          });
+        } else {
+          expect(body, what).to.deep.equal({
+            error: {
+              message: `${method} is not served at this path; it takes ${allow}.`,
+              type: 'invalid_request_error',
+              code: 'method_not_allowed',
+              param: null,
+            },
+          });
+        }
+      }
+    }
+  });
+
+  it('answers HEAD with the 405 status and headers and no body', async () => {
+    const response = await call('HEAD', '/v1/models', { authorization: `Bearer ${key}` });
+    expect(response.status).to.equal(405);
+    expect(response.headers['allow']).to.equal('GET');
+    expect(response.text).to.equal('');
+  });
+
+  it('reads no body and changes nothing: a body on a wrong method is not parsed, the next request on the connection is served', async () => {
+    const response = await call('PUT', '/v1/messages', { 'content-type': 'application/json', 'x-api-key': key }, '{"not json');
+    expect(response.status).to.equal(405);
+    expect((await call('GET', '/v1/models', { authorization: `Bearer ${key}` })).status).to.equal(200);
+  });
+
+  it('keeps 404 for a path no method is served at, and for a trailing part no route has', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/nothing'],
+      ['POST', '/v1/videos/vt_abc/content/more'],
+      ['DELETE', '/admin/v1/nothing'],
+    ] as const) {
+      const response = await call(method, path);
+      expect(response.status, `${method} ${path}`).to.equal(404);
+      expect(response.headers['allow'], `${method} ${path}`).to.equal(undefined);
+    }
+  });
+});
