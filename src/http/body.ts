@@ -42,7 +42,7 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   // Bodies are read as sent: a compressed one would only fail as invalid JSON, and inflating it
   // would need its own limits (a small body can expand a thousandfold). Drained, then refused.
   const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+  if (encoding !== undefined && !IDENTITY.test(encoding)) {
     if (hasBody(req)) await drain(req, 1_000);
     return new Failure(HttpError.UnsupportedMediaType, 'Compressed request bodies (Content-Encoding) are not accepted; send the body uncompressed.');
   }
@@ -72,6 +72,8 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   return { raw, value, form: 'json' };
 }
 
+/** No coding at all: empty, or only `identity` (repeated headers arrive joined by commas). */
+const IDENTITY = /^[\s,]*(?:identity\s*(?:,[\s,]*|$))*$/i;
 const hasBody = (req: IncomingMessage) => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 
 function drain(req: IncomingMessage, timeoutMs: number): Promise<void> {

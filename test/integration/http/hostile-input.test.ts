@@ -169,12 +169,26 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
       else expect(body.error).to.include({ code: 'unsupported_media_type' });
       expect(JSON.stringify(body)).to.include('Content-Encoding');
     }
-    const plain = await fetch(`${gateway.url}/v1/messages`, {
-      method: 'POST',
-      headers: { ...customer(), 'content-type': 'application/json', 'content-encoding': 'identity' },
-      body: json,
-    });
-    expect(plain.status).to.equal(200);
+    // No coding is no coding: identity, an empty header, identity sent twice.
+    for (const encoding of ['identity', '', 'Identity, identity']) {
+      const plain = await fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { ...customer(), 'content-type': 'application/json', 'content-encoding': encoding },
+        body: json,
+      });
+      expect(plain.status, `"${encoding}"`).to.equal(200);
+    }
+    const stacked = await send(
+      gateway.url,
+      {
+        method: 'POST',
+        path: '/v1/messages',
+        headers: { ...customer(), 'content-type': 'application/json', 'content-encoding': 'identity, gzip' },
+        body: json,
+      },
+      5000,
+    );
+    expect(stacked.status).to.equal(415);
     expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
   });
 
