@@ -29,6 +29,12 @@ export interface TestGateway extends Gateway {
   requestLog(requestId: string): Promise<any>;
   /** A customer's wallet as the admin API shows it, once pending messages settlements are done. */
   wallet(customerId: string): Promise<any>;
+  /**
+   * Rewrites the gateway's catalogue file and reloads it through the admin API, answering what the
+   * reload said. The file watcher is stopped first: it reloads 50 ms after a write, and would
+   * otherwise win now and then, leaving the operator's call `unchanged`.
+   */
+  rewriteCatalogue(edit: (text: string) => string): Promise<{ status: number; body: any }>;
   /** A customer with one key, created through the admin API. */
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
@@ -119,6 +125,11 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     async wallet(customerId) {
       await settled();
       return (await admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
+    },
+    async rewriteCatalogue(edit) {
+      gateway.services.catalogue.close();
+      fs.writeFileSync(config.cataloguePath, edit(fs.readFileSync(config.cataloguePath, 'utf8')));
+      return admin('POST', '/admin/v1/catalogue/reload');
     },
     async customerWithKey({ allowedModels } = {}) {
       const customer = await admin('POST', '/admin/v1/customers', { name: 'Test customer' });

@@ -51,9 +51,11 @@ describe('model discovery caching: ETag, Cache-Control and 304', () => {
     expect(await etagOf(haikuOnly.key)).to.not.equal(before);
 
     // A new price for haiku: the price list changes (and its ETag), the model list does not.
-    const [head, haiku] = fs.readFileSync(catalogue, 'utf8').split('id: sandbox/claude-haiku');
-    fs.writeFileSync(catalogue, `${head}id: sandbox/claude-haiku${haiku!.replace('input_per_mtok: "1.00"', 'input_per_mtok: "2.00"')}`);
-    expect((await gateway.admin('POST', '/admin/v1/catalogue/reload')).body.status).to.equal('reloaded');
+    const reload = await gateway.rewriteCatalogue((text) => {
+      const [head, haiku] = text.split('id: sandbox/claude-haiku');
+      return `${head}id: sandbox/claude-haiku${haiku!.replace('input_per_mtok: "1.00"', 'input_per_mtok: "2.00"')}`;
+    });
+    expect(reload.body.status).to.equal('reloaded');
     expect(await etagOf(everything.key, '/v1/models/pricing')).to.not.equal(beforePricing);
     const stale = await get('/v1/models/pricing', { authorization: `Bearer ${everything.key}`, 'if-none-match': beforePricing! });
     expect(stale.status).to.equal(200);

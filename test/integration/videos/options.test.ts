@@ -223,9 +223,8 @@ describe('video create options: mapped for the provider or refused, never droppe
 
   it('cancel follows the plan the task was sold with, not the catalogue of today', async () => {
     const queued = await v.create({ model: 'sandbox/seedance', prompt: 'a [[sim queued_ms=60000]]' });
-    const text = fs.readFileSync(cataloguePath, 'utf8');
-    fs.writeFileSync(cataloguePath, text.replace(/(id: sandbox\/seedance\n(?:.*\n)*?\s+cancellable: )true/, '$1false'));
-    expect((await gateway.admin('POST', '/admin/v1/catalogue/reload')).body.status).to.equal('reloaded');
+    const reload = await gateway.rewriteCatalogue((text) => text.replace(/(id: sandbox\/seedance\n(?:.*\n)*?\s+cancellable: )true/, '$1false'));
+    expect(reload.body.status).to.equal('reloaded');
     expect(gateway.services.catalogue.current().model('sandbox/seedance')!.video!.cancellable).to.equal(false);
     const cancelled = await v.cancel(queued.body.task_id);
     expect(cancelled.status).to.equal(200);
