@@ -46,7 +46,7 @@ describe(`key rate and concurrency limits over HTTP (${usingPostgres() ? 'Postgr
 
   it('keeps at most max_concurrent requests in flight, and never refuses a client that waits for each answer', async () => {
     const { key } = await limitedKey(gateway, { max_concurrent: 2 });
-    const slow = await tally(await Promise.all(Array.from({ length: 8 }, () => message(gateway.url, key, 'slow [[sim first_byte_ms=400]]'))));
+    const slow = await tally(await Promise.all(Array.from({ length: 8 }, () => message(gateway.url, key, 'slow [[sim first_byte_ms=3000]]'))));
     expect(slow.counts).to.deep.equal({ 200: 2, 429: 6 });
     const refused = slow.bodies.find((b) => b.status === 429)!;
     expect(refused.body.error.message).to.match(/limit of 2 concurrent requests is reached/);

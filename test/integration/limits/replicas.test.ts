@@ -61,7 +61,7 @@ describe(`key limits shared by two gateways on one database (${usingPostgres() ?
 
   it('shares one concurrency limit: 3 of 12 slow requests spread over both are in flight', async () => {
     const { key } = await limitedKey(gateway, { max_concurrent: 3 });
-    const { counts } = await tally(await spread(12, key, 'slow [[sim first_byte_ms=500]]'));
+    const { counts } = await tally(await spread(12, key, 'slow [[sim first_byte_ms=3000]]'));
     expect(counts).to.deep.equal({ 200: 3, 429: 9 });
   });
 
