@@ -159,16 +159,12 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
 
   it('charges the price in force at acceptance even when the catalogue changed in flight', async () => {
     const created = await create({ prompt: `x [[sim queued_ms=0 running_ms=300]]` });
-    fs.writeFileSync(
-      cataloguePath,
-      fs
-        .readFileSync(cataloguePath, 'utf8')
-        .replace(
-          'per_second: {480p: "0.05", 720p: "0.10", 1080p: "0.25"}}\n  - id: sandbox/h3',
-          'per_second: {480p: "0.05", 720p: "0.90", 1080p: "0.25"}}\n  - id: sandbox/h3',
-        ),
+    const reload = await gateway.rewriteCatalogue((text) =>
+      text.replace(
+        'per_second: {480p: "0.05", 720p: "0.10", 1080p: "0.25"}}\n  - id: sandbox/h3',
+        'per_second: {480p: "0.05", 720p: "0.90", 1080p: "0.25"}}\n  - id: sandbox/h3',
+      ),
     );
-    const reload = await gateway.admin('POST', '/admin/v1/catalogue/reload');
     expect(reload.body.price_versions_created).to.deep.equal([{ model: 'sandbox/seedance', price_version: 2 }]);
     const task = await pollUntilDone(created.body.task_id);
     expect(task.billing).to.deep.include({ amount: '0.500000', price_version: 1 });
@@ -272,10 +268,11 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
     const live = await create({ prompt: `x ${QUICK}` });
     await ark.close(); // the upstream disappears
     await new Promise((r) => setTimeout(r, 150));
+    const polledFrom = Date.now(); // the backoff is counted from the failed poll, inside processBatch
     await gateway.services.videoWorker.processBatch();
     const row = await gateway.db('video_tasks').where({ id: live.body.task_id }).first();
     expect(row.status).to.equal('queued');
     expect(row.attempts).to.equal(1);
-    expect(new Date(row.next_poll_at).getTime()).to.be.greaterThan(Date.now() + 100);
+    expect(new Date(row.next_poll_at).getTime()).to.be.at.least(polledFrom + 200); // 100 ms poll interval doubled by 1 attempt
   });
 });

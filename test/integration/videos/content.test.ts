@@ -86,8 +86,9 @@ describe('video content: GET /v1/videos/{task_id}/content streams the providerâ€
   });
 
   it('MiniMax H3: each download queries the task for a freshly signed URL, so an old URL expiring does not matter', async () => {
-    const { id, upstreamId, task } = await completed({ model: 'sandbox/h3', prompt: `a ${QUICK} [[sim url_ttl_ms=300]]`, seconds: 4, ratio: '16:9' });
-    await new Promise((r) => setTimeout(r, 400));
+    // Each signed URL lasts 2 s: long enough for a download to fetch it on a loaded machine.
+    const { id, upstreamId, task } = await completed({ model: 'sandbox/h3', prompt: `a ${QUICK} [[sim url_ttl_ms=2000]]`, seconds: 4, ratio: '16:9' });
+    await new Promise((r) => setTimeout(r, 2100));
     const stale = await fetch(task.result.content.url); // the URL seen when the task completed
     expect(stale.status).to.equal(403);
     await stale.arrayBuffer();
@@ -153,12 +154,19 @@ describe('video content: GET /v1/videos/{task_id}/content streams the providerâ€
     const reader = response.body!.getReader();
     let received = 0;
     while (received < 1024 * 1024) received += (await reader.read()).value!.length;
-    await new Promise((r) => setTimeout(r, 500)); // the client stops reading
+    // The client stops reading: once the buffers between it and the provider are full, the
+    // provider must stop sending. Wait (5 s at most) until nothing was sent for 300 ms.
     const upstream = assetExchanges(ark).at(-1)!;
+    let sentWhilePaused = upstream.sent;
+    let pausedSince = Date.now();
+    const stallDeadline = Date.now() + 5000;
+    while (Date.now() - pausedSince < 300 && Date.now() < stallDeadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      if (upstream.sent !== sentWhilePaused) [sentWhilePaused, pausedSince] = [upstream.sent, Date.now()];
+    }
     expect(upstream.finished).to.equal(false);
     expect(upstream.sent).to.be.below(64 * 1024 * 1024); // socket buffers only, not the file
-    const sentWhilePaused = upstream.sent;
-    await new Promise((r) => setTimeout(r, 300));
+    expect(Date.now() - pausedSince, 'the provider kept sending to a client that reads nothing').to.be.at.least(300);
     expect(upstream.sent).to.equal(sentWhilePaused);
 
     client.abort();

@@ -222,11 +222,13 @@ describe('video poller batching', function () {
       catalogue: gateway.services.catalogue,
       batchSize: 2,
       concurrency: 1,
-      leaseMs: 50,
+      // Long enough that a stalled claim or poll cannot outlast it before the first task's lane
+      // check, short enough that the second task's lease surely ends during the slow settle.
+      leaseMs: 1000,
     });
     const slowLedger = gateway.services.ledger;
     const original = slowLedger.settle;
-    slowLedger.settle = async (input) => (polled.push(input.ref), await new Promise((r) => setTimeout(r, 100)), original.call(slowLedger, input));
+    slowLedger.settle = async (input) => (polled.push(input.ref), await new Promise((r) => setTimeout(r, 1500)), original.call(slowLedger, input));
     try {
       await gateway.db('video_tasks').update({ lease_until: null });
       expect(await short.processBatch()).to.equal(1);
