@@ -541,7 +541,7 @@ export interface components {
             owner: string | null;
             /** @description The owner heartbeated within STALE_RESERVATION_SECONDS. */
             owner_alive: boolean;
-            /** @description The owner's last checkpoint of what was delivered, priced; what the sweeper charges. */
+            /** @description The owner's last checkpoint of what was delivered, priced; what the sweeper charges. For a grant, the sum over the requests it had open at that checkpoint. */
             delivered: components["schemas"]["Decimal"] | null;
             purpose: {
                 [key: string]: unknown;

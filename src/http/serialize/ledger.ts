@@ -67,6 +67,16 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
   created_at: new Date(row.created_at).toISOString(),
 });
 
+/**
+ * What the sweeper charges if the owner is gone (src/jobs/sweeper.ts): a request hold's checkpoint,
+ * or for a grant the sum of the open requests it checkpointed. Null when nothing was delivered.
+ */
+function delivered(progress: { charge?: string; inflight?: Array<{ ref?: string; charge?: string }> } | null): string | null {
+  if (progress?.charge) return formatMicros(BigInt(progress.charge));
+  const open = (progress?.inflight ?? []).filter((d) => d.ref && d.charge);
+  return open.length > 0 ? formatMicros(open.reduce((sum, d) => sum + BigInt(d.charge!), 0n)) : null;
+}
+
 export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
   object: 'reservation',
   ref: hold.ref,
@@ -76,7 +86,7 @@ export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
   amount: formatMicros(BigInt(hold.amount)),
   owner: hold.owner,
   owner_alive: hold.ownerAlive,
-  delivered: hold.progress?.charge ? formatMicros(BigInt(hold.progress.charge)) : null,
+  delivered: delivered(hold.progress),
   purpose: hold.purpose,
   created_at: new Date(hold.created_at).toISOString(),
   resolved_at: hold.resolved_at ? new Date(hold.resolved_at).toISOString() : null,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { openStream } from '../../helpers/child-gateway.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 // An expensive model, so one request's bound is a large part of a small wallet.
@@ -112,6 +113,28 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
     const entries = await journal(customerId);
     expect(entries.filter((e) => e.kind === 'unreserve')).to.have.length(1);
     expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
+    expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  });
+
+  it('shows an operator what a live grant would be charged if its process died: the sum of its open requests at the last checkpoint', async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+    expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200); // opens the grant
+    const listGrant = async () =>
+      ((await gateway.admin('GET', `/admin/v1/reservations?customer_id=${customerId}&status=pending`)).body.data as any[]).find((r) => r.kind === 'grant');
+    const streams = await Promise.all([0, 1].map((i) => openStream(gateway.url, key, 'sandbox/claude-haiku', `s${i} [[sim gap_ms=100 deltas=40]]`)));
+    await gateway.services.holds.flushCheckpoints();
+    const grant = await listGrant();
+    const row = await gateway.db('reservations').where({ ref: grant.ref }).first();
+    const inflight = (typeof row.progress === 'string' ? JSON.parse(row.progress) : row.progress).inflight as Array<{ charge: string }>;
+    expect(inflight).to.have.length(2);
+    const sum = inflight.reduce((total, d) => total + BigInt(d.charge), 0n);
+    expect(sum > 0n).to.equal(true);
+    expect(grant.delivered).to.equal((Number(sum) / 1e6).toFixed(6));
+    await Promise.all(streams.map((s) => s.text));
+    await gateway.settled();
+    await gateway.services.holds.flushCheckpoints(); // the next heartbeat's checkpoint: nothing in flight
+    expect((await listGrant())?.delivered ?? null).to.equal(null);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
   });
 
