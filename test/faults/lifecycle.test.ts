@@ -9,6 +9,11 @@ import { CHILD_ADMIN_TOKEN, fundedCustomer, openStream, startChildGateway, type 
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 
 const HAIKU = 'sandbox/claude-haiku';
+/**
+ * Heartbeat 200 ms: a live process's holds look orphaned only after a 5 s gap between heartbeats,
+ * which a stall on a loaded machine does not reach; the waits for a sweep below allow 20 s.
+ */
+const STALE = '5';
 
 const hostAndPort = (url: string) => ({ host: new URL(url).hostname, port: Number(new URL(url).port || 5432) });
 const viaPort = (url: string, port: number) => Object.assign(new URL(url), { port: String(port) }).toString();
@@ -23,6 +28,56 @@ function embeddedDatabasePid(gatewayPid: number): number {
 
 function frozenProcess(pid: number) {
   return { stall: () => process.kill(pid, 'SIGSTOP'), resume: () => process.kill(pid, 'SIGCONT') };
+}
+
+/** How many charges wait in a gateway's outbox (one JSON line each). */
+function outboxEntries(dataDir: string): number {
+  const outbox = `${dataDir}/outbox`;
+  return fs
+    .readdirSync(outbox)
+    .map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').filter(Boolean).length)
+    .reduce((a, b) => a + b, 0);
+}
+
+type Inflight = { ref?: string; charge?: string };
+/** Open requests with something delivered in grant checkpoints (`progress.inflight`), by request ref. */
+const delivering = (inflight: Inflight[] | undefined) => (inflight ?? []).filter((d) => d.ref && BigInt(d.charge ?? '0') > 0n).map((d) => d.ref!);
+
+/**
+ * Waits until the database holds a checkpoint, written by `gateway`, of the `streams` requests it
+ * has open for the customer, each with something delivered: what the sweeper charges if the process
+ * dies now. A starved process may not have had a heartbeat tick yet, however long the test slept.
+ * Call it once every stream has delivered something (openStream returns after the first delta).
+ */
+async function checkpointed(gateway: ChildGateway, customerId: string, streams: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  const wait = async (what: string) => {
+    if (Date.now() > deadline) throw new Error(`no checkpoint after 10 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  };
+  if (usingPostgres()) {
+    // The grants of this process (another gateway may serve the same customer), read directly.
+    const db = await getTestDatabase();
+    for (;;) {
+      const rows = await db('reservations as r')
+        .join('gateway_instances as i', 'i.id', 'r.owner')
+        .where({ 'r.customer_id': customerId, 'r.kind': 'grant', 'r.status': 'pending', 'i.pid': gateway.child.pid })
+        .select('r.progress');
+      const seen = new Set(rows.flatMap((r: { progress: { inflight?: Inflight[] } | null }) => delivering(r.progress?.inflight))).size;
+      if (seen >= streams) return;
+      await wait(`${seen} of ${streams} streams`);
+    }
+  }
+  // The embedded database serves its gateway's one connection only: ask the gateway what it would
+  // be charged (the admin list's `delivered`). Every stream has delivered already, so the first
+  // checkpoint after this call covers them all; while they flow, each checkpoint moves the sum.
+  const charged = async () => {
+    const list = await gateway.admin('GET', `/admin/v1/reservations?customer_id=${customerId}&status=pending&limit=100`);
+    expect(list.status).to.equal(200);
+    return (list.body.data as Array<{ delivered: string | null }>).reduce((sum, r) => sum + Math.round(Number(r.delivered ?? 0) * 1e6), 0);
+  };
+  const before = await charged();
+  while ((await charged()) === before) await wait('the delivered amount did not move');
 }
 
 describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usingPostgres() ? 'PostgreSQL' : 'embedded database'})`, function () {
@@ -52,7 +107,7 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
 
   /** The money of `customerId` as a fresh gateway on the same data sees it, once nothing is held. */
   async function books(dataDir: string, customerId: string, env: Record<string, string> = {}) {
-    const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '1', ...env }, dataDir);
+    const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: STALE, ...env }, dataDir);
     const deadline = Date.now() + 20_000;
     let wallet: any;
     for (;;) {
@@ -116,10 +171,10 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
   });
 
   it('kill -9 mid-stream: the holds are swept once the process is gone, charged for what was delivered', async () => {
-    const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '1' });
+    const gateway = await start({ HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: STALE });
     const { customerId, key } = await fundedCustomer(gateway, '10.00');
     const streams = await Promise.all(Array.from({ length: 10 }, (_, i) => openStream(gateway.url, key, HAIKU, `s${i} [[sim gap_ms=200 deltas=200]]`)));
-    await new Promise((r) => setTimeout(r, 800)); // a heartbeat tick checkpoints what was delivered
+    await checkpointed(gateway, customerId, 10); // a heartbeat tick checkpointed what was delivered
     gateway.child.kill('SIGKILL');
     await gateway.exited;
     await Promise.all(streams.map((s) => s.text));
@@ -143,14 +198,14 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
 
   if (usingPostgres()) {
     it('two gateways serve one customer from their grants; one is killed (-9): the other goes on serving and sweeps its grant, charging what it delivered', async () => {
-      const env = { HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: '1' };
+      const env = { HEARTBEAT_MS: '200', STALE_RESERVATION_SECONDS: STALE };
       const [doomed, survivor] = [await start(env), await start(env)];
       const { customerId, key } = await fundedCustomer(survivor, '10.00');
       const onDoomed = await Promise.all(Array.from({ length: 5 }, (_, i) => openStream(doomed.url, key, HAIKU, `d${i} [[sim gap_ms=200 deltas=200]]`)));
       const onSurvivor = await Promise.all(Array.from({ length: 5 }, (_, i) => openStream(survivor.url, key, HAIKU, `s${i} [[sim gap_ms=100 deltas=20]]`)));
       const grants = await (await getTestDatabase())('reservations').where({ customer_id: customerId, kind: 'grant', status: 'pending' }).select('owner');
       expect(new Set(grants.map((g) => g.owner)).size).to.equal(2); // each process holds its own grant
-      await new Promise((r) => setTimeout(r, 800)); // a heartbeat tick checkpoints what was delivered
+      await checkpointed(doomed, customerId, 5); // a heartbeat tick checkpointed what was delivered
       doomed.child.kill('SIGKILL');
       await doomed.exited;
       await Promise.all(onDoomed.map((s) => s.text));
@@ -188,14 +243,9 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
         proxy.cut();
         const texts = await Promise.all(streams.map((s) => s.text));
         for (const text of texts) expect(text).to.include('event: message_stop');
-        await new Promise((r) => setTimeout(r, 1500)); // settles fail and go to the outbox
-        const outbox = `${gateway.dataDir}/outbox`;
-        expect(
-          fs
-            .readdirSync(outbox)
-            .map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').length)
-            .reduce((a, b) => a + b, 0),
-        ).to.equal(10);
+        // Settles fail and go to the outbox.
+        for (const deadline = Date.now() + 10_000; outboxEntries(gateway.dataDir) < 10 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
+        expect(outboxEntries(gateway.dataDir)).to.equal(10);
         proxy.restore();
 
         const deadline = Date.now() + 30_000;
@@ -212,7 +262,7 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
         expect(new Set(settles.map((s) => s.amount)).size).to.equal(1); // same request, same usage, same charge
         expect(Number(settles[0].amount)).to.be.greaterThan(0);
         expect((await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body.ok).to.equal(true);
-        expect(fs.readdirSync(outbox)).to.deep.equal([]);
+        expect(fs.readdirSync(`${gateway.dataDir}/outbox`)).to.deep.equal([]);
       } finally {
         await proxy.close();
       }
@@ -242,14 +292,8 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
         expect(wallet.status).to.equal(503);
         expect(wallet.headers.get('retry-after')).to.equal('1');
         expect(((await wallet.json()) as any).error).to.deep.include({ type: 'api_error', code: 'database_unavailable' });
-        const outbox = `${gateway.dataDir}/outbox`;
-        const queued = () =>
-          fs
-            .readdirSync(outbox)
-            .map((f) => fs.readFileSync(`${outbox}/${f}`, 'utf8').trim().split('\n').filter(Boolean).length)
-            .reduce((a, b) => a + b, 0);
-        for (const deadline = Date.now() + 10_000; queued() < 10 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
-        expect(queued()).to.equal(10); // every charge is durable on disk while the database is away
+        for (const deadline = Date.now() + 10_000; outboxEntries(gateway.dataDir) < 10 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
+        expect(outboxEntries(gateway.dataDir)).to.equal(10); // every charge is durable on disk while the database is away
       } finally {
         database.resume();
       }

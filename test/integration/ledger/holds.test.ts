@@ -6,7 +6,9 @@ describe('request holds (per-request reservations): one end on every path, and h
   let customerId: string;
   let keyId: string;
   before(async () => {
-    gateway = await startTestGateway({ env: { STALE_RESERVATION_SECONDS: '1', HEARTBEAT_MS: '200', GRANTS: 'false' } });
+    // Stale after 5 s without a heartbeat: orphans below are backdated 10 s, and a live process's
+    // heartbeat (every 200 ms) is not 5 s late however loaded the machine.
+    gateway = await startTestGateway({ env: { STALE_RESERVATION_SECONDS: '5', HEARTBEAT_MS: '200', GRANTS: 'false' } });
     ({ customerId, keyId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: 'fund' });
   });

@@ -45,7 +45,7 @@ describe('metrics: GET /metrics (admin token) and METRICS_PORT (no authenticatio
 
   before(async () => {
     // Per-request holds: the pending gauges then count requests (with grants they count the grant).
-    gateway = await startTestGateway({ env: { METRICS_PORT: '0', STALE_RESERVATION_SECONDS: '1', HEARTBEAT_MS: '200', GRANTS: 'false' } });
+    gateway = await startTestGateway({ env: { METRICS_PORT: '0', STALE_RESERVATION_SECONDS: '5', HEARTBEAT_MS: '200', GRANTS: 'false' } });
     ({ key, customerId, keyId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: 'fund' });
   });
