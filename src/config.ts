@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv } from 'envalid';
-import { ENV_SCHEMA } from './config/env.ts';
+import { ENV_SCHEMA, type CorsOrigins } from './config/env.ts';
 
 /**
  * Repository root, for the sample catalogue and the generated bundles: the nearest folder above
@@ -48,6 +48,8 @@ export interface Config {
   heartbeatMs: number;
   /** Keep an incoming x-request-id (a trusted proxy sets it) instead of minting one. */
   trustRequestId: boolean;
+  /** Origins whose browser pages may call the public API. */
+  corsOrigins: CorsOrigins;
   /** Run the hold sweeper's tick (every second) in this process (tests drive it by hand). */
   holdSweeper: boolean;
   /** A second listener serving only GET /metrics, without authentication (undefined: none). */
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     staleReservationSeconds: clean.STALE_RESERVATION_SECONDS,
     heartbeatMs: clean.HEARTBEAT_MS,
     trustRequestId: clean.TRUST_REQUEST_ID,
+    corsOrigins: clean.CORS_ORIGINS,
     holdSweeper: clean.HOLD_SWEEPER,
     metricsPort: clean.METRICS_PORT,
     metricsHost: clean.METRICS_HOST ?? clean.HOST,

@@ -18,6 +18,7 @@ import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
 import { createVideoWorker } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
+import { createCors } from './http/cors.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
@@ -176,6 +177,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     validateResponses: config.validateResponses,
     trustRequestId: config.trustRequestId,
     metrics,
+    cors: createCors(config.corsOrigins),
   });
   const server = await startHttpServer(app, { host: config.host, port: config.port, logger, draining: () => draining });
   const { url } = server;

@@ -63,6 +63,32 @@ const listenHost = makeValidator<string>((raw) => {
   }
 });
 
+/** `*` (any origin), or the exact origins allowed; an empty set turns CORS off. */
+export type CorsOrigins = '*' | ReadonlySet<string>;
+
+const corsOrigins = makeValidator<CorsOrigins>((raw) => {
+  const value = raw.trim();
+  if (value === '*') return '*';
+  if (value.toLowerCase() === 'none') return new Set<string>();
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      /* reported below */
+    }
+    // Compared as browsers send them: scheme, lower-case host and a port only when not the default.
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin)
+      throw new EnvError(`must be *, none, or origins such as https://app.example.com separated by commas; "${origin}" is not an origin as a browser sends it`);
+  }
+  if (origins.length === 0) throw new EnvError('must be *, none, or origins such as https://app.example.com separated by commas');
+  return new Set(origins);
+});
+
 /**
  * The schema. `default: undefined` marks an optional variable with no fixed default; when the
  * default is computed (see loadConfig), `DEFAULT_SHOWN` says what the README shows instead.
@@ -147,6 +173,10 @@ export const ENV_SCHEMA = {
   )({
     default: 30_000,
     desc: 'A grant unused this long is given back to the available balance (a customer pausing less than this keeps it: no statement on its next request).',
+  }),
+  CORS_ORIGINS: corsOrigins({
+    default: '*',
+    desc: 'Browser pages of these origins may call the public API (CORS): `*` any, `none` off, or origins separated by commas (`https://app.example.com`). Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',
   }),
   TRUST_REQUEST_ID: flag({ default: false, desc: 'Keep an incoming `x-request-id` (set by a trusted proxy) as the request id instead of minting one.' }),
   METRICS_PORT: integer(

@@ -13,6 +13,7 @@ import type { Services } from '../services.ts';
 import { adminTokenMatches, authenticateCustomer } from './auth.ts';
 import { readBody } from './body.ts';
 import { createAccessLog } from './access-log.ts';
+import type { Cors } from './cors.ts';
 import { HttpError, shapeOfPath } from './errors.ts';
 import { sendFailure, sendJson, startExchange, type Exchange } from './exchange.ts';
 import type { Handler, Reply, RequestContext } from './handler.ts';
@@ -39,6 +40,8 @@ export interface AppOptions {
   trustRequestId?: boolean;
   /** Told about every request at the access-log point. */
   metrics?: RequestMetrics;
+  /** Cross-origin access to the public surface; none when CORS is off. */
+  cors?: Cors;
 }
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -68,6 +71,8 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     res.setHeader('x-request-id', requestId); // the OpenAI SDKs read this one
     res.once('close', () => accessLog.finish(surface.admin === true, req, res, exchange));
     const shape = shapeOfPath(path);
+    const crossOrigin = surface.admin ? undefined : options.cors?.answerHeaders(req.headers);
+    if (crossOrigin) for (const name in crossOrigin) res.setHeader(name, crossOrigin[name]!);
     try {
       const reply = await dispatch(surface, req, res, path, exchange);
       exchange.outcome = reply instanceof Failure ? {} : reply;
@@ -104,10 +109,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     // A path that cannot name a resource (bad percent-encoding, an id outside its pattern) is a 404
     // like any other unknown id: every operation with a path parameter declares one.
     if ('malformed' in matched) return new Failure(HttpError.RouteNotFound, 'The path has malformed percent-encoding, so it names nothing.');
-    if ('allowed' in matched)
+    if ('allowed' in matched) {
+      const preflight = surface.admin ? undefined : options.cors?.preflight(req.method, matched.allowed, req.headers);
+      if (preflight) return { status: 204, body: undefined, headers: preflight };
       return new Failure(HttpError.MethodNotAllowed, `${req.method} is not served at this path; it takes ${matched.allowed.join(', ')}.`, {
         headers: { allow: matched.allowed.join(', ') },
       });
+    }
     const { operation, params } = matched;
     exchange.operationId = operation.operationId;
     if (params.model_id) exchange.model = params.model_id;

@@ -48,7 +48,7 @@ export function sendFailure(res: ServerResponse, failure: Failure, shape: ErrorS
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> | undefined, exchange: Exchange): void {
   if (res.headersSent || res.destroyed) return;
-  if (status === 304) return void res.writeHead(304, headers).end(); // Not Modified: no body
+  if (status === 304 || status === 204) return void res.writeHead(status, headers).end(); // Not Modified, No Content: no body
   const text = JSON.stringify(body);
   exchange.bytes += Buffer.byteLength(text);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

@@ -50,6 +50,20 @@ describe('configuration: one schema for every variable', () => {
     expect(loadConfig({ HOST: '::', METRICS_HOST: 'localhost' })).to.include({ host: '::', metricsHost: 'localhost' });
   });
 
+  it('reads CORS_ORIGINS as any origin, none, or exact origins as browsers send them', () => {
+    expect(loadConfig({}).corsOrigins).to.equal('*');
+    expect(loadConfig({ CORS_ORIGINS: '' }).corsOrigins).to.equal('*');
+    expect(loadConfig({ CORS_ORIGINS: 'None' }).corsOrigins).to.deep.equal(new Set());
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).to.deep.equal(
+      new Set(['https://app.example.com', 'http://localhost:5173']),
+    );
+    for (const bad of ['https://app.example.com/', 'https://App.example.com', 'app.example.com', 'https://app.example.com:443', 'ftp://x.example', ', ,']) {
+      expect(problems({ CORS_ORIGINS: bad })[0], bad).to.match(
+        /^CORS_ORIGINS must be \*, none, or origins such as https:\/\/app\.example\.com separated by commas/,
+      );
+    }
+  });
+
   it('names every bad variable on its own line', () => {
     expect(problems({ PORT: 'http', SANDBOX: 'maybe', LOG_LEVEL: 'verbose', BODY_LIMIT_BYTES: '12.5' })).to.deep.equal([
       'PORT must be a whole number from 0 to 65535, got "http"',
