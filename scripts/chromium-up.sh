@@ -3,6 +3,10 @@
 # prints the path of its binary. Idempotent.
 set -euo pipefail
 if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "Chromium is missing and installing it needs root: sudo apt-get install chromium (the browser tests drive it)" >&2
+    exit 1
+  fi
   echo "installing chromium" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2

@@ -175,8 +175,8 @@ export const ENV_SCHEMA = {
     desc: 'A grant unused this long is given back to the available balance (a customer pausing less than this keeps it: no statement on its next request).',
   }),
   CORS_ORIGINS: corsOrigins({
-    default: '*',
-    desc: 'Browser pages of these origins may call the public API (CORS): `*` any, `none` off, or origins separated by commas (`https://app.example.com`). Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',
+    default: new Set<string>(),
+    desc: 'Browser pages of these origins may call the public API (CORS): origins separated by commas (`https://app.example.com`), or `*` for any page. Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',
   }),
   TRUST_REQUEST_ID: flag({ default: false, desc: 'Keep an incoming `x-request-id` (set by a trusted proxy) as the request id instead of minting one.' }),
   METRICS_PORT: integer(
@@ -193,4 +193,5 @@ export const DEFAULT_SHOWN: Partial<Record<EnvName, string>> = {
   CATALOGUE_PATH: '`catalogue.sample.yaml` (beside package.json)',
   ADMIN_TOKEN: 'generated',
   METRICS_HOST: 'same as `HOST`',
+  CORS_ORIGINS: '`none` (no page may call)',
 };

@@ -5,10 +5,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.ts';
 import { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry, type RequestLogs } from '../logs/request-logs.ts';
 import type { RequestMetrics } from '../metrics/hooks.ts';
+import { CORS_PREFLIGHT } from './cors.ts';
 import type { Exchange } from './exchange.ts';
 
-/** Probes and scrapes would drown the request log (and are access-logged at debug only). */
-const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get']);
+/** Probes, scrapes and CORS preflights would drown the request log (and are access-logged at debug only). */
+const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get', CORS_PREFLIGHT]);
 
 export interface AccessLog {
   /** Called once the response closed: records the exchange when its handler is done. */

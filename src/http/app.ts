@@ -13,7 +13,7 @@ import type { Services } from '../services.ts';
 import { adminTokenMatches, authenticateCustomer } from './auth.ts';
 import { readBody } from './body.ts';
 import { createAccessLog } from './access-log.ts';
-import type { Cors } from './cors.ts';
+import { CORS_PREFLIGHT, type Cors } from './cors.ts';
 import { HttpError, shapeOfPath } from './errors.ts';
 import { sendFailure, sendJson, startExchange, type Exchange } from './exchange.ts';
 import type { Handler, Reply, RequestContext } from './handler.ts';
@@ -59,7 +59,8 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     // GET /metrics is an operator operation (admin token), though its path is the conventional one.
-    const surface = path === '/admin' || path.startsWith('/admin/') || path === '/metrics' ? options.adminSurface : options.publicSurface;
+    const surface =
+      path === '/admin' || path.startsWith('/admin/') || path === '/metrics' || path === '/metrics/' ? options.adminSurface : options.publicSurface;
     void handle(surface, req, res, path);
   };
 
@@ -81,7 +82,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       if (failure) return sendFailure(res, failure, shape, exchange);
       const { status, body, headers } = reply as { status: number; body: unknown; headers?: Record<string, string> };
       const mismatch =
-        options.validateResponses && exchange.operationId && status !== 304 ? surface.spec.validateResponse(exchange.operationId, status, body) : null;
+        options.validateResponses && exchange.operationId && body !== undefined ? surface.spec.validateResponse(exchange.operationId, status, body) : null;
       if (mismatch) {
         logger.error({ request_id: requestId, operation: exchange.operationId, status, mismatch }, 'response does not match the spec');
         return sendFailure(res, new Failure(HttpError.ResponseValidationFailed, `Response failed contract validation: ${mismatch}`), shape, exchange);
@@ -111,7 +112,10 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     if ('malformed' in matched) return new Failure(HttpError.RouteNotFound, 'The path has malformed percent-encoding, so it names nothing.');
     if ('allowed' in matched) {
       const preflight = surface.admin ? undefined : options.cors?.preflight(req.method, matched.allowed, req.headers);
-      if (preflight) return { status: 204, body: undefined, headers: preflight };
+      if (preflight) {
+        exchange.operationId = CORS_PREFLIGHT;
+        return { status: 204, body: undefined, headers: preflight };
+      }
       return new Failure(HttpError.MethodNotAllowed, `${req.method} is not served at this path; it takes ${matched.allowed.join(', ')}.`, {
         headers: { allow: matched.allowed.join(', ') },
       });

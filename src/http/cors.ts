@@ -12,11 +12,16 @@ import type { CorsOrigins } from '../config/env.ts';
  */
 const ANY_ORIGIN: Readonly<Record<string, string>> = { 'access-control-allow-origin': '*', 'access-control-expose-headers': '*' };
 
+const VARY_ORIGIN: Readonly<Record<string, string>> = { vary: 'Origin' };
+
+/** The operation name of a preflight in the access log and metrics (no request-log row). */
+export const CORS_PREFLIGHT = 'cors_preflight';
+
 /** Preflights may be cached this long (Chromium caps it at 2 hours). */
 const MAX_AGE_SECONDS = '7200';
 
 export interface Cors {
-  /** Headers that let the request's origin read the answer, or none when it may not. */
+  /** Headers that let the request's origin read the answer (with a list of origins, at least `Vary: Origin`). */
   answerHeaders(headers: IncomingHttpHeaders): Readonly<Record<string, string>> | undefined;
   /**
    * The headers of a 204 for a preflight (OPTIONS with `Access-Control-Request-Method`) from an
@@ -37,8 +42,9 @@ export function createCors(origins: CorsOrigins): Cors | undefined {
   return {
     answerHeaders(headers) {
       const origin = allowedOrigin(headers.origin);
-      if (!origin) return undefined;
-      return anyOrigin ? ANY_ORIGIN : { 'access-control-allow-origin': origin, 'access-control-expose-headers': '*', vary: 'Origin' };
+      if (anyOrigin) return origin ? ANY_ORIGIN : undefined;
+      // Listed origins are answered by name: every answer varies by Origin, allowed or not.
+      return origin ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': '*', vary: 'Origin' } : VARY_ORIGIN;
     },
     preflight(method, served, headers) {
       const requested = headers['access-control-request-method'];

@@ -175,7 +175,7 @@ function createRouter(operations: SpecOperation[]): Spec['match'] {
       }
       return { operation: route.operation, params };
     }
-    const allowed = methodsOf.get(path) ?? templated.filter((route) => route.pattern.test(path)).map((route) => route.method);
+    const allowed = [...(methodsOf.get(path) ?? []), ...templated.filter((route) => route.pattern.test(path)).map((route) => route.method)];
     return allowed.length > 0 ? { allowed: [...new Set(allowed)].sort() } : undefined;
   };
 }

@@ -47,7 +47,8 @@ function declaredMethods(operations: Map<string, FuzzOperation>, rawPath: string
 export function routed(surfaces: Surfaces, method: string, rawPath: string): { operationId: string } | 'malformed' | undefined {
   const pathOnly = rawPath.split('?')[0]!;
   // As src/http/app.ts chooses: /admin/... and the conventional /metrics are the operators'.
-  const spec = pathOnly === '/admin' || pathOnly.startsWith('/admin/') || pathOnly === '/metrics' ? surfaces.admin : surfaces.public;
+  const spec =
+    pathOnly === '/admin' || pathOnly.startsWith('/admin/') || pathOnly === '/metrics' || pathOnly === '/metrics/' ? surfaces.admin : surfaces.public;
   const matched = spec.match(method, pathOnly);
   if (!matched || 'allowed' in matched) return undefined;
   if ('malformed' in matched) return 'malformed';

@@ -18,7 +18,7 @@ describe('CORS: browser pages calling the public API', function () {
     return started;
   };
   before(async () => {
-    gateway = await start();
+    gateway = await start({ CORS_ORIGINS: '*' });
     const customer = await gateway.customerWithKey();
     key = customer.key;
     await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount: '5.00', reference: 'cors' });
@@ -45,7 +45,7 @@ describe('CORS: browser pages calling the public API', function () {
       5000,
     );
 
-  it('answers a preflight for a method the path serves with 204, the methods, the asked headers and a cache time, before any key', async () => {
+  it('answers a preflight for a method the path serves with 204, the methods, the asked headers and a cache time, before any key; no request-log row', async () => {
     for (const [path, method, methods] of [
       ['/v1/messages', 'POST', 'POST'],
       ['/v1/chat/completions', 'POST', 'POST'],
@@ -63,6 +63,12 @@ describe('CORS: browser pages calling the public API', function () {
       });
       expect(response.headers['access-control-allow-credentials'], path).to.equal(undefined);
     }
+    // Access-logged (at debug) as a preflight; the request log is for calls, not for the browser's questions.
+    const asked = await preflight(gateway, '/v1/messages', 'POST');
+    const id = asked.headers['request-id'] as string;
+    await gateway.requestLogs('', 0);
+    expect(gateway.logs.find((line) => line.request_id === id && line.msg === 'request')).to.include({ operation: 'cors_preflight', status: 204 });
+    expect((await gateway.admin('GET', '/admin/v1/request-logs?limit=500')).body.data.map((row: any) => row.request_id)).to.not.include(id);
   });
 
   it('lets the page read every answer, errors and streams included, and says nothing to a caller without Origin', async () => {
@@ -128,11 +134,18 @@ describe('CORS: browser pages calling the public API', function () {
     const strangerAnswer = await message(listed, 'https://evil.example');
     expect(strangerAnswer.status).to.equal(200); // a server-side caller may send any Origin; only browsers enforce CORS
     expect(strangerAnswer.headers['access-control-allow-origin']).to.equal(undefined);
+    expect(strangerAnswer.headers['vary']).to.equal('Origin'); // the answer depends on who asks, for caches
+    expect((await message(listed, undefined)).headers['vary']).to.equal('Origin');
   });
 
-  it('with CORS_ORIGINS=none: no preflight succeeds and no answer names an origin', async () => {
-    const closed = await start({ CORS_ORIGINS: 'none' });
-    expect((await preflight(closed, '/v1/messages', 'POST')).status).to.equal(405);
-    expect((await message(closed, PAGE)).headers['access-control-allow-origin']).to.equal(undefined);
+  it('by default (CORS_ORIGINS unset) and with none: no preflight succeeds and no answer names an origin', async () => {
+    for (const closed of [await start(), await start({ CORS_ORIGINS: 'none' })]) {
+      expect((await preflight(closed, '/v1/messages', 'POST')).status).to.equal(405);
+      const answer = await message(closed, PAGE);
+      expect(answer.status).to.equal(200);
+      expect(answer.headers['access-control-allow-origin']).to.equal(undefined);
+      const models = await send(closed.url, { method: 'GET', path: '/v1/models', headers: { origin: PAGE } }, 5000);
+      expect(models.headers['access-control-allow-origin']).to.equal(undefined);
+    }
   });
 });

@@ -50,9 +50,10 @@ describe('configuration: one schema for every variable', () => {
     expect(loadConfig({ HOST: '::', METRICS_HOST: 'localhost' })).to.include({ host: '::', metricsHost: 'localhost' });
   });
 
-  it('reads CORS_ORIGINS as any origin, none, or exact origins as browsers send them', () => {
-    expect(loadConfig({}).corsOrigins).to.equal('*');
-    expect(loadConfig({ CORS_ORIGINS: '' }).corsOrigins).to.equal('*');
+  it('reads CORS_ORIGINS as none (the default), any origin, or exact origins as browsers send them', () => {
+    expect(loadConfig({}).corsOrigins).to.deep.equal(new Set());
+    expect(loadConfig({ CORS_ORIGINS: '' }).corsOrigins).to.deep.equal(new Set());
+    expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).to.equal('*');
     expect(loadConfig({ CORS_ORIGINS: 'None' }).corsOrigins).to.deep.equal(new Set());
     expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).to.deep.equal(
       new Set(['https://app.example.com', 'http://localhost:5173']),
