@@ -25,6 +25,12 @@ export interface SpecOperation {
   passthrough: boolean;
   /** Query parameters the operation declares; the rest are dropped (the Anthropic SDK's ?beta=true). */
   declaredQuery: ReadonlySet<string>;
+  /**
+   * HEAD is served as this GET without its body (RFC 9110: uptime monitors probe /healthz so): a
+   * GET whose answer is JSON or text. A download (`/v1/videos/{id}/content`) is not: its HEAD
+   * would pull the whole file from the provider to drop it.
+   */
+  headable: boolean;
   /** Null when the part is valid, else the first problem, naming the field. */
   validate(part: RequestPart, value: unknown): FieldProblem | null;
 }
@@ -89,6 +95,7 @@ export async function loadSpec(bundlePath: string): Promise<Spec> {
       ...(content['multipart/form-data']?.schema ? { multipart: coercing.compile(content['multipart/form-data'].schema) } : {}),
     };
     const requirements = (op.security ?? rootSecurity) as Array<Record<string, unknown>>;
+    const answered = Object.keys((op.responses as Record<string, { content?: object }> | undefined)?.['200']?.content ?? {});
     return {
       operationId: op.operationId!,
       method: op.method.toUpperCase(),
@@ -99,6 +106,7 @@ export async function loadSpec(bundlePath: string): Promise<Spec> {
       bodyRequired: Boolean((op.requestBody as { required?: boolean } | undefined)?.required),
       passthrough: (op as { 'x-passthrough'?: boolean })['x-passthrough'] === true,
       declaredQuery: new Set(byPlace('query').map((p) => p.name)),
+      headable: op.method === 'get' && answered.length > 0 && answered.every((type) => type === 'application/json' || type === 'text/plain'),
       validate(part, value) {
         const validator = validators[part];
         if (!validator || validator(value)) return null;
@@ -146,16 +154,18 @@ function createRouter(operations: SpecOperation[]): Spec['match'] {
   const templated: Array<{ method: string; pattern: RegExp; names: string[]; operation: SpecOperation }> = [];
   for (const operation of operations) {
     const names: string[] = [];
+    const methods = operation.headable ? [operation.method, 'HEAD'] : [operation.method];
     if (!operation.path.includes('{')) {
-      exact.set(`${operation.method} ${operation.path}`, operation);
-      methodsOf.set(operation.path, [...(methodsOf.get(operation.path) ?? []), operation.method]);
+      for (const method of methods) exact.set(`${method} ${operation.path}`, operation);
+      methodsOf.set(operation.path, [...(methodsOf.get(operation.path) ?? []), ...methods]);
       continue;
     }
     const source = operation.path
       .split(/(\{[^}]+\})/)
       .map((piece) => (piece.startsWith('{') ? (names.push(piece.slice(1, -1)), '([^/]+)') : piece.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
       .join('');
-    templated.push({ method: operation.method, pattern: new RegExp(`^${source}$`), names, operation });
+    const pattern = new RegExp(`^${source}$`);
+    for (const method of methods) templated.push({ method, pattern, names, operation });
   }
   return (method, rawPath) => {
     const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;

@@ -30,11 +30,19 @@ export interface FuzzOperation {
   anonymous: boolean;
   /** Response statuses the contract declares (and `default` when it has one). */
   statuses: Set<string>;
+  /** Methods the path serves through this operation: its own, and HEAD for a GET answering JSON or text. */
+  serves: string[];
   /** The document, for resolving `$ref`s inside the schemas above. */
   root: Schema;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** A response whose every content type is JSON or plain text (HEAD serves those as GET without the body). */
+function answersTextOnly(response: Schema): boolean {
+  const types = Object.keys((response.content ?? {}) as object);
+  return types.length > 0 && types.every((type) => type === 'application/json' || type === 'text/plain');
+}
 
 /** Follows `#/components/...` pointers until the schema is not a reference. */
 export function deref(root: Schema, schema: unknown): Schema {
@@ -77,6 +85,10 @@ function loadDocument(document: 'public' | 'admin'): FuzzOperation[] {
         schemes: [...new Set(security.flatMap((r) => Object.keys(r)))],
         anonymous: security.length === 0 || security.some((r) => Object.keys(r).length === 0),
         statuses: new Set(Object.keys((op.responses ?? {}) as object)),
+        serves:
+          method === 'get' && answersTextOnly(deref(root, (op.responses as Record<string, unknown> | undefined)?.['200'] ?? {}))
+            ? ['GET', 'HEAD']
+            : [method.toUpperCase()],
         root,
       });
     }

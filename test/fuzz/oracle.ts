@@ -38,7 +38,7 @@ function declaredMethods(operations: Map<string, FuzzOperation>, rawPath: string
       .split(/\{\w+\}/)
       .map((piece) => piece.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
       .join('[^/]+');
-    if (new RegExp(`^${pattern}$`).test(path)) methods.add(op.method.toUpperCase());
+    if (new RegExp(`^${pattern}$`).test(path)) for (const method of op.serves) methods.add(method);
   }
   return [...methods].sort();
 }

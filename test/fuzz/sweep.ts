@@ -133,7 +133,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 export function unroutedSweep(operations: FuzzOperation[], fixtures: Fixtures): GeneratedRequest[] {
   const out: GeneratedRequest[] = [];
   const templates = new Map<string, Set<string>>();
-  for (const op of operations) templates.set(op.template, (templates.get(op.template) ?? new Set()).add(op.method));
+  for (const op of operations) templates.set(op.template, new Set([...(templates.get(op.template) ?? []), ...op.serves]));
   const bodies: Array<[string, string, string]> = [
     [
       'multipart prototype field names',

@@ -49,8 +49,8 @@ describe('CORS: browser pages calling the public API', function () {
     for (const [path, method, methods] of [
       ['/v1/messages', 'POST', 'POST'],
       ['/v1/chat/completions', 'POST', 'POST'],
-      ['/v1/models', 'GET', 'GET'],
-      ['/v1/videos/vt_abc', 'DELETE', 'DELETE, GET'],
+      ['/v1/models', 'GET', 'GET, HEAD'],
+      ['/v1/videos/vt_abc', 'DELETE', 'DELETE, GET, HEAD'],
     ] as const) {
       const response = await preflight(gateway, path, method);
       expect(response.status, path).to.equal(204);

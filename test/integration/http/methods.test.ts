@@ -1,6 +1,7 @@
 // A method the path is not served for: 405 with `Allow` naming the methods it takes, in the path's
 // error shape, before authentication and without reading the body; a path nothing is served at stays
 // a 404. Prism, serving the same documents as the mock (`npm run mock`), answers 405 for these too.
+// HEAD is served as GET (no body) where GET answers JSON or text.
 import { expect } from 'chai';
 import { send } from '../../fuzz/http-client.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
@@ -21,12 +22,14 @@ describe('HTTP methods: 405 with Allow for a method a path is not served for', (
       ['GET', '/v1/messages', 'POST'],
       ['PUT', '/v1/messages/count_tokens', 'POST'],
       ['GET', '/v1/chat/completions', 'POST'],
-      ['POST', '/v1/models', 'GET'],
-      ['DELETE', '/v1/models/pricing', 'GET'],
-      ['PATCH', '/v1/videos', 'GET, POST'],
-      ['POST', '/v1/videos/vt_abc', 'DELETE, GET'],
-      ['POST', '/admin/v1/customers/cus_abc/wallet', 'GET'],
-      ['PUT', '/metrics', 'GET'],
+      ['POST', '/v1/models', 'GET, HEAD'],
+      ['DELETE', '/v1/models/pricing', 'GET, HEAD'],
+      ['PATCH', '/v1/videos', 'GET, HEAD, POST'],
+      ['POST', '/v1/videos/vt_abc', 'DELETE, GET, HEAD'],
+      ['POST', '/v1/videos/vt_abc/content', 'GET'],
+      ['POST', '/admin/v1/customers/cus_abc/wallet', 'GET, HEAD'],
+      ['PUT', '/metrics', 'GET, HEAD'],
+      ['PUT', '/metrics/', 'GET, HEAD'],
       ['OPTIONS', '/v1/messages', 'POST'],
     ];
     for (const [method, path, allow] of cases) {
@@ -56,11 +59,24 @@ describe('HTTP methods: 405 with Allow for a method a path is not served for', (
     }
   });
 
-  it('answers HEAD with the 405 status and headers and no body', async () => {
-    const response = await call('HEAD', '/v1/models', { authorization: `Bearer ${key}` });
-    expect(response.status).to.equal(405);
-    expect(response.headers['allow']).to.equal('GET');
-    expect(response.text).to.equal('');
+  it('serves HEAD as GET without the body where GET answers JSON or text; a download takes GET only', async () => {
+    for (const [path, headers] of [
+      ['/healthz', {}],
+      ['/v1/models', { authorization: `Bearer ${key}` }],
+      ['/metrics', { authorization: 'Bearer adm_test_token' }],
+    ] as Array<[string, Record<string, string>]>) {
+      const head = await call('HEAD', path, headers);
+      const get = await call('GET', path, headers);
+      expect(head.status, path).to.equal(200);
+      expect(head.text, path).to.equal('');
+      expect(head.headers['content-type'], path).to.equal(get.headers['content-type']);
+      if (path !== '/metrics') expect(head.headers['content-length'], path).to.equal(String(Buffer.byteLength(get.text)));
+    }
+    expect((await call('HEAD', '/v1/models', { authorization: 'Bearer sk-gw-wrong' })).status).to.equal(401);
+    const download = await call('HEAD', '/v1/videos/vt_abc/content', { authorization: `Bearer ${key}` });
+    expect(download.status).to.equal(405);
+    expect(download.headers['allow']).to.equal('GET');
+    expect(download.text).to.equal('');
   });
 
   it('reads no body and changes nothing: a body on a wrong method is not parsed, the next request on the connection is served', async () => {

@@ -17,8 +17,10 @@ describe('the contract at run time', () => {
     const found = match('GET', '/v1/models/sandbox%2Fclaude-sonnet') as any;
     expect(found.operation.operationId).to.equal('models_retrieve');
     expect(found.params).to.deep.equal({ model_id: 'sandbox/claude-sonnet' });
-    expect(match('DELETE', '/v1/models')).to.deep.equal({ allowed: ['GET'] });
-    expect(match('PUT', '/v1/videos/vt_abc')).to.deep.equal({ allowed: ['DELETE', 'GET'] });
+    expect(match('DELETE', '/v1/models')).to.deep.equal({ allowed: ['GET', 'HEAD'] });
+    expect(match('PUT', '/v1/videos/vt_abc')).to.deep.equal({ allowed: ['DELETE', 'GET', 'HEAD'] });
+    expect((match('HEAD', '/v1/videos/vt_abc') as any).operation.operationId).to.equal('videos_get');
+    expect(match('HEAD', '/v1/videos/vt_abc/content')).to.deep.equal({ allowed: ['GET'] });
     expect(match('GET', '/v2/nothing')).to.equal(undefined);
   });
 
