@@ -2,15 +2,21 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { ROOT_DIR } from '../../src/config.ts';
 
+/**
+ * A port for a child process to listen on, free when asked. Taken below Linux's ephemeral range
+ * (32768 and up), where the kernel never picks source ports for outgoing connections or ports for
+ * `listen(0)`: between this check and the child's bind, nothing else in the suite can take it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    server.on('error', reject);
-  });
+    if (free) return port;
+  }
 }
 
 export interface RunningProcess {
