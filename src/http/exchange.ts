@@ -50,7 +50,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   if (res.headersSent || res.destroyed) return;
   if (status === 304 || status === 204) return void res.writeHead(status, headers).end(); // Not Modified, No Content: no body
   const text = JSON.stringify(body);
-  exchange.bytes += Buffer.byteLength(text);
+  if (res.req.method !== 'HEAD') exchange.bytes += Buffer.byteLength(text); // Node sends no body to a HEAD
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

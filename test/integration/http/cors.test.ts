@@ -66,8 +66,10 @@ describe('CORS: browser pages calling the public API', function () {
     // Access-logged (at debug) as a preflight; the request log is for calls, not for the browser's questions.
     const asked = await preflight(gateway, '/v1/messages', 'POST');
     const id = asked.headers['request-id'] as string;
-    await gateway.requestLogs('', 0);
-    expect(gateway.logs.find((line) => line.request_id === id && line.msg === 'request')).to.include({ operation: 'cors_preflight', status: 204 });
+    const line = () => gateway.logs.find((entry) => entry.request_id === id && entry.msg === 'request');
+    for (let i = 0; i < 100 && !line(); i++) await new Promise((r) => setTimeout(r, 20)); // written once the response closed
+    expect(line()).to.include({ operation: 'cors_preflight', status: 204 });
+    await gateway.requestLogs('', 0); // flushes the request log
     expect((await gateway.admin('GET', '/admin/v1/request-logs?limit=500')).body.data.map((row: any) => row.request_id)).to.not.include(id);
   });
 

@@ -73,6 +73,14 @@ describe('HTTP methods: 405 with Allow for a method a path is not served for', (
       if (path !== '/metrics') expect(head.headers['content-length'], path).to.equal(String(Buffer.byteLength(get.text)));
     }
     expect((await call('HEAD', '/v1/models', { authorization: 'Bearer sk-gw-wrong' })).status).to.equal(401);
+    // The access log counts the bytes sent: none for a HEAD.
+    const head = await call('HEAD', '/v1/models', { authorization: `Bearer ${key}` });
+    const get = await call('GET', '/v1/models', { authorization: `Bearer ${key}` });
+    const bytesOf = (id: unknown) => gateway.logs.find((line) => line.msg === 'request' && line.request_id === id)?.bytes;
+    // Each line is written once its response closed, a moment after the client had it.
+    for (let i = 0; i < 100 && (bytesOf(head.headers['request-id']) === undefined || bytesOf(get.headers['request-id']) === undefined); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect([bytesOf(head.headers['request-id']), bytesOf(get.headers['request-id'])]).to.deep.equal([0, Buffer.byteLength(get.text)]);
     const download = await call('HEAD', '/v1/videos/vt_abc/content', { authorization: `Bearer ${key}` });
     expect(download.status).to.equal(405);
     expect(download.headers['allow']).to.equal('GET');
