@@ -44,11 +44,13 @@ for _ in $(seq 1 120); do
 done
 curl -fsS "$url/healthz"; echo
 curl -fsS "$url/readyz"; echo
-curl -fsS -H "authorization: Bearer $token" "$url/metrics" | grep -q '^gateway_build_info{' || { echo "/metrics did not answer" >&2; exit 1; }
+# Read whole before matching: `curl | grep -q` fails under pipefail when grep stops reading first.
+metrics=$(curl -fsS -H "authorization: Bearer $token" "$url/metrics")
+grep -q '^gateway_build_info{' <<<"$metrics" || { echo "/metrics did not answer" >&2; exit 1; }
 key=$(grep -o 'sk-gw-[A-Za-z0-9]*' "$work/serve.log" | head -n 1)
-curl -fsS "$url/v1/messages" -H "x-api-key: $key" -H 'content-type: application/json' \
-  -d '{"model":"sandbox/claude-haiku","max_tokens":32,"messages":[{"role":"user","content":"Hello"}]}' | grep -q '"type":"message"' \
-  || { cat "$work/serve.log" >&2; echo "the first request failed" >&2; exit 1; }
+answer=$(curl -fsS "$url/v1/messages" -H "x-api-key: $key" -H 'content-type: application/json' \
+  -d '{"model":"sandbox/claude-haiku","max_tokens":32,"messages":[{"role":"user","content":"Hello"}]}') || answer=
+grep -q '"type":"message"' <<<"$answer" || { cat "$work/serve.log" >&2; echo "the first request failed" >&2; exit 1; }
 
 step "SIGTERM to npm: drain, exit 0, port released"
 kill -TERM "$server"
