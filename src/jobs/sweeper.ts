@@ -5,13 +5,12 @@
 // and the log row is inserted once per request id.
 import type { Ledger } from '../ledger/service.ts';
 import type { Logger } from '../logger.ts';
+import { checkpointedDraws, type CheckpointedDraw } from '../ledger/grants.ts';
 import type { ReservationRow } from '../ledger/repo.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
 import type { SweepMetrics } from '../metrics/hooks.ts';
 
-type Usage = { input_tokens?: number; output_tokens?: number };
-/** One open request of a grant, as its owner last checkpointed it (src/ledger/grants.ts). */
-type InFlight = { ref: string; charge: string; usage?: Usage | null; request_id?: string; model?: string; key_id?: string; endpoint?: string };
+type Usage = NonNullable<CheckpointedDraw['usage']>;
 
 export interface Sweeper {
   /** Ends up to `limit` stale holds; returns how many it ended. */
@@ -26,7 +25,7 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
    * rest of the grant is given back.
    */
   async function sweepGrant(grant: ReservationRow): Promise<number> {
-    const open = ((grant.progress as { inflight?: InFlight[] } | null)?.inflight ?? []).filter((d) => d.ref && d.charge);
+    const open = checkpointedDraws(grant.progress);
     for (const draw of open) {
       const result = await deps.ledger.charge({
         ref: draw.ref,

@@ -17,6 +17,22 @@ import type { WalletQueue } from './wallet-queue.ts';
 /** SQLSTATE 22012: a grant statement's guard, when its reservation is no longer a pending grant. */
 const DIVISION_BY_ZERO = '22012';
 
+/** One open request of a grant as its owner last checkpointed it (what `checkpoints()` writes). */
+export interface CheckpointedDraw {
+  ref: string;
+  charge: string;
+  usage?: { input_tokens?: number; output_tokens?: number } | null;
+  request_id?: string;
+  model?: string;
+  key_id?: string;
+  endpoint?: string;
+}
+
+/** The requests a grant's checkpoint holds open with something delivered: what the sweeper charges. */
+export function checkpointedDraws(progress: unknown): CheckpointedDraw[] {
+  return ((progress as { inflight?: CheckpointedDraw[] } | null)?.inflight ?? []).filter((d) => d.ref && d.charge);
+}
+
 export interface GrantsOptions {
   /** Each grant holds at most 1/share of the customer's available balance when it grows. */
   share: bigint;

@@ -1,6 +1,7 @@
 import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { Balance, ReconciliationMismatch } from '../../ledger/service.ts';
+import { checkpointedDraws } from '../../ledger/grants.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import type { AdminComponents } from '../../types.ts';
@@ -71,10 +72,10 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
  * What the sweeper charges if the owner is gone (src/jobs/sweeper.ts): a request hold's checkpoint,
  * or for a grant the sum of the open requests it checkpointed. Null when nothing was delivered.
  */
-function delivered(progress: { charge?: string; inflight?: Array<{ ref?: string; charge?: string }> } | null): string | null {
+function delivered(progress: { charge?: string } | null): string | null {
   if (progress?.charge) return formatMicros(BigInt(progress.charge));
-  const open = (progress?.inflight ?? []).filter((d) => d.ref && d.charge);
-  return open.length > 0 ? formatMicros(open.reduce((sum, d) => sum + BigInt(d.charge!), 0n)) : null;
+  const open = checkpointedDraws(progress);
+  return open.length > 0 ? formatMicros(open.reduce((sum, d) => sum + BigInt(d.charge), 0n)) : null;
 }
 
 export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
