@@ -476,15 +476,17 @@ export interface components {
             object: "ledger_entry";
             customer_id: string;
             /**
-             * @description `reserve` holds balance (for one request, a video task, or a process's credit grant; a grant can be grown by several); `settle` posts what a request or task used and releases the rest of its hold; `charge` posts one request's cost from a grant's hold; `unreserve` gives part of a grant's hold back (another request needs the balance); `release` returns a hold; `top_up` and `adjustment` post credits or operator corrections.
+             * @description `reserve` holds balance (for one request, a video task, or a process's credit grant; a grant can be grown by several); `settle` posts what a request or task used and releases the rest of its hold; `charge` posts one request's cost from a grant's hold; `unreserve` gives part of a grant's hold back (another request needs the balance); `release` returns a hold; `top_up` and `adjustment` post credits or operator corrections; `true_up` posts the difference between what a hold's owner reports delivered and what another party (the sweeper, taking a cut-off process for dead, or an operator) charged before, a floor; `debt_repaid` moves debt to debits when credit arrives.
              * @enum {string}
              */
-            kind: "top_up" | "reserve" | "settle" | "release" | "adjustment" | "charge" | "unreserve";
+            kind: "top_up" | "reserve" | "settle" | "release" | "adjustment" | "charge" | "unreserve" | "true_up" | "debt_repaid";
             /** @description The row's unique idempotency reference, prefixed by its kind. */
             reference: string;
             /** @description The request id or video task id a reserve, settle or release belongs to. */
             reservation_ref: string | null;
             amount: components["schemas"]["Decimal"];
+            /** @description What the row added to the customer's debt (delivered usage the balance could not cover; negative on `debt_repaid`). Not part of `amount`. */
+            debt: components["schemas"]["Decimal"];
             /** @description Free-quota units (tokens, seconds or requests) this row held or spent. */
             free_units: number;
             free_amount: components["schemas"]["Decimal"];
@@ -505,6 +507,8 @@ export interface components {
             debits: components["schemas"]["Decimal"];
             reserved: components["schemas"]["Decimal"];
             available: components["schemas"]["Decimal"];
+            /** @description Delivered usage the balance could not cover, recorded rather than dropped (a process reporting its real usage after the sweeper charged its last checkpoint, a request charged after its grant was gone). Not part of `debits`; the next top-up or credit adjustment repays it first (journal kind `debt_repaid`). */
+            debt: components["schemas"]["Decimal"];
         };
         CreditResult: {
             /** @constant */
@@ -576,7 +580,7 @@ export interface components {
             mismatches: {
                 customer_id: string;
                 /** @enum {string} */
-                column: "credits_posted" | "debits_posted" | "debits_pending" | "pending_reservations";
+                column: "credits_posted" | "debits_posted" | "debits_pending" | "pending_reservations" | "debt";
                 wallet: components["schemas"]["Decimal"];
                 expected: components["schemas"]["Decimal"];
             }[];
@@ -596,6 +600,11 @@ export interface components {
                 /** @description Up to 20 of them. */
                 refs: string[];
             };
+            /** @description Delivered usage customers owe because their balance could not cover it (see the wallet's `debt`). Recorded, never dropped; it does not make `ok` false, a mismatch between a wallet's debt and its journal does. */
+            debt: {
+                customers: number;
+                amount: components["schemas"]["Decimal"];
+            };
         };
         /** @description One public API request. Never holds prompts, outputs or keys. */
         RequestLog: {
@@ -603,6 +612,8 @@ export interface components {
             /** @constant */
             object: "request_log";
             request_id: string;
+            /** @description The `x-request-id` a trusted proxy sent (TRUST_REQUEST_ID), recorded beside the gateway's own request id; null otherwise. */
+            client_request_id?: string | null;
             customer_id: string | null;
             key_id: string | null;
             /** @description The operationId, e.g. `messages_create`. */
@@ -1321,6 +1332,7 @@ export interface operations {
                      *         "reference": "top_up:inv-2026-0042",
                      *         "reservation_ref": null,
                      *         "amount": "10.000000",
+                     *         "debt": "0.000000",
                      *         "free_units": 0,
                      *         "free_amount": "0.000000",
                      *         "price_version_id": null,
@@ -1336,7 +1348,8 @@ export interface operations {
                      *         "credits": "10.000000",
                      *         "debits": "0.000000",
                      *         "reserved": "0.000000",
-                     *         "available": "10.000000"
+                     *         "available": "10.000000",
+                     *         "debt": "0.000000"
                      *       }
                      *     }
                      */
@@ -1362,6 +1375,7 @@ export interface operations {
                      *         "reference": "top_up:inv-2026-0042",
                      *         "reservation_ref": null,
                      *         "amount": "10.000000",
+                     *         "debt": "0.000000",
                      *         "free_units": 0,
                      *         "free_amount": "0.000000",
                      *         "price_version_id": null,
@@ -1377,7 +1391,8 @@ export interface operations {
                      *         "credits": "10.000000",
                      *         "debits": "0.000000",
                      *         "reserved": "0.000000",
-                     *         "available": "10.000000"
+                     *         "available": "10.000000",
+                     *         "debt": "0.000000"
                      *       }
                      *     }
                      */
@@ -1424,7 +1439,8 @@ export interface operations {
                      *       "credits": "10.000000",
                      *       "debits": "0.000000",
                      *       "reserved": "0.000000",
-                     *       "available": "10.000000"
+                     *       "available": "10.000000",
+                     *       "debt": "0.000000"
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -1482,6 +1498,7 @@ export interface operations {
                      *           "reference": "top_up:inv-2026-0042",
                      *           "reservation_ref": null,
                      *           "amount": "10.000000",
+                     *           "debt": "0.000000",
                      *           "free_units": 0,
                      *           "free_amount": "0.000000",
                      *           "price_version_id": null,
@@ -1682,6 +1699,10 @@ export interface operations {
                      *         "count": 0,
                      *         "amount": "0.000000",
                      *         "refs": []
+                     *       },
+                     *       "debt": {
+                     *         "customers": 0,
+                     *         "amount": "0.000000"
                      *       }
                      *     }
                      */

@@ -1114,6 +1114,8 @@ export interface components {
             /** @constant */
             object: "request_log";
             request_id: string;
+            /** @description The `x-request-id` a trusted proxy sent (TRUST_REQUEST_ID), recorded beside the gateway's own request id; null otherwise. */
+            client_request_id?: string | null;
             customer_id: string | null;
             key_id: string | null;
             /** @description The operationId, e.g. `messages_create`. */

@@ -100,7 +100,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   let draining = false;
   const cut = new AbortController(); // aborted when the grace period ends: open streams are cut
   setMaxListeners(0, cut.signal); // every open stream listens to it: more than 10 is normal, not a leak
-  const instance = createInstance({ db, logger, heartbeatMs: config.heartbeatMs });
+  const instance = createInstance({ db, logger, heartbeatMs: config.heartbeatMs, staleSeconds: config.staleReservationSeconds });
   await instance.start();
   const ledger = createLedger({ db });
   const settler = createSettler({ ledger, logger, outboxDir: path.join(config.dataDir, 'outbox'), instanceId: instance.id });

@@ -178,7 +178,10 @@ export const ENV_SCHEMA = {
     default: new Set<string>(),
     desc: 'Browser pages of these origins may call the public API (CORS): origins separated by commas (`https://app.example.com`), or `*` for any page. Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',
   }),
-  TRUST_REQUEST_ID: flag({ default: false, desc: 'Keep an incoming `x-request-id` (set by a trusted proxy) as the request id instead of minting one.' }),
+  TRUST_REQUEST_ID: flag({
+    default: false,
+    desc: 'Echo an incoming `x-request-id` (set by a trusted proxy) and record it beside the request id the gateway mints (logs); it never keys a hold, a charge or a limit.',
+  }),
   METRICS_PORT: integer(
     0,
     65535,

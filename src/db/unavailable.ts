@@ -10,6 +10,17 @@ export class QueryTimeoutError extends Error {
   }
 }
 
+/**
+ * This process could not renew its lease on the database (its heartbeat) for the fencing time:
+ * it opens no hold until it can, since a sweeper may soon take its holds for a dead process's.
+ */
+export class LeaseNotRenewedError extends Error {
+  override name = 'LeaseNotRenewedError';
+  constructor() {
+    super('this process has not renewed its heartbeat lately; it opens no holds until it does');
+  }
+}
+
 /** Node socket errors of a connection that could not be made or was lost. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
@@ -29,7 +40,7 @@ const PG_MESSAGES =
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    if (cause instanceof QueryTimeoutError || cause.name === 'KnexTimeoutError') return true;
+    if (cause instanceof QueryTimeoutError || cause instanceof LeaseNotRenewedError || cause.name === 'KnexTimeoutError') return true;
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
     // The embedded database's socket file gone (its process ended); not any missing file.

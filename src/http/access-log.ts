@@ -28,6 +28,7 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
     logger[UNLOGGED.has(operation) ? 'debug' : 'info'](
       {
         request_id: exchange.requestId,
+        client_request_id: exchange.clientRequestId,
         method: req.method,
         operation,
         status,
@@ -49,6 +50,7 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
       ...fields,
       ...final,
       request_id: exchange.requestId,
+      client_request_id: exchange.clientRequestId ?? null,
       customer_id: exchange.caller?.customerId ?? null,
       key_id: exchange.caller?.keyId ?? null,
       endpoint: operation,

@@ -65,11 +65,14 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   };
 
   async function handle(surface: Surface, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    // The request id keys the request's hold, charge and limits: always minted here. A trusted
+    // proxy's id is recorded beside it (logs) and echoed, never used as a money reference.
     const incoming = options.trustRequestId ? req.headers['x-request-id'] : undefined;
-    const requestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBase62(24)}`;
-    const { exchange, handled } = startExchange(requestId);
+    const clientRequestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : undefined;
+    const requestId = `req_${randomBase62(24)}`;
+    const { exchange, handled } = startExchange(requestId, clientRequestId);
     res.setHeader('request-id', requestId);
-    res.setHeader('x-request-id', requestId); // the OpenAI SDKs read this one
+    res.setHeader('x-request-id', clientRequestId ?? requestId); // the OpenAI SDKs read this one
     res.once('close', () => accessLog.finish(surface.admin === true, req, res, exchange));
     const shape = shapeOfPath(path);
     const crossOrigin = surface.admin ? undefined : options.cors?.answerHeaders(req.headers);

@@ -8,6 +8,8 @@ import type { Outcome } from './handler.ts';
 
 export interface Exchange {
   requestId: string;
+  /** The id a trusted proxy sent (`x-request-id`), recorded beside ours. */
+  clientRequestId: string | undefined;
   started: bigint;
   operationId: string | undefined;
   caller: Caller | null;
@@ -22,11 +24,12 @@ export interface Exchange {
 }
 
 /** A new exchange, and the function that marks its handler done. */
-export function startExchange(requestId: string): { exchange: Exchange; handled: () => void } {
+export function startExchange(requestId: string, clientRequestId?: string): { exchange: Exchange; handled: () => void } {
   let handled!: () => void;
   const done = new Promise<void>((resolve) => (handled = resolve));
   const exchange: Exchange = {
     requestId,
+    clientRequestId,
     started: process.hrtime.bigint(),
     operationId: undefined,
     caller: null,

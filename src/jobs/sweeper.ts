@@ -66,6 +66,7 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
       usage_estimated: true,
       interrupted: true,
       created_at: new Date(),
+      swept: true,
     });
   }
 

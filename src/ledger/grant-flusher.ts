@@ -14,6 +14,8 @@ import type { WalletQueue } from './wallet-queue.ts';
 export interface ChargeResult {
   charged: bigint;
   uncovered: bigint;
+  /** Recorded as the customer's debt (the balance could not cover it). */
+  debt?: bigint;
   replayed: boolean;
 }
 
@@ -63,15 +65,16 @@ export function createGrantFlusher(deps: {
       return entry.resolve({ charged: 0n, uncovered: entry.charge.amount, replayed: false });
     }
     entry.posted(result.fromGrant ? 'from_grant' : 'direct');
-    entry.resolve({ charged: result.charged, uncovered: result.uncovered + uncoveredOf(entry.charge.purpose), replayed: result.replayed });
+    entry.resolve({ charged: result.charged, uncovered: result.uncovered + uncoveredOf(entry.charge.purpose), debt: result.debt, replayed: result.replayed });
   }
 
   /** Durable before anything else: the outbox file, then retries until the database takes it. */
   function viaOutbox(entry: Queued): void {
     void deps.settler.submit({ kind: 'charge', ...entry.charge }).then((result) => {
       const charged = typeof result === 'string' ? 0n : 'charged' in result ? result.charged : 0n;
+      const debt = typeof result === 'object' && 'debt' in result ? (result.debt ?? 0n) : 0n;
       entry.posted('from_grant');
-      entry.resolve({ charged, uncovered: uncoveredOf(entry.charge.purpose), replayed: false });
+      entry.resolve({ charged, uncovered: uncoveredOf(entry.charge.purpose), debt, replayed: false });
     });
   }
 

@@ -6,6 +6,7 @@
 // (what was delivered, priced) is checkpointed on every heartbeat tick, so if this process dies
 // the sweeper charges what was delivered rather than nothing or everything.
 import type { Knex } from 'knex';
+import { LeaseNotRenewedError } from '../db/unavailable.ts';
 import type { Logger } from '../logger.ts';
 import { periodStart } from './free-quota.ts';
 import { chargeAmount, type Charge } from './context.ts';
@@ -112,7 +113,15 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
         const amount = chargeAmount(charge, 0n, null).amount;
         // The charge entry names the key, as a settle entry does: the key's spend is reported from it.
         const result = await draw.charge(amount, { ...(keyId ? { key_id: keyId } : {}), ...purpose });
-        return { ref: draw.ref, charged: result.charged, uncovered: result.uncovered, freeUnitsUsed: 0n, freeAmount: 0n, replayed: result.replayed };
+        return {
+          ref: draw.ref,
+          charged: result.charged,
+          uncovered: result.uncovered,
+          debt: result.debt ?? 0n,
+          freeUnitsUsed: 0n,
+          freeAmount: 0n,
+          replayed: result.replayed,
+        };
       },
       async release() {
         if (!end()) return LedgerError.AlreadyReleased;
@@ -141,6 +150,8 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
   }
 
   async function open(input: HoldInput): Promise<Hold | LedgerError | KeyLimitRefusal> {
+    // A lease not renewed is a promise to stop: no new hold and no draw (see ./instance.ts).
+    if (deps.instance.fenced()) throw new LeaseNotRenewedError();
     const freeToHold = input.free && (freeUsedUp.get(freeKey(input)) ?? 0) <= Date.now();
     // A key with limits reserves on its own: its limits are checked, exactly, where reservations are made.
     if (deps.grants && !freeToHold && !input.limits) {

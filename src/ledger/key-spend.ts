@@ -15,7 +15,7 @@ export const periodStartSql = (period: SpendPeriod): string =>
 
 /** Adds `amount` posted for `keyId` today, inside the posting's transaction. */
 export async function addKeySpend(trx: Knex.Transaction, keyId: string | null | undefined, amount: bigint): Promise<void> {
-  if (!keyId || amount <= 0n) return;
+  if (!keyId || amount === 0n) return; // a true-up below its floor gives spend back
   await trx.raw(
     `insert into key_spend_daily (key_id, day, amount) values (?, ${TODAY}, ?::bigint)
      on conflict (key_id, day) do update set amount = key_spend_daily.amount + excluded.amount`,
@@ -64,7 +64,7 @@ export async function reconcileKeySpend(db: Knex): Promise<KeySpendMismatch[]> {
   const { rows } = await db.raw<{ rows: Array<{ customer_id: string; key_id: string; day: string; rollup: string; expected: string }> }>(
     `with journal as (
        select key_id, (created_at at time zone 'UTC')::date as day, sum(amount)::bigint as amount
-         from ledger_entries where key_id is not null and kind in ('settle', 'charge') group by 1, 2),
+         from ledger_entries where key_id is not null and kind in ('settle', 'charge', 'true_up') group by 1, 2),
      diff as (
        select coalesce(j.key_id, r.key_id) as key_id, coalesce(j.day, r.day) as day,
               coalesce(r.amount, 0) as rollup, coalesce(j.amount, 0) as expected

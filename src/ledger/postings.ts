@@ -1,6 +1,7 @@
 // Posted money that no reservation precedes: top-ups and operator adjustments.
 import { LedgerAbort, validAmount, type LedgerContext } from './context.ts';
 import { LedgerError } from './errors.ts';
+import { repayDebt } from './owed.ts';
 import { customerExists, ensureWallet, findEntry, insertEntry, moveWallet, type EntryRow } from './repo.ts';
 import type { Purpose } from './reserve.ts';
 
@@ -61,6 +62,7 @@ function postOnce(
       debits_delta: deltas.debits ?? 0n,
       purpose,
     });
+    if (deltas.credits) await repayDebt(trx, customerId, reference); // a debt is paid before the balance is spent
     return { entry, replayed: false };
   });
 }

@@ -8,11 +8,13 @@ export interface Balance {
   debits: bigint;
   reserved: bigint;
   available: bigint;
+  /** Delivered usage the balance could not cover (src/ledger/owed.ts). */
+  debt: bigint;
 }
 
 export interface ReconciliationMismatch {
   customer_id: string;
-  column: 'credits_posted' | 'debits_posted' | 'debits_pending' | 'pending_reservations';
+  column: 'credits_posted' | 'debits_posted' | 'debits_pending' | 'pending_reservations' | 'debt';
   wallet: bigint;
   expected: bigint;
 }
@@ -21,12 +23,12 @@ export async function balance(ctx: LedgerContext, customerId: string): Promise<B
   const wallet = await ctx
     .db('wallets')
     .where({ customer_id: customerId })
-    .first<{ credits_posted: bigint; debits_posted: bigint; debits_pending: bigint } | undefined>();
+    .first<{ credits_posted: bigint; debits_posted: bigint; debits_pending: bigint; debt: bigint } | undefined>();
   if (!wallet && !(await customerExists(ctx.db, customerId))) return LedgerError.CustomerNotFound;
   const credits = wallet?.credits_posted ?? 0n;
   const debits = wallet?.debits_posted ?? 0n;
   const reserved = wallet?.debits_pending ?? 0n;
-  return { credits, debits, reserved, available: credits - debits - reserved };
+  return { credits, debits, reserved, available: credits - debits - reserved, debt: BigInt(wallet?.debt ?? 0n) };
 }
 
 /** Newest first; pass the last id seen as `before` for the next page. */
@@ -43,6 +45,12 @@ export async function journal(
     .orderBy('id', 'desc')
     .limit(limit + 1);
   return { entries: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/** How many customers owe debt, and how much in all. */
+export async function debtOutstanding(ctx: LedgerContext): Promise<{ customers: number; amount: bigint }> {
+  const [row] = await ctx.db('wallets').where('debt', '>', 0).select(ctx.db.raw('count(*) as customers'), ctx.db.raw('coalesce(sum(debt), 0)::text as amount'));
+  return { customers: Number((row as { customers?: unknown })?.customers ?? 0), amount: BigInt(String((row as { amount?: unknown })?.amount ?? '0')) };
 }
 
 export async function walletCount(ctx: LedgerContext): Promise<number> {
@@ -112,7 +120,8 @@ export async function listReservations(ctx: LedgerContext, filter: ReservationFi
 const RECONCILE_SQL = `
 with sums as (
   select w.customer_id,
-         w.credits_posted, w.debits_posted, w.debits_pending,
+         w.credits_posted, w.debits_posted, w.debits_pending, w.debt,
+         coalesce((select sum(debt_delta) from ledger_entries e where e.customer_id = w.customer_id), 0)::bigint as debt_expected,
          coalesce((select sum(credits_delta) from ledger_entries e where e.customer_id = w.customer_id), 0)::bigint as credits_expected,
          coalesce((select sum(debits_delta) from ledger_entries e where e.customer_id = w.customer_id), 0)::bigint as debits_expected,
          coalesce((select sum(pending_delta) from ledger_entries e where e.customer_id = w.customer_id), 0)::bigint as pending_expected,
@@ -126,4 +135,6 @@ union all
 select customer_id, 'debits_pending', debits_pending::text, pending_expected::text from sums where debits_pending <> pending_expected
 union all
 select customer_id, 'pending_reservations', debits_pending::text, open_reservations::text from sums where debits_pending <> open_reservations
+union all
+select customer_id, 'debt', debt::text, debt_expected::text from sums where debt <> debt_expected
 order by 1, 2`;

@@ -1,7 +1,7 @@
 // Row-level operations of the ledger; every function runs inside the caller's transaction.
 import type { Knex } from 'knex';
 
-export type EntryKind = 'top_up' | 'reserve' | 'settle' | 'release' | 'adjustment' | 'charge' | 'unreserve';
+export type EntryKind = 'top_up' | 'reserve' | 'settle' | 'release' | 'adjustment' | 'charge' | 'unreserve' | 'true_up' | 'debt_repaid';
 
 export interface EntryRow {
   id: bigint;
@@ -13,6 +13,8 @@ export interface EntryRow {
   credits_delta: bigint;
   debits_delta: bigint;
   pending_delta: bigint;
+  /** What the entry added to the customer's debt (delivered usage the balance could not cover). */
+  debt_delta: bigint;
   free_units: bigint;
   free_amount: bigint;
   price_version_id: bigint | null;
@@ -46,7 +48,16 @@ export type NewEntry = Pick<EntryRow, 'customer_id' | 'kind' | 'reference' | 'am
   Partial<
     Pick<
       EntryRow,
-      'reservation_ref' | 'credits_delta' | 'debits_delta' | 'pending_delta' | 'free_units' | 'free_amount' | 'price_version_id' | 'purpose' | 'key_id'
+      | 'reservation_ref'
+      | 'credits_delta'
+      | 'debits_delta'
+      | 'pending_delta'
+      | 'debt_delta'
+      | 'free_units'
+      | 'free_amount'
+      | 'price_version_id'
+      | 'purpose'
+      | 'key_id'
     >
   >;
 
@@ -63,6 +74,7 @@ export async function insertEntry(trx: Knex.Transaction, entry: NewEntry): Promi
       credits_delta: s(entry.credits_delta ?? 0n),
       debits_delta: s(entry.debits_delta ?? 0n),
       pending_delta: s(entry.pending_delta ?? 0n),
+      debt_delta: s(entry.debt_delta ?? 0n),
       free_units: s(entry.free_units ?? 0n),
       free_amount: s(entry.free_amount ?? 0n),
       price_version_id: entry.price_version_id === undefined || entry.price_version_id === null ? null : s(entry.price_version_id),

@@ -6,6 +6,7 @@ import { LedgerError } from './errors.ts';
 import { resolveFreeHold } from './free-quota.ts';
 import { spendRoomBeyondReservation } from './key-limits.ts';
 import { addKeySpend } from './key-spend.ts';
+import { chargedInAll, endedByOther, trueUp } from './owed.ts';
 import { findEntry, insertEntry, moveWallet, type ReservationRow } from './repo.ts';
 import type { Purpose } from './reserve.ts';
 import { settledBy, settleItem, settleStatement } from './statements.ts';
@@ -24,6 +25,8 @@ export interface Settled {
   charged: bigint;
   /** What the usage cost beyond the reservation and the balance could not cover (not posted). */
   uncovered: bigint;
+  /** Recorded as the customer's debt (a late report beyond what the balance covered). */
+  debt?: bigint;
   freeUnitsUsed: bigint;
   freeAmount: bigint;
   replayed: boolean;
@@ -50,12 +53,7 @@ export async function settle(ctx: LedgerContext, { ref, charge, purpose, custome
   return ctx.run(async (trx) => {
     const reservation = await trx('reservations').where({ ref }).forUpdate().first<ReservationRow | undefined>();
     if (!reservation) throw new LedgerAbort(LedgerError.ReservationNotFound);
-    if (reservation.status === 'released') throw new LedgerAbort(LedgerError.AlreadyReleased);
-    if (reservation.status === 'settled') {
-      const entry = (await findEntry(trx, `settle:${ref}`))!;
-      const uncovered = BigInt(String((entry.purpose as { uncovered?: string }).uncovered ?? '0'));
-      return { ref, charged: entry.amount, uncovered, freeUnitsUsed: entry.free_units, freeAmount: entry.free_amount, replayed: true };
-    }
+    if (reservation.status !== 'pending') return lateOrReplay(trx, reservation, charge, purpose);
     const cost = chargeAmount(charge, reservation.free_units_held, reservation.free_unit);
     if (!validAmount(cost.amount)) throw new LedgerAbort(LedgerError.InvalidAmount);
     // Lock order everywhere: reservation, key, free-quota row, wallet (reserve takes the last
@@ -91,6 +89,41 @@ export async function settle(ctx: LedgerContext, { ref, charge, purpose, custome
     await addKeySpend(trx, reservation.key_id, charged);
     return { ref, charged, uncovered, freeUnitsUsed: cost.freeUnitsUsed, freeAmount: cost.freeAmount, replayed: false };
   });
+}
+
+/**
+ * A settle for a reservation already ended. Ended by its owner: a replay (or, for a release, a
+ * refusal). Ended by someone else (the sweeper at the owner's last checkpoint, an operator) and
+ * now reported by the owner: that end was a floor, and the difference to what was delivered is
+ * posted on its own reference (priced without free units: the other's end gave them back).
+ */
+async function lateOrReplay(trx: Knex.Transaction, reservation: ReservationRow, charge: Charge, purpose: Purpose | undefined): Promise<Settled> {
+  const { ref } = reservation;
+  const entry = (await findEntry(trx, `${reservation.status === 'settled' ? 'settle' : 'release'}:${ref}`))!;
+  const late = endedByOther(entry.purpose) && !endedByOther(purpose);
+  if (!late && reservation.status === 'released') throw new LedgerAbort(LedgerError.AlreadyReleased);
+  const floor = reservation.status === 'settled' ? chargedInAll(entry) : 0n;
+  const uncovered = BigInt(String((entry.purpose as { uncovered?: string }).uncovered ?? '0'));
+  const replay = {
+    ref,
+    charged: reservation.status === 'settled' ? entry.amount : 0n,
+    uncovered,
+    freeUnitsUsed: entry.free_units,
+    freeAmount: entry.free_amount,
+  };
+  if (!late) return { ...replay, replayed: true };
+  const posted = await trueUp(trx, {
+    ref,
+    customerId: reservation.customer_id,
+    keyId: reservation.key_id,
+    reservationRef: ref,
+    floor,
+    actual: chargeAmount(charge, 0n, null).amount,
+    priceVersionId: reservation.price_version_id,
+    purpose: { ...reservation.purpose, ...purpose, late_report: true },
+  });
+  const debt = BigInt(entry.debt_delta) + (posted ? BigInt(posted.entry.debt_delta) : 0n);
+  return { ...replay, charged: replay.charged + (posted ? BigInt(posted.entry.amount) : 0n), debt, replayed: posted?.replayed ?? false };
 }
 
 export async function release(ctx: LedgerContext, { ref, purpose }: { ref: string; purpose?: Purpose }): Promise<Released | LedgerError> {

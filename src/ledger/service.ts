@@ -10,6 +10,7 @@ import type { LedgerError } from './errors.ts';
 import { adjust, topUp, type Posted } from './postings.ts';
 import {
   balance,
+  debtOutstanding,
   journal,
   listReservations,
   liveOwners,
@@ -80,6 +81,8 @@ export interface Ledger {
   accountBalance(customerId: string): Promise<AccountBalance>;
   freeQuotaUsage(customerId: string, models: Array<{ modelId: string; quota: FreeQuota }>): Promise<FreeQuotaLeft[]>;
   walletCount(): Promise<number>;
+  /** Customers that owe debt and its total. */
+  debtOutstanding(): Promise<{ customers: number; amount: bigint }>;
   /** For the grant pool, which shares the ledger's wallet queue and clock. */
   readonly context: LedgerContext;
 }
@@ -107,5 +110,6 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     accountBalance: (customerId) => accountBalance(ctx.db, customerId),
     freeQuotaUsage: (customerId, models) => freeQuotaUsage(ctx.db, customerId, models, ctx.now()),
     walletCount: () => walletCount(ctx),
+    debtOutstanding: () => debtOutstanding(ctx),
   };
 }

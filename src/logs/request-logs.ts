@@ -31,6 +31,10 @@ export interface RequestLogEntry extends Required<LogFields> {
   error_type: string | null;
   latency_ms: number;
   created_at: Date;
+  /** The id the client sent (`x-request-id` behind a trusted proxy), kept beside the gateway's own. */
+  client_request_id?: string | null;
+  /** Written by a sweeper for a process it took for dead: the owner's own row, if it comes, replaces it. */
+  swept?: boolean;
 }
 
 export interface RequestLogRow extends Omit<RequestLogEntry, 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens'> {
@@ -101,11 +105,21 @@ const COLUMNS = [
   'interrupted boolean',
   'upstream_request_id text',
   'created_at timestamptz',
+  'client_request_id text',
+  'swept boolean',
 ];
 const NAMES = COLUMNS.map((c) => c.split(' ')[0]).join(', ');
+const UPDATES = COLUMNS.map((c) => c.split(' ')[0])
+  .filter((name) => name !== 'request_id')
+  .map((name) => `${name} = excluded.${name}`)
+  .join(', ');
+/**
+ * One row per request id. A sweeper's row (the process was taken for dead) gives way to the
+ * owner's own, whichever is written last: the owner knows what the client received.
+ */
 export const INSERT_LOGS_SQL = `insert into request_logs (${NAMES})
   select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS.join(', ')})
-  on conflict (request_id) do nothing`;
+  on conflict (request_id) do update set ${UPDATES} where request_logs.swept and not excluded.swept`;
 
 /** Text PostgreSQL cannot hold (NUL, unpaired surrogates) becomes U+FFFD; client-named models may carry it. */
 export const storable = (text: string | null): string | null =>
@@ -117,6 +131,8 @@ export const logRow = (e: RequestLogEntry) => ({
   error_type: storable(e.error_type),
   upstream_request_id: storable(e.upstream_request_id),
   cost: e.cost === null ? null : e.cost.toString(),
+  client_request_id: e.client_request_id ?? null,
+  swept: e.swept ?? false,
 });
 
 /**

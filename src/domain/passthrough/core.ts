@@ -136,7 +136,8 @@ export function createPassthrough(deps: PassthroughDeps) {
         deps.logger.error({ request_id: request.requestId, error: result }, 'settle refused');
         return { cost: null };
       }
-      return { cost: 'charged' in result ? result.charged : 0n };
+      // What the delivered usage cost: posted, plus what the balance could not cover (recorded as debt).
+      return { cost: 'charged' in result ? result.charged + ('debt' in result ? (result.debt ?? 0n) : 0n) : 0n };
     });
     return {
       log: {

@@ -6,7 +6,13 @@ import { mismatchToWire } from '../serialize/ledger.ts';
 /** Wallets against their journal, and request holds that outlived their process. */
 export async function admin_reconciliation_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_reconciliation_get'>> {
   const { ledger, holdsReview } = ctx.services;
-  const [mismatches, keySpend, wallets, stale] = await Promise.all([ledger.reconcile(), ledger.reconcileKeySpend(), ledger.walletCount(), holdsReview.stale()]);
+  const [mismatches, keySpend, wallets, stale, debt] = await Promise.all([
+    ledger.reconcile(),
+    ledger.reconcileKeySpend(),
+    ledger.walletCount(),
+    holdsReview.stale(),
+    ledger.debtOutstanding(),
+  ]);
   return {
     status: 200,
     body: {
@@ -22,6 +28,7 @@ export async function admin_reconciliation_get(ctx: RequestContext): Promise<Ok<
         expected: formatMicros(m.expected),
       })),
       stale_holds: { count: stale.count, amount: formatMicros(stale.amount), refs: stale.refs },
+      debt: { customers: debt.customers, amount: formatMicros(debt.amount) },
     },
   };
 }

@@ -16,6 +16,7 @@ export const entryToWire = (row: EntryRow): Schemas['LedgerEntry'] => ({
   reference: row.reference,
   reservation_ref: row.reservation_ref,
   amount: formatMicros(row.amount),
+  debt: formatMicros(BigInt(row.debt_delta ?? 0n)),
   free_units: Number(row.free_units),
   free_amount: formatMicros(row.free_amount),
   price_version_id: row.price_version_id === null ? null : row.price_version_id.toString(),
@@ -31,6 +32,7 @@ export const walletToWire = (customerId: string, currency: string, balance: Bala
   debits: formatMicros(balance.debits),
   reserved: formatMicros(balance.reserved),
   available: formatMicros(balance.available),
+  debt: formatMicros(balance.debt),
 });
 
 export const mismatchToWire = (m: ReconciliationMismatch): Schemas['Reconciliation']['mismatches'][number] => ({
@@ -46,6 +48,7 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
   id: row.id.toString(),
   object: 'request_log',
   request_id: row.request_id,
+  client_request_id: row.client_request_id ?? null,
   customer_id: row.customer_id,
   key_id: row.key_id,
   endpoint: row.endpoint,

@@ -64,7 +64,7 @@ describe('access log: request ids, no secrets, no prompts', function () {
       expect(everything, 'a secret or a prompt in the logs').to.not.include(leak);
   });
 
-  it('mints its own id unless TRUST_REQUEST_ID is on, then keeps a well-formed incoming x-request-id', async () => {
+  it('always mints its own id; with TRUST_REQUEST_ID on, a well-formed incoming x-request-id is echoed and logged beside it', async () => {
     const incoming = 'lb-5f1c2a9e-0001';
     const untrusted = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-request-id': incoming } });
     const minted = untrusted.headers.get('request-id')!;
@@ -75,9 +75,11 @@ describe('access log: request ids, no secrets, no prompts', function () {
 
     gateway = await startTestGateway({ env: { TRUST_REQUEST_ID: 'true' } });
     const trusted = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-request-id': incoming } });
-    expect(trusted.headers.get('request-id')).to.equal(incoming);
+    // The gateway's own id stays the request's (it keys money); the proxy's is echoed and logged beside it.
+    const own = trusted.headers.get('request-id')!;
+    expect(own).to.match(/^req_/);
     expect(trusted.headers.get('x-request-id')).to.equal(incoming);
-    expect((await waitForLine(gateway, incoming))[0]).to.include({ operation: 'models_list', status: 200 });
+    expect((await waitForLine(gateway, own))[0]).to.include({ operation: 'models_list', status: 200, client_request_id: incoming });
     // Not an id (spaces, too long): replaced, never copied into the log.
     const junk = await fetch(`${gateway.url}/v1/models`, { headers: { 'x-request-id': 'a b' } });
     expect(junk.headers.get('request-id')).to.match(/^req_/);

@@ -26,6 +26,7 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
       debits: '0.000000',
       reserved: '0.000000',
       available: '10.000000',
+      debt: '0.000000',
     });
 
     const replay = await credit({ amount: '10.000000', reference: 'inv-1' });
@@ -86,6 +87,7 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
       mismatches: [],
       key_spend_mismatches: [],
       stale_holds: { count: 0, amount: '0.000000', refs: [] },
+      debt: { customers: 0, amount: '0.000000' },
     });
     await gateway.db('wallets').where({ customer_id: customerId }).update({ credits_posted: 1 });
     const broken = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');

@@ -43,7 +43,7 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     expect(results.filter((r) => typeof r === 'object')).to.have.length(50);
     expect(results.filter((r) => r === LedgerError.InsufficientFunds)).to.have.length(150);
     expect(seen.every((available) => available >= 0n)).to.equal(true);
-    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 0n, reserved: 50_000n, available: 0n });
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 0n, reserved: 50_000n, available: 0n, debt: 0n });
     expect(await db('reservations')).to.have.length(50);
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
@@ -64,7 +64,7 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     expect(resolutions).to.have.length(50);
     expect(new Set(resolutions.map((e) => e.reservation_ref)).size).to.equal(50);
     const charged = resolutions.filter((e) => e.kind === 'settle').reduce((sum, e) => sum + e.amount, 0n);
-    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: charged, reserved: 0n, available: 50_000n - charged });
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: charged, reserved: 0n, available: 50_000n - charged, debt: 0n });
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
 
@@ -115,7 +115,7 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     ).to.deep.equal([false, true]);
     expect(results.filter((r) => r === LedgerError.InsufficientFunds)).to.have.length(9);
     expect(await db('reservations')).to.have.length(70);
-    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 10_700n, reserved: 31_000n, available: 50_000n - 10_700n - 31_000n });
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 10_700n, reserved: 31_000n, available: 50_000n - 10_700n - 31_000n, debt: 0n });
     expect(await ledger.reconcile()).to.deep.equal([]);
     expect(batched.reserve, 'multi-row reserve statements').to.be.greaterThan(0);
     expect(batched.settle, 'multi-row settle statements').to.be.greaterThan(0);
@@ -142,7 +142,7 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     expect(batch, 'a batch statement was sent').to.be.greaterThan(-1);
     expect(singlesAfter, "the batch's three operations ran again alone").to.have.length(3);
     expect((await db('reservations').orderBy('ref')).map((r) => r.ref)).to.deep.equal(['a', 'b', 'x', 'y', 'z']);
-    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 0n, reserved: 5_000n, available: 45_000n });
+    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 0n, reserved: 5_000n, available: 45_000n, debt: 0n });
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
 });

@@ -33,7 +33,7 @@ describe('ledger', () => {
     expect(await ledger.topUp({ ref: 'inv-2', customerId: 'cus_nobody', amount: 1n })).to.equal(LedgerError.CustomerNotFound);
     for (const bad of [0n, -1n, 10n ** 18n])
       expect(await ledger.topUp({ ref: `bad-${bad}`, customerId: customer, amount: bad })).to.equal(LedgerError.InvalidAmount);
-    expect(await balance()).to.deep.equal({ credits: 10_000_000n, debits: 0n, reserved: 0n, available: 10_000_000n });
+    expect(await balance()).to.deep.equal({ credits: 10_000_000n, debits: 0n, reserved: 0n, available: 10_000_000n, debt: 0n });
     expect(await entries()).to.have.length(1);
   });
 
@@ -60,7 +60,7 @@ describe('ledger', () => {
       priceVersionId: 7n,
     });
     expect(reserved).to.deep.include({ amount: 600_000n, replayed: false });
-    expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 0n, reserved: 600_000n, available: 400_000n });
+    expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 0n, reserved: 600_000n, available: 400_000n, debt: 0n });
     expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_000n }, purpose: {} })).to.deep.include({ replayed: true });
     expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_001n }, purpose: {} })).to.equal(LedgerError.ReferenceConflict);
 
@@ -68,7 +68,7 @@ describe('ledger', () => {
     expect(settled).to.deep.include({ charged: 250_000n, uncovered: 0n, replayed: false });
     expect(await ledger.settle({ ref: 'req_1', charge: { amount: 999n } })).to.deep.include({ charged: 250_000n, replayed: true });
     expect(await ledger.release({ ref: 'req_1' })).to.equal(LedgerError.AlreadySettled);
-    expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n });
+    expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n, debt: 0n });
 
     const rows = await entries();
     expect(rows.map((r) => [r.kind, r.amount, r.debits_delta, r.pending_delta])).to.deep.equal([
@@ -123,7 +123,7 @@ describe('ledger', () => {
       debits_delta: 250_000n,
     });
     expect(settle.purpose).to.deep.equal({ request_id: 'req_1', ending: 'complete', reserved: '600000' });
-    expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n });
+    expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n, debt: 0n });
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
 
@@ -134,7 +134,7 @@ describe('ledger', () => {
     expect(await ledger.release({ ref: 'r' })).to.deep.equal({ ref: 'r', released: 700n, replayed: true });
     expect(await ledger.settle({ ref: 'r', charge: { amount: 1n } })).to.equal(LedgerError.AlreadyReleased);
     expect(await ledger.release({ ref: 'nope' })).to.equal(LedgerError.ReservationNotFound);
-    expect(await balance()).to.deep.equal({ credits: 1_000n, debits: 0n, reserved: 0n, available: 1_000n });
+    expect(await balance()).to.deep.equal({ credits: 1_000n, debits: 0n, reserved: 0n, available: 1_000n, debt: 0n });
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
 
@@ -155,7 +155,7 @@ describe('ledger', () => {
     await ledger.reserve({ ref: 'b', customerId: customer, bound: { amount: 400n }, purpose: {} });
     // Available is 100 beside the 400 held: 900 would need 500 more than reserved.
     expect(await ledger.settle({ ref: 'b', charge: { amount: 900n } })).to.deep.include({ charged: 400n, uncovered: 500n });
-    expect(await balance()).to.deep.equal({ credits: 1_000n, debits: 900n, reserved: 0n, available: 100n });
+    expect(await balance()).to.deep.equal({ credits: 1_000n, debits: 900n, reserved: 0n, available: 100n, debt: 0n });
     const settle = (await entries()).find((e) => e.reference === 'settle:b');
     expect(settle.purpose.uncovered).to.equal('500');
     expect(await ledger.reconcile()).to.deep.equal([]);
@@ -173,7 +173,7 @@ describe('ledger', () => {
     );
     expect(await ledger.adjust({ ref: 'too-much', customerId: customer, amount: -251n, reason: 'x', actor: 'ops@x' })).to.equal(LedgerError.InsufficientFunds);
     expect(await ledger.adjust({ ref: 'zero', customerId: customer, amount: 0n, reason: 'x', actor: 'ops@x' })).to.equal(LedgerError.InvalidAmount);
-    expect(await balance()).to.deep.equal({ credits: 1_250n, debits: 1_000n, reserved: 0n, available: 250n });
+    expect(await balance()).to.deep.equal({ credits: 1_250n, debits: 1_000n, reserved: 0n, available: 250n, debt: 0n });
     const adjustment = (await entries()).find((e) => e.reference === 'adjustment:fix');
     expect(adjustment.purpose).to.deep.equal({ reason: 'correction', actor: 'ops@x' });
     expect(await ledger.reconcile()).to.deep.equal([]);
