@@ -115,7 +115,13 @@ describe(`ledger under concurrency (${usingPostgres() ? 'PostgreSQL, 20 connecti
     ).to.deep.equal([false, true]);
     expect(results.filter((r) => r === LedgerError.InsufficientFunds)).to.have.length(9);
     expect(await db('reservations')).to.have.length(70);
-    expect(await ledger.balance(customer)).to.deep.equal({ credits: 50_000n, debits: 10_700n, reserved: 31_000n, available: 50_000n - 10_700n - 31_000n, debt: 0n });
+    expect(await ledger.balance(customer)).to.deep.equal({
+      credits: 50_000n,
+      debits: 10_700n,
+      reserved: 31_000n,
+      available: 50_000n - 10_700n - 31_000n,
+      debt: 0n,
+    });
     expect(await ledger.reconcile()).to.deep.equal([]);
     expect(batched.reserve, 'multi-row reserve statements').to.be.greaterThan(0);
     expect(batched.settle, 'multi-row settle statements').to.be.greaterThan(0);

@@ -39,7 +39,10 @@ describe('late reports after a sweeper ended a hold', () => {
     const late = await ledger.settle({ ref: 'req_a', charge: { amount: 250_000n }, purpose: { ending: 'complete', estimated: false } });
     expect(late).to.deep.include({ charged: 250_000n, debt: 0n, replayed: false });
     // The owner's outbox may send it again; the sweeper may run again: neither posts anything.
-    expect(await ledger.settle({ ref: 'req_a', charge: { amount: 250_000n }, purpose: { ending: 'complete' } })).to.deep.include({ charged: 250_000n, replayed: true });
+    expect(await ledger.settle({ ref: 'req_a', charge: { amount: 250_000n }, purpose: { ending: 'complete' } })).to.deep.include({
+      charged: 250_000n,
+      replayed: true,
+    });
     expect(await ledger.settle({ ref: 'req_a', charge: { amount: 40_000n }, purpose: swept })).to.deep.include({ charged: 40_000n, replayed: true });
     const trueUps = (await journal()).filter((e) => e.kind === 'true_up');
     expect(trueUps).to.have.length(1);
@@ -62,8 +65,13 @@ describe('late reports after a sweeper ended a hold', () => {
     await ledger.topUp({ ref: 't', customerId: customer, amount: 500_000n });
     await grant('gr_x', 500_000n);
     // The sweeper charges each open request its checkpoint and releases the rest of the grant.
-    expect(await ledger.charge({ ref: 'req_1', grantRef: 'gr_x', customerId: customer, amount: 10_000n, purpose: swept })).to.deep.include({ charged: 10_000n, replayed: false });
-    expect(await ledger.charge({ ref: 'req_2', grantRef: 'gr_x', customerId: customer, amount: 10_000n, purpose: swept })).to.deep.include({ charged: 10_000n });
+    expect(await ledger.charge({ ref: 'req_1', grantRef: 'gr_x', customerId: customer, amount: 10_000n, purpose: swept })).to.deep.include({
+      charged: 10_000n,
+      replayed: false,
+    });
+    expect(await ledger.charge({ ref: 'req_2', grantRef: 'gr_x', customerId: customer, amount: 10_000n, purpose: swept })).to.deep.include({
+      charged: 10_000n,
+    });
     await ledger.release({ ref: 'gr_x', purpose: { reason: 'owner gone', swept: true } });
     // Meanwhile the customer spends most of the balance elsewhere.
     await ledger.reserve({ ref: 'req_other', customerId: customer, bound: { amount: 400_000n }, purpose: {} });
