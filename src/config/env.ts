@@ -153,7 +153,10 @@ export const ENV_SCHEMA = {
   STALE_RESERVATION_SECONDS: integer(
     1,
     7 * 86_400,
-  )({ default: 600, desc: 'A request hold whose process has not heartbeated this long is ended by the sweeper (at least three heartbeats); a process whose heartbeat has not landed for half of it opens no holds (503) until it does.' }),
+  )({
+    default: 600,
+    desc: 'A request hold whose process has not heartbeated this long is ended by the sweeper (at least three heartbeats); a process whose heartbeat has not landed for half of it opens no holds (503) until it does.',
+  }),
   HEARTBEAT_MS: integer(50, 300_000)({ default: 5000, desc: "How often this process heartbeats and checkpoints its holds' progress." }),
   HOLD_SWEEPER: flag({ default: true, desc: "Run the hold sweeper's tick (every second) in this process." }),
   GRANTS: flag({
