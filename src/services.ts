@@ -9,10 +9,10 @@ import type { MessagesService } from './domain/messages/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
 import type { VideoWorker } from './domain/videos/worker.ts';
-import type { Holds } from './ledger/holds.ts';
+import type { Holds } from './holds/holds.ts';
 import type { Ledger } from './ledger/service.ts';
-import type { Settler } from './ledger/settler.ts';
-import type { Sweeper } from './jobs/sweeper.ts';
+import type { Settler } from './holds/settler.ts';
+import type { Sweeper } from './holds/sweeper.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
 import type { Metrics } from './metrics/registry.ts';
 

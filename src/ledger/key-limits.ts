@@ -6,7 +6,7 @@
 //   rate: the key's reservations created in the last 60 s (a sliding window; requests refused
 //         before a reservation, for a bad body or a limit, do not count);
 //   spend: the key's posted spend in its period (key_spend_daily) plus its pending reservations.
-// Keys with a limit never draw from a credit grant (src/ledger/holds.ts), so all their holds are
+// Keys with a limit never draw from a credit grant (src/holds/holds.ts), so all their holds are
 // reservations here. Lock order: the key, then the free-quota row, then the wallet (reserve.ts);
 // a settle takes its reservation first, then the key (resolve.ts).
 import type { Knex } from 'knex';

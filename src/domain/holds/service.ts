@@ -1,5 +1,6 @@
 // Operators' view of holds on balances, and their way to end one the sweeper could not (or should
 // not wait for). Video holds belong to their task and are resolved through the video review.
+import { checkpointedCharge } from '../../holds/delivered.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import type { ReservationFilter } from '../../ledger/queries.ts';
 import type { ReservationRow } from '../../ledger/repo.ts';
@@ -53,7 +54,7 @@ export function createHoldsReview(deps: { ledger: Ledger; staleSeconds: number }
           `This hold is a credit grant of gateway process ${hold.owner ?? 'unknown'}: the process gives it back when idle or at shutdown, and the sweeper ends it once the process is gone.`,
         );
       const purpose = { resolved_by: actor, reason };
-      const delivered = hold.progress?.charge ? BigInt(hold.progress.charge) : 0n;
+      const delivered = checkpointedCharge(hold);
       const result =
         action === 'settle'
           ? await ledger.settle({

@@ -2,11 +2,11 @@
 // the gateway uses -> hold an upper bound (too little balance is refused before any upstream call)
 // -> forward with the provider's credential, failing over only before the first byte -> relay JSON
 // or SSE with usage read on the side -> settle what was used, release the rest. The hold is
-// scoped: it ends exactly once on every path (see src/ledger/holds.ts).
+// scoped: it ends exactly once on every path (see src/holds/holds.ts).
 import type { ResolvedModel, ResolvedRoute } from '../../catalogue/store.ts';
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { LedgerError } from '../../ledger/errors.ts';
-import type { Hold, Holds } from '../../ledger/holds.ts';
+import type { Hold, Holds } from '../../holds/holds.ts';
 import { KeyLimitRefusal } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
 import type { LogFields } from '../../logs/request-logs.ts';

@@ -1,7 +1,7 @@
 import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { Balance, ReconciliationMismatch } from '../../ledger/service.ts';
-import { checkpointedDraws } from '../../ledger/grants.ts';
+import { deliveredSoFar } from '../../holds/delivered.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import type { AdminComponents } from '../../types.ts';
@@ -71,15 +71,7 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
   created_at: new Date(row.created_at).toISOString(),
 });
 
-/**
- * What the sweeper charges if the owner is gone (src/jobs/sweeper.ts): a request hold's checkpoint,
- * or for a grant the sum of the open requests it checkpointed. Null when nothing was delivered.
- */
-function delivered(progress: { charge?: string } | null): string | null {
-  if (progress?.charge) return formatMicros(BigInt(progress.charge));
-  const open = checkpointedDraws(progress);
-  return open.length > 0 ? formatMicros(open.reduce((sum, d) => sum + BigInt(d.charge), 0n)) : null;
-}
+const formatOptional = (amount: bigint | undefined): string | null => (amount === undefined ? null : formatMicros(amount));
 
 export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
   object: 'reservation',
@@ -90,7 +82,7 @@ export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
   amount: formatMicros(BigInt(hold.amount)),
   owner: hold.owner,
   owner_alive: hold.ownerAlive,
-  delivered: delivered(hold.progress),
+  delivered: formatOptional(deliveredSoFar(hold)),
   purpose: hold.purpose,
   created_at: new Date(hold.created_at).toISOString(),
   resolved_at: hold.resolved_at ? new Date(hold.resolved_at).toISOString() : null,

@@ -9,29 +9,13 @@ import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { randomBase62 } from '../shared/ids.ts';
 import { createDemandWindows } from './grant-demand.ts';
-import { growGrant, shrinkGrant } from './grant-statements.ts';
+import { growGrant, shrinkGrant } from '../ledger/grant-statements.ts';
 import { free, openDraw, type Draw, type Grant } from './grant-draw.ts';
 import type { GrantFlusher } from './grant-flusher.ts';
-import type { WalletQueue } from './wallet-queue.ts';
+import type { WalletQueue } from '../ledger/wallet-queue.ts';
 
 /** SQLSTATE 22012: a grant statement's guard, when its reservation is no longer a pending grant. */
 const DIVISION_BY_ZERO = '22012';
-
-/** One open request of a grant as its owner last checkpointed it (what `checkpoints()` writes). */
-export interface CheckpointedDraw {
-  ref: string;
-  charge: string;
-  usage?: { input_tokens?: number; output_tokens?: number } | null;
-  request_id?: string;
-  model?: string;
-  key_id?: string;
-  endpoint?: string;
-}
-
-/** The requests a grant's checkpoint holds open with something delivered: what the sweeper charges. */
-export function checkpointedDraws(progress: unknown): CheckpointedDraw[] {
-  return ((progress as { inflight?: CheckpointedDraw[] } | null)?.inflight ?? []).filter((d) => d.ref && d.charge);
-}
 
 export interface GrantsOptions {
   /** Each grant holds at most 1/share of the customer's available balance when it grows. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createLogger } from '../../../src/logger.ts';
 import type { Ledger } from '../../../src/ledger/service.ts';
-import { createSettler } from '../../../src/ledger/settler.ts';
+import { createSettler } from '../../../src/holds/settler.ts';
 
 /** A ledger whose database is down until `up()`; it records what it applied. */
 function flakyLedger() {

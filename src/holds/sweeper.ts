@@ -5,7 +5,7 @@
 // and the log row is inserted once per request id.
 import type { Ledger } from '../ledger/service.ts';
 import type { Logger } from '../logger.ts';
-import { checkpointedDraws, type CheckpointedDraw } from '../ledger/grants.ts';
+import { checkpointedCharge, checkpointedDraws, type CheckpointedDraw } from './delivered.ts';
 import type { ReservationRow } from '../ledger/repo.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
 import type { SweepMetrics } from '../metrics/hooks.ts';
@@ -80,7 +80,7 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
           ended += await sweepGrant(hold);
           continue;
         }
-        const delivered = hold.progress?.charge ? BigInt(hold.progress.charge) : 0n;
+        const delivered = checkpointedCharge(hold);
         const purpose = hold.purpose as { request_id?: string; model?: string; key_id?: string; endpoint?: string };
         const charge = delivered < hold.amount ? delivered : hold.amount;
         const result =

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createDemandWindows } from '../../../src/ledger/grant-demand.ts';
+import { createDemandWindows } from '../../../src/holds/grant-demand.ts';
 
 describe('grant demand windows: what a customer drew over the horizon', () => {
   it('adds the bounds drawn within the horizon, per customer', () => {

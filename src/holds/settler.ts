@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
-import type { Charge } from './context.ts';
-import type { LedgerError } from './errors.ts';
-import type { Purpose } from './reserve.ts';
-import type { Charged, ChargeInput, Ledger, Released, Settled } from './service.ts';
+import type { Charge } from '../ledger/context.ts';
+import type { LedgerError } from '../ledger/errors.ts';
+import type { Purpose } from '../ledger/reserve.ts';
+import type { Charged, ChargeInput, Ledger, Released, Settled } from '../ledger/service.ts';
 
 export type Settlement =
   | { kind: 'settle'; ref: string; customerId?: string; charge: Charge; purpose?: Purpose }

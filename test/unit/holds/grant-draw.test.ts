@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { free, openDraw, type Grant } from '../../../src/ledger/grant-draw.ts';
-import type { ChargeOutcome, ChargeResult, GrantFlusher } from '../../../src/ledger/grant-flusher.ts';
+import { free, openDraw, type Grant } from '../../../src/holds/grant-draw.ts';
+import type { ChargeOutcome, ChargeResult, GrantFlusher } from '../../../src/holds/grant-flusher.ts';
 import type { ChargeInput } from '../../../src/ledger/charge.ts';
 
 const grant = (held: bigint): Grant => ({

@@ -5,11 +5,11 @@
 // the charges still in the queue: at most one flush window of usage, never the customer's money.
 import type { Logger } from '../logger.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import type { Charged, ChargeInput } from './charge.ts';
-import type { LedgerError } from './errors.ts';
-import { chargeBatch, type ChargeItem } from './grant-statements.ts';
+import type { Charged, ChargeInput } from '../ledger/charge.ts';
+import type { LedgerError } from '../ledger/errors.ts';
+import { chargeBatch, type ChargeItem } from '../ledger/grant-statements.ts';
 import type { Settler } from './settler.ts';
-import type { WalletQueue } from './wallet-queue.ts';
+import type { WalletQueue } from '../ledger/wallet-queue.ts';
 
 export interface ChargeResult {
   charged: bigint;
