@@ -85,6 +85,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/customers/{customer_id}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Correct or refund a customer's balance (adjustment)
+         * @description Posts an operator's adjustment to the journal (kind `adjustment`, with the reason and actor). Positive credits the wallet and repays any debt first; negative debits it, never below zero available: refused with 402 unless `record_debt` is true, which records what the balance cannot cover as debt. Idempotent by `reference`; the same reference with another amount is refused (409).
+         */
+        post: operations["admin_adjustments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/customers/{customer_id}/wallet": {
         parameters: {
             query?: never;
@@ -518,6 +538,33 @@ export interface components {
             entry: components["schemas"]["LedgerEntry"];
             wallet: components["schemas"]["Wallet"];
         };
+        AdjustmentRequest: {
+            /**
+             * @description A signed amount in the service currency, at most 6 decimals and at most 1,000,000,000 either way. Positive credits the wallet (a refund, a goodwill credit; debt is repaid first), negative debits it (a correction).
+             * @example -5.00
+             * @example 2.50
+             */
+            amount: string;
+            /** @description Why, in words another operator will understand; kept on the journal row. */
+            reason: string;
+            /** @description Your idempotency reference (ticket, credit note). Reusing it with the same amount replays; with another amount is refused. */
+            reference: string;
+            /** @description Who made it (default `admin`); kept on the journal row. */
+            actor?: string;
+            /**
+             * @description A debit beyond the available balance is refused (402) unless this is true: then what the balance covers is debited and the rest recorded as the customer's debt.
+             * @default false
+             */
+            record_debt: boolean;
+        };
+        AdjustmentResult: {
+            /** @constant */
+            object: "adjustment";
+            /** @description True when this reference had already been used for this adjustment; nothing changed. */
+            replayed: boolean;
+            entry: components["schemas"]["LedgerEntry"];
+            wallet: components["schemas"]["Wallet"];
+        };
         LedgerEntryList: {
             /** @constant */
             object: "list";
@@ -817,6 +864,16 @@ export interface components {
         };
         /** @description This credit reference was already used for another amount or customer. */
         ReferenceConflict: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The wallet balance does not cover the request, or the request would pass the key's spend limit. */
+        PaymentRequired: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1401,6 +1458,131 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            409: components["responses"]["ReferenceConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_adjustments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "-5.00",
+                 *       "reason": "Duplicate top-up of invoice 42 reversed",
+                 *       "reference": "cn-2026-0007"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdjustmentRequest"];
+            };
+        };
+        responses: {
+            /** @description This reference was already used for this adjustment; nothing changed. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "adjustment",
+                     *       "replayed": true,
+                     *       "entry": {
+                     *         "id": "1043",
+                     *         "object": "ledger_entry",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "kind": "adjustment",
+                     *         "reference": "adjustment:cn-2026-0007",
+                     *         "reservation_ref": null,
+                     *         "amount": "-5.000000",
+                     *         "debt": "0.000000",
+                     *         "free_units": 0,
+                     *         "free_amount": "0.000000",
+                     *         "price_version_id": null,
+                     *         "purpose": {
+                     *           "actor": "admin",
+                     *           "reason": "Duplicate top-up of invoice 42 reversed"
+                     *         },
+                     *         "created_at": "2026-11-22T12:05:00.000Z"
+                     *       },
+                     *       "wallet": {
+                     *         "object": "wallet",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "currency": "USD",
+                     *         "credits": "10.000000",
+                     *         "debits": "5.000000",
+                     *         "reserved": "0.000000",
+                     *         "available": "5.000000",
+                     *         "debt": "0.000000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdjustmentResult"];
+                };
+            };
+            /** @description Adjusted. */
+            201: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "adjustment",
+                     *       "replayed": false,
+                     *       "entry": {
+                     *         "id": "1043",
+                     *         "object": "ledger_entry",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "kind": "adjustment",
+                     *         "reference": "adjustment:cn-2026-0007",
+                     *         "reservation_ref": null,
+                     *         "amount": "-5.000000",
+                     *         "debt": "0.000000",
+                     *         "free_units": 0,
+                     *         "free_amount": "0.000000",
+                     *         "price_version_id": null,
+                     *         "purpose": {
+                     *           "actor": "admin",
+                     *           "reason": "Duplicate top-up of invoice 42 reversed"
+                     *         },
+                     *         "created_at": "2026-11-22T12:05:00.000Z"
+                     *       },
+                     *       "wallet": {
+                     *         "object": "wallet",
+                     *         "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *         "currency": "USD",
+                     *         "credits": "10.000000",
+                     *         "debits": "5.000000",
+                     *         "reserved": "0.000000",
+                     *         "available": "5.000000",
+                     *         "debt": "0.000000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdjustmentResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
             404: components["responses"]["CustomerNotFound"];
             409: components["responses"]["ReferenceConflict"];
             413: components["responses"]["PayloadTooLarge"];

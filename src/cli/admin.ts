@@ -12,12 +12,51 @@ function usage(): string {
     'usage: npm run admin -- <command>',
     ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
     '',
-    'env: GATEWAY_URL (default http://127.0.0.1:8080), ADMIN_TOKEN (default: DATA_DIR/admin-token)',
+    'env: GATEWAY_URL (default: the gateway of PORT and HOST, http://127.0.0.1:8080), ADMIN_TOKEN (default: DATA_DIR/admin-token)',
   ].join('\n');
 }
 
+/** `--amount -5.00`: a negative number is the option's value, not another option. */
+const joinNegativeValues = (argv: string[]): string[] =>
+  argv.flatMap((arg, i) =>
+    /^-\d/.test(argv[i + 1] ?? '') && /^--[a-z-]+$/.test(arg)
+      ? []
+      : /^-\d/.test(arg) && /^--[a-z-]+$/.test(argv[i - 1] ?? '')
+        ? [`${argv[i - 1]}=${arg}`]
+        : [arg],
+  );
+
+/** Where the gateway of this environment listens (its PORT and HOST), unless GATEWAY_URL says. */
+export function gatewayUrl(env: NodeJS.ProcessEnv): string {
+  if (env.GATEWAY_URL) return env.GATEWAY_URL.replace(/\/$/, '');
+  const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT || '8080'}`;
+}
+
+/** An API error as one line: status, code and the API's own message. */
+function errorLine(status: number, text: string): string {
+  try {
+    const error = (JSON.parse(text) as { error?: { code?: unknown; type?: unknown; message?: unknown } }).error;
+    if (error) return `HTTP ${status} ${String(error.code ?? error.type ?? 'error')}: ${String(error.message ?? '')}`;
+  } catch {
+    // not JSON: the text itself
+  }
+  return `HTTP ${status}: ${text.slice(0, 300).replace(/\s+/g, ' ') || '(no body)'}`;
+}
+
 export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { values, positionals } = parseArgs({
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(joinNegativeValues(argv));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message.split('\n')[0]}\n`);
+    return 2;
+  }
+  return run(parsed, env);
+}
+
+function parseCommandLine(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -44,9 +83,13 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       concurrency: { type: 'string' },
       spend: { type: 'string' },
       grace: { type: 'string' },
+      'record-debt': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+async function run({ values, positionals }: ReturnType<typeof parseCommandLine>, env: NodeJS.ProcessEnv): Promise<number> {
   const [resource, action, ...rest] = positionals;
   const command = COMMANDS[`${resource} ${action}`];
   if (values.help || !command) {
@@ -58,7 +101,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
     process.stderr.write('No admin token: set ADMIN_TOKEN or start the gateway once with `npm start`.\n');
     return 2;
   }
-  const base = (env.GATEWAY_URL || 'http://127.0.0.1:8080').replace(/\/$/, '');
+  const base = gatewayUrl(env);
   try {
     const body = command.body?.(values as Record<string, string | undefined>);
     const response = await fetch(base + command.path(rest, values as Record<string, string | undefined>), {
@@ -67,15 +110,19 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await response.text();
-    const output = text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`;
-    (response.ok ? process.stdout : process.stderr).write(`${output}\n`);
-    return response.ok ? 0 : 1;
+    if (!response.ok) {
+      process.stderr.write(`${errorLine(response.status, text)}\n`);
+      return 1;
+    }
+    process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`}\n`);
+    return 0;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\n${usage()}\n`);
       return 2;
     }
-    process.stderr.write(`Cannot reach the gateway at ${base}: ${(error as Error).message}\n`);
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    process.stderr.write(`Cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}: is it running? Set GATEWAY_URL if it listens elsewhere.\n`);
     return 1;
   }
 }

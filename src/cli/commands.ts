@@ -117,6 +117,13 @@ export const COMMANDS: Record<string, Command> = {
     path: ([id]) => `/admin/v1/customers/${enc(id)}/credits`,
     body: (o) => ({ amount: o.amount, reference: o.reference }),
   },
+  'credits adjust': {
+    usage: 'credits adjust CUSTOMER_ID --amount -5.00 --reason WHY --reference REF [--actor WHO] [--record-debt]   (negative debits, positive credits)',
+    method: 'POST',
+    path: ([id]) => `/admin/v1/customers/${enc(id)}/adjustments`,
+    body: (o) =>
+      defined({ amount: o.amount, reason: o.reason, reference: o.reference, actor: o.actor, record_debt: o['record-debt'] === undefined ? undefined : true }),
+  },
   'wallet get': { usage: 'wallet get CUSTOMER_ID', method: 'GET', path: ([id]) => `/admin/v1/customers/${enc(id)}/wallet` },
   'ledger list': {
     usage: 'ledger list CUSTOMER_ID [--limit N] [--before ID]',

@@ -1,7 +1,7 @@
 // Posted money that no reservation precedes: top-ups and operator adjustments.
 import { LedgerAbort, validAmount, type LedgerContext } from './context.ts';
 import { LedgerError } from './errors.ts';
-import { repayDebt } from './owed.ts';
+import { postOwed, repayDebt } from './owed.ts';
 import { customerExists, ensureWallet, findEntry, insertEntry, moveWallet, type EntryRow } from './repo.ts';
 import type { Purpose } from './reserve.ts';
 
@@ -20,14 +20,22 @@ export async function topUp(
   return postOnce(ctx, 'top_up', `top_up:${ref}`, customerId, amount, { credits: amount }, purpose ?? {});
 }
 
-/** Positive credits the wallet, negative debits it (never below zero available). */
-export async function adjust(
-  ctx: LedgerContext,
-  { ref, customerId, amount, reason, actor }: { ref: string; customerId: string; amount: bigint; reason: string; actor: string },
-): Promise<Posted | LedgerError> {
+export interface Adjustment {
+  ref: string;
+  customerId: string;
+  /** Positive credits the wallet (repaying debt first), negative debits it. */
+  amount: bigint;
+  reason: string;
+  actor: string;
+  /** A debit beyond the available balance records the rest as debt instead of being refused. */
+  recordDebt?: boolean;
+}
+
+/** An operator's correction or refund. A debit never takes available below zero: refused, or the rest recorded as debt. */
+export async function adjust(ctx: LedgerContext, { ref, customerId, amount, reason, actor, recordDebt }: Adjustment): Promise<Posted | LedgerError> {
   if (amount === 0n || !validAmount(amount < 0n ? -amount : amount, false)) return LedgerError.InvalidAmount;
   const deltas = amount > 0n ? { credits: amount } : { debits: -amount };
-  return postOnce(ctx, 'adjustment', `adjustment:${ref}`, customerId, amount, deltas, { reason, actor });
+  return postOnce(ctx, 'adjustment', `adjustment:${ref}`, customerId, amount, deltas, { reason, actor }, recordDebt === true);
 }
 
 /** Once per reference; a reused reference must match exactly. */
@@ -39,6 +47,7 @@ function postOnce(
   amount: bigint,
   deltas: { credits?: bigint; debits?: bigint },
   purpose: Purpose,
+  recordDebt = false,
 ) {
   return ctx.run(async (trx) => {
     const existing = await findEntry(trx, reference);
@@ -52,15 +61,21 @@ function postOnce(
       // bigint out of range: the wallet's running totals cannot grow by this much.
       throw (error as { code?: unknown }).code === NUMERIC_OUT_OF_RANGE ? new LedgerAbort(LedgerError.WalletLimitExceeded) : error;
     });
-    if (!moved) throw new LedgerAbort(LedgerError.InsufficientFunds);
+    let debits = deltas.debits ?? 0n;
+    let debt = 0n;
+    if (!moved) {
+      if (!recordDebt || !deltas.debits) throw new LedgerAbort(LedgerError.InsufficientFunds);
+      ({ debited: debits, debt } = await postOwed(trx, customerId, deltas.debits));
+    }
     const entry = await insertEntry(trx, {
       customer_id: customerId,
       kind,
       reference,
       amount,
       credits_delta: deltas.credits ?? 0n,
-      debits_delta: deltas.debits ?? 0n,
-      purpose,
+      debits_delta: debits,
+      debt_delta: debt,
+      purpose: debt > 0n ? { ...purpose, debt: debt.toString() } : purpose,
     });
     if (deltas.credits) await repayDebt(trx, customerId, reference); // a debt is paid before the balance is spent
     return { entry, replayed: false };

@@ -7,7 +7,7 @@ import type { FreeQuota } from '../catalogue/types.ts';
 import { charge, type ChargeInput, type Charged } from './charge.ts';
 import { createLedgerContext, type LedgerContext } from './context.ts';
 import type { LedgerError } from './errors.ts';
-import { adjust, topUp, type Posted } from './postings.ts';
+import { adjust, topUp, type Adjustment, type Posted } from './postings.ts';
 import {
   balance,
   debtOutstanding,
@@ -61,8 +61,8 @@ export interface Ledger {
   /** One request's charge from a credit grant (the grant's hold, or the balance once it is gone). */
   charge(input: ChargeInput): Promise<Charged | LedgerError>;
   topUp(input: { ref: string; customerId: string; amount: bigint; purpose?: Record<string, unknown> }): Promise<Posted | LedgerError>;
-  /** Positive credits the wallet, negative debits it (never below zero available). */
-  adjust(input: { ref: string; customerId: string; amount: bigint; reason: string; actor: string }): Promise<Posted | LedgerError>;
+  /** Positive credits the wallet, negative debits it (never below zero available: refused, or debt when asked). */
+  adjust(input: Adjustment): Promise<Posted | LedgerError>;
   balance(customerId: string): Promise<Balance | LedgerError>;
   /** Newest first; pass the last id seen as `before` for the next page. */
   journal(customerId: string, page: { limit: number; before?: bigint }): Promise<{ entries: EntryRow[]; hasMore: boolean } | LedgerError>;

@@ -47,7 +47,7 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(credited.wallet.available).to.equal('2.500000');
     const conflict = await admin(['credits', 'add', customer.id, '--amount', '3', '--reference', 'inv-9']);
     expect(conflict.code).to.equal(1);
-    expect(JSON.parse(conflict.stderr).error.code).to.equal('reference_conflict');
+    expect(conflict.stderr).to.match(/^HTTP 409 reference_conflict: .+\n$/);
     expect(JSON.parse((await admin(['wallet', 'get', customer.id])).stdout).credits).to.equal('2.500000');
     const journal = JSON.parse((await admin(['ledger', 'list', customer.id, '--limit', '1'])).stdout);
     expect(journal.data[0].reference).to.equal('top_up:inv-9');
@@ -88,14 +88,52 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(JSON.parse((await admin(['customers', 'update', customer.id, '--name', 'Limits Ltd'])).stdout).name).to.equal('Limits Ltd');
   });
 
-  it('exits non-zero with the error body on failures, and with usage on nonsense', async () => {
+  it('corrects and refunds a balance with adjustments, and records debt only when told to', async () => {
+    const customer = JSON.parse((await admin(['customers', 'create', '--name', 'Adjust Co'])).stdout);
+    await admin(['credits', 'add', customer.id, '--amount', '10.00', '--reference', 'inv-a']);
+    const debit = await admin(['credits', 'adjust', customer.id, '--amount', '-4.00', '--reason', 'duplicate top-up', '--reference', 'cn-1']);
+    expect(debit.code, debit.stderr).to.equal(0);
+    const debited = JSON.parse(debit.stdout);
+    expect(debited.entry).to.deep.include({ kind: 'adjustment', amount: '-4.000000', purpose: { reason: 'duplicate top-up', actor: 'admin' } });
+    expect(debited.wallet).to.include({ available: '6.000000', debt: '0.000000' });
+    // Past the balance: refused in one line, nothing posted, unless debt is recorded explicitly.
+    const refused = await admin(['credits', 'adjust', customer.id, '--amount', '-8.00', '--reason', 'chargeback', '--reference', 'cn-2']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/^HTTP 402 insufficient_funds: The wallet has 6\.000000 available.*record_debt.*\n$/);
+    const withDebt = JSON.parse(
+      (await admin(['credits', 'adjust', customer.id, '--amount', '-8.00', '--reason', 'chargeback', '--reference', 'cn-2', '--record-debt'])).stdout,
+    );
+    expect(withDebt.entry).to.include({ amount: '-8.000000', debt: '2.000000' });
+    expect(withDebt.wallet).to.include({ available: '0.000000', debt: '2.000000' });
+    expect(JSON.parse((await admin(['ledger', 'reconcile'])).stdout).debt).to.deep.equal({ customers: 1, amount: '2.000000' });
+    // A refund credits the wallet; the debt is repaid first.
+    const refund = JSON.parse((await admin(['credits', 'adjust', customer.id, '--amount', '5.00', '--reason', 'goodwill', '--reference', 'cn-3'])).stdout);
+    expect(refund.wallet).to.include({ available: '3.000000', debt: '0.000000' });
+    expect(JSON.parse((await admin(['ledger', 'reconcile'])).stdout).ok).to.equal(true);
+    // A negative amount for a top-up is one clear line, not a stack trace.
+    const negativeTopUp = await admin(['credits', 'add', customer.id, '--amount', '-5.00', '--reference', 'inv-b']);
+    expect(negativeTopUp.code).to.equal(1);
+    expect(negativeTopUp.stderr).to.match(/^HTTP 400 [a-z_]+: .*amount.*\n$/);
+    expect(negativeTopUp.stderr).to.not.match(/\n\s+at /);
+  });
+
+  it('exits non-zero with one line per failure, and with usage on nonsense', async () => {
     const missing = await admin(['customers', 'get', 'cus_nobody']);
     expect(missing.code).to.equal(1);
-    expect(JSON.parse(missing.stderr).error.type).to.equal('not_found_error');
+    expect(missing.stderr).to.match(/^HTTP 404 customer_not_found: .+\n$/);
     const wrongToken = await admin(['customers', 'get', 'cus_nobody'], { ADMIN_TOKEN: 'nope' });
-    expect(JSON.parse(wrongToken.stderr).error.type).to.equal('authentication_error');
+    expect(wrongToken.stderr).to.match(/^HTTP 401 [a-z_]+: .+\n$/);
     const nonsense = await admin(['frobnicate']);
     expect(nonsense.code).to.equal(2);
     expect(nonsense.stderr).to.include('usage: npm run admin');
+    const badOption = await admin(['customers', 'list', '--frob']);
+    expect(badOption.code).to.equal(2);
+    expect(badOption.stderr.trim().split('\n')).to.have.length(1);
+    // Without GATEWAY_URL the CLI finds the gateway of PORT and HOST.
+    const viaPort = await admin(['ledger', 'reconcile'], { GATEWAY_URL: '', PORT: new URL(gateway.url).port, HOST: '0.0.0.0' });
+    expect(viaPort.code, viaPort.stderr).to.equal(0);
+    const nobody = await admin(['ledger', 'reconcile'], { GATEWAY_URL: 'http://127.0.0.1:2' });
+    expect(nobody.code).to.equal(1);
+    expect(nobody.stderr).to.match(/^Cannot reach the gateway at http:\/\/127\.0\.0\.1:2 \(ECONNREFUSED\): is it running\?/);
   });
 });

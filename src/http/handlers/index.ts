@@ -6,6 +6,7 @@ import { admin_api_keys_update } from './admin_api_keys_update.ts';
 import { admin_api_keys_list } from './admin_api_keys_list.ts';
 import { admin_api_keys_revoke } from './admin_api_keys_revoke.ts';
 import { admin_catalogue_reload } from './admin_catalogue_reload.ts';
+import { admin_adjustments_create } from './admin_adjustments_create.ts';
 import { admin_credits_create } from './admin_credits_create.ts';
 import { admin_ledger_list } from './admin_ledger_list.ts';
 import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
@@ -77,6 +78,7 @@ export const adminHandlers: Record<string, Handler> = {
   admin_api_keys_revoke,
   admin_catalogue_reload,
   admin_credits_create,
+  admin_adjustments_create,
   admin_wallets_get,
   admin_ledger_list,
   admin_request_logs_list,

@@ -1,0 +1,47 @@
+import type { AdminOperations } from '../../types.ts';
+import { Failure } from '../../domain/failure.ts';
+import type { Ok, RequestContext } from '../handler.ts';
+import { formatMicros, parseMicros } from '../../shared/money.ts';
+import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
+import { failureOf } from '../errors.ts';
+import { entryToWire, walletToWire } from '../serialize/ledger.ts';
+
+type Body = AdminOperations['admin_adjustments_create']['requestBody']['content']['application/json'];
+
+export async function admin_adjustments_create(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_adjustments_create'> | Failure> {
+  const customerId = ctx.params.customer_id ?? '';
+  const { ledger, discovery } = ctx.services;
+  const negative = ctx.body.amount.startsWith('-');
+  const magnitude = parseMicros(negative ? ctx.body.amount.slice(1) : ctx.body.amount); // the spec's pattern admits only plain decimals
+  const result = await ledger.adjust({
+    ref: ctx.body.reference,
+    customerId,
+    amount: negative ? -magnitude : magnitude,
+    reason: ctx.body.reason,
+    actor: ctx.body.actor ?? 'admin',
+    recordDebt: ctx.body.record_debt === true,
+  });
+  if (isLedgerError(result)) {
+    if (result === LedgerError.CustomerNotFound) return failureOf(result);
+    if (result === LedgerError.ReferenceConflict) return failureOf(result, 'reference');
+    if (result === LedgerError.InsufficientFunds) {
+      const balance = await ledger.balance(customerId);
+      const available = isLedgerError(balance) ? '0.000000' : formatMicros(balance.available);
+      return new Failure(
+        result,
+        `The wallet has ${available} available, less than this debit. Debit at most that, or pass record_debt: true to record the rest as the customer's debt.`,
+        { param: 'amount' },
+      );
+    }
+    return failureOf(result, 'amount');
+  }
+  const balance = await ledger.balance(customerId);
+  if (isLedgerError(balance)) throw new Error(`wallet vanished after an adjustment: ${balance}`);
+  const body = {
+    object: 'adjustment' as const,
+    replayed: result.replayed,
+    entry: entryToWire(result.entry),
+    wallet: walletToWire(customerId, discovery.currency(), balance),
+  };
+  return result.replayed ? { status: 200, body } : { status: 201, body };
+}
