@@ -6,6 +6,7 @@
 #
 #   docker build -t ai-gateway .
 #   docker run --init --stop-timeout 40 -p 8080:8080 -v gateway-data:/data -e ADMIN_TOKEN=... ai-gateway
+#   docker exec <container> npm run admin -- customers create --name Acme   (the built CLI)
 #
 # Node 22 (LTS) satisfies every dependency's engines field; NODE_VERSION=24 works as well.
 ARG NODE_VERSION=22
@@ -19,16 +20,23 @@ RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-sc
 COPY tsconfig.json tsconfig.build.json catalogue.sample.yaml ./
 COPY generated ./generated
 COPY src ./src
-COPY scripts/runtime-tree.sh ./scripts/
+COPY scripts/runtime-tree.sh scripts/admin.js ./scripts/
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
  && sh scripts/runtime-tree.sh /runtime
 
 FROM node:${NODE_VERSION}-bookworm-slim
+LABEL org.opencontainers.image.title="ai-gateway" \
+      org.opencontainers.image.description="Contract-first AI API gateway: Anthropic Messages, OpenAI Chat Completions, video tasks, exact wallet ledger" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="UNLICENSED" \
+      org.opencontainers.image.documentation="README.md"
+# SANDBOX=false: an image runs real providers; a first try sets SANDBOX=true (no demo key otherwise).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    SANDBOX=false
 WORKDIR /app
 COPY --from=build /runtime ./
 RUN mkdir -p /data && chown node:node /data

@@ -52,6 +52,10 @@ answer=$(curl -fsS "$url/v1/messages" -H "x-api-key: $key" -H 'content-type: app
   -d '{"model":"sandbox/claude-haiku","max_tokens":32,"messages":[{"role":"user","content":"Hello"}]}') || answer=
 grep -q '"type":"message"' <<<"$answer" || { cat "$work/serve.log" >&2; echo "the first request failed" >&2; exit 1; }
 
+step "npm run admin from the runtime tree (the built CLI; no tsx), finding the gateway by PORT and HOST"
+reconciled=$(PORT=$port HOST=0.0.0.0 ADMIN_TOKEN=$token npm run -s admin -- ledger reconcile) || { echo "npm run admin failed" >&2; exit 1; }
+grep -q '"ok": true' <<<"$reconciled" || { echo "npm run admin: $reconciled" >&2; exit 1; }
+
 step "SIGTERM to npm: drain, exit 0, port released"
 kill -TERM "$server"
 code=0

@@ -12,8 +12,9 @@ if [ -d node_modules/typescript ]; then
   echo "runtime-tree: node_modules still has dev dependencies; run npm prune --omit=dev first" >&2
   exit 1
 fi
-mkdir -p "$dest/generated"
+mkdir -p "$dest/generated" "$dest/scripts"
 cp package.json package-lock.json catalogue.sample.yaml "$dest/"
+cp scripts/admin.js "$dest/scripts/" # npm run admin runs the built CLI where tsx is not installed
 cp generated/openapi.json generated/admin.json "$dest/generated/"
 cp -R dist node_modules "$dest/"
 rm -f "$dest/dist/.tsbuildinfo"

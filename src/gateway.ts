@@ -38,7 +38,7 @@ import { startSandbox, type Simulator } from './sandbox/index.ts';
 import type { Services } from './services.ts';
 import { waitUntil } from './shared/wait.ts';
 import { resolveAdminToken } from './startup/admin-token.ts';
-import { ensureDemoCustomer, type DemoCredentials } from './startup/demo.ts';
+import { prepareDemo, type DemoCredentials } from './startup/demo.ts';
 
 export interface Gateway {
   url: string;
@@ -161,7 +161,16 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await settler.replayOrphans();
   const tickers = startBackgroundJobs(config, { sweep: () => services.sweeper.sweep(), drainVideos: (stop) => services.videoWorker.drain(stop) }, logger);
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
-  const demo = overrides.seedDemo ? await ensureDemoCustomer(customers, ledger, config.dataDir) : undefined;
+  const demo = await prepareDemo({
+    customers,
+    ledger,
+    db,
+    logger,
+    dataDir: config.dataDir,
+    sandbox: config.sandbox,
+    seed: overrides.seedDemo === true,
+    sandboxModels: [...catalogue.current().models.values()].filter((m) => m.routes.length > 0 && m.routes.every((r) => r.provider.sandbox)).map((m) => m.id),
+  });
 
   const [publicSpec, adminSpec] = await Promise.all([
     loadSpec(path.join(ROOT_DIR, 'generated/openapi.json')),

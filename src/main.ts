@@ -9,10 +9,14 @@ import { startGateway, type Gateway } from './gateway.ts';
 
 export { startGateway, type Gateway } from './gateway.ts';
 
+/** The listening address as a client can use it: a wildcard address is reached through loopback. */
+const reachable = (url: string): string => url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+
 function printWelcome(gateway: Gateway, config: Config): void {
+  const url = config.publicUrl ?? reachable(gateway.url);
   const lines = [
     '',
-    `Gateway ready on ${gateway.url} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}${config.sandbox ? ', sandbox providers on' : ''})`,
+    `Gateway ready on ${reachable(gateway.url)}${config.publicUrl ? `, reached at ${config.publicUrl}` : ''} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}${config.sandbox ? ', sandbox providers on' : ''})`,
     gateway.adminTokenGenerated || !config.adminToken
       ? `Admin token: ${gateway.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})`
       : 'Admin token: from ADMIN_TOKEN',
@@ -21,11 +25,13 @@ function printWelcome(gateway: Gateway, config: Config): void {
     lines.push(
       `Demo customer ${gateway.demo.customer_id}, API key: ${gateway.demo.api_key}`,
       'Try it:',
-      `  curl -s ${gateway.url}/v1/models -H "Authorization: Bearer ${gateway.demo.api_key}"`,
-      `  curl -s ${gateway.url}/v1/messages -H "x-api-key: ${gateway.demo.api_key}" -H "content-type: application/json" \\`,
+      `  curl -s ${url}/v1/models -H "Authorization: Bearer ${gateway.demo.api_key}"`,
+      `  curl -s ${url}/v1/messages -H "x-api-key: ${gateway.demo.api_key}" -H "content-type: application/json" \\`,
       `    -d '{"model":"sandbox/claude-sonnet","max_tokens":256,"messages":[{"role":"user","content":"Hello"}]}'`,
-      `  ANTHROPIC_BASE_URL=${gateway.url} ANTHROPIC_API_KEY=${gateway.demo.api_key}  # for the Anthropic SDK or Claude Code`,
-      `  OPENAI_BASE_URL=${gateway.url}/v1 OPENAI_API_KEY=${gateway.demo.api_key}  # for the OpenAI SDK: model sandbox/chat-model`,
+      `  ANTHROPIC_BASE_URL=${url} ANTHROPIC_API_KEY=${gateway.demo.api_key}  # for the Anthropic SDK or Claude Code`,
+      `  OPENAI_BASE_URL=${url}/v1 OPENAI_API_KEY=${gateway.demo.api_key}  # for the OpenAI SDK: model sandbox/chat-model`,
+      `The demo key reaches only the sandbox models and is suspended on any start without them (SANDBOX=false).`,
+      `Revoke it when you no longer want it: npm run admin -- keys revoke ${gateway.demo.key_id}`,
     );
   } else {
     lines.push('Create a customer and a key:', '  npm run admin -- customers create --name "Acme"');

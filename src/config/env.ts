@@ -43,6 +43,18 @@ const postgresUrl = makeValidator<string>((raw) => {
   return raw;
 });
 
+const publicUrl = makeValidator<string>((raw) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname.replace(/\/$/, '') !== '' || url.search || url.username)
+    throw new EnvError(`must be an http(s) origin such as https://gateway.example.com or http://127.0.0.1:8081, got "${raw}"`);
+  return url.origin;
+});
+
 const adminToken = makeValidator<string>((raw) => {
   if (raw.length < 12 || /\s/.test(raw))
     throw new EnvError('must be at least 12 characters without spaces (e.g. openssl rand -hex 24); the value is not shown');
@@ -190,6 +202,10 @@ export const ENV_SCHEMA = {
     65535,
   )({ default: undefined, desc: 'Also serve `GET /metrics` without authentication on this port (unset: only on the main port, with the admin token).' }),
   METRICS_HOST: listenHost({ default: undefined, desc: 'Address of the `METRICS_PORT` listener.' }),
+  PUBLIC_URL: publicUrl({
+    default: undefined,
+    desc: "Where clients reach this gateway (a load balancer, a container's published port), printed in the start-up banner and its examples; unset: the listening address (`127.0.0.1` for `0.0.0.0`).",
+  }),
 } as const;
 
 export type EnvName = keyof typeof ENV_SCHEMA;

@@ -58,4 +58,44 @@ describe('first start on an empty database', function () {
       await stop(gateway);
     }
   });
+
+  it('the demo key reaches only sandbox models, and a start without the sandbox suspends its customer until the sandbox is back', async () => {
+    const first = await firstStart(true);
+    const dataDir = first.dataDir;
+    const databaseUrl = usingPostgres() ? testDatabaseUrlInUse() : undefined;
+    const key = /API key: (sk-gw-[A-Za-z0-9]+)/.exec(first.output())?.[1]!;
+    const keyId = /keys revoke (key_[A-Za-z0-9]+)/.exec(first.output())?.[1];
+    expect(keyId, first.output()).to.be.a('string'); // the banner says how to revoke it
+    const listed = (await (await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    expect(listed.data.length).to.be.greaterThan(0);
+    for (const model of listed.data) expect(model.id).to.match(/^sandbox\//);
+    const real = await fetch(`${first.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect([403, 404]).to.include(real.status);
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    // The same data in production: the key is refused, and the operator sees the customer suspended.
+    const production = await startChildGateway({ dataDir, env: { SANDBOX: 'false', DATABASE_URL: databaseUrl } });
+    try {
+      expect(production.output()).to.not.match(/sk-gw-/);
+      const refused = await fetch(`${production.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+      expect(refused.status).to.equal(403);
+      const customers = (await production.admin('GET', '/admin/v1/customers')).body.data as any[];
+      expect(customers.map((c) => [c.name, c.status])).to.deep.equal([['Demo customer', 'suspended']]);
+    } finally {
+      production.child.kill('SIGTERM');
+      await production.exited;
+    }
+    // Beside the sandbox again, it answers again.
+    const again = await startChildGateway({ dataDir, env: { SANDBOX: 'true', DATABASE_URL: databaseUrl } });
+    try {
+      expect((await fetch(`${again.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(200);
+    } finally {
+      await stop(again);
+    }
+  });
 });

@@ -5,7 +5,8 @@ import type { Knex } from 'knex';
 // entry, and what the balance cannot cover is recorded as the customer's debt (never dropped). A
 // later top-up repays debt first (`debt_repaid`). Reconciliation proves wallets.debt = sum(debt_delta).
 // Request log rows written by a sweeper are marked, so the owner's own row replaces them; the
-// client's request id (behind a trusted proxy) is kept beside the gateway's own.
+// client's request id (behind a trusted proxy) is kept beside the gateway's own. The demo customer
+// `npm start` creates is marked, so a start without the sandbox can suspend it (issue 24).
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('wallets', (t) => {
     t.bigInteger('debt').notNullable().defaultTo(0);
@@ -21,9 +22,13 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('swept').notNullable().defaultTo(false);
     t.text('client_request_id');
   });
+  await knex.schema.alterTable('customers', (t) => {
+    t.boolean('demo').notNullable().defaultTo(false);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('customers', (t) => t.dropColumn('demo'));
   await knex.schema.alterTable('request_logs', (t) => {
     t.dropColumn('client_request_id');
     t.dropColumn('swept');
