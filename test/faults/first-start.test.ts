@@ -63,7 +63,7 @@ describe('first start on an empty database', function () {
     const first = await firstStart(true);
     const dataDir = first.dataDir;
     const databaseUrl = usingPostgres() ? testDatabaseUrlInUse() : undefined;
-    const key = /API key: (sk-gw-[A-Za-z0-9]+)/.exec(first.output())?.[1]!;
+    const key = String(/API key: (sk-gw-[A-Za-z0-9]+)/.exec(first.output())?.[1]);
     const keyId = /keys revoke (key_[A-Za-z0-9]+)/.exec(first.output())?.[1];
     expect(keyId, first.output()).to.be.a('string'); // the banner says how to revoke it
     const listed = (await (await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
