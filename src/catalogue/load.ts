@@ -1,8 +1,8 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { parseDocument, type YAMLError } from 'yaml';
+import { LineCounter, isNode, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
-import { VIDEO_PROTOCOLS, isVideoPrice, type Catalogue } from './types.ts';
+import { VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
 // Imported, not read from the source tree: the build emits it beside load.js, so dist/ is enough.
 import schema from './catalogue.schema.json' with { type: 'json' };
@@ -15,11 +15,12 @@ export type ParseResult = { ok: true; catalogue: Catalogue } | { ok: false; erro
 
 /** YAML syntax, then the JSON Schema, then the cross-references a schema cannot express. */
 export function parseCatalogue(text: string, source: string): ParseResult {
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const lines = new LineCounter();
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter: lines });
   if (document.errors.length > 0) return { ok: false, errors: document.errors.map((e) => yamlError(e, source)) };
   const data: unknown = document.toJS();
   if (!validate(data)) return { ok: false, errors: schemaErrors(validate.errors ?? [], source) };
-  const errors = semanticErrors(data).map((e) => `${source}: ${e}`);
+  const errors = [...semanticErrors(data), ...aliasErrors(data, document, lines)].map((e) => `${source}: ${e}`);
   return errors.length ? { ok: false, errors } : { ok: true, catalogue: data };
 }
 
@@ -54,6 +55,27 @@ function schemaErrors(errors: ErrorObject[], source: string): string[] {
       }),
     ),
   ];
+}
+
+/**
+ * An alias never shadows a model's id. It may name several models (a real one and its sandbox
+ * stand-in): the first in the file that an enabled provider serves answers it (store.ts). Each
+ * error names the line of the alias.
+ */
+function aliasErrors(catalogue: Catalogue, document: Document, lines: LineCounter): string[] {
+  const errors: string[] = [];
+  const ids = new Map(catalogue.models.map((m, i) => [m.id, i]));
+  catalogue.models.forEach((model, i) => {
+    (model.aliases ?? []).forEach((alias, a) => {
+      const name = aliasName(alias);
+      const owner = ids.get(name);
+      if (owner === undefined) return;
+      const node = document.getIn(['models', i, 'aliases', a], true);
+      const at = isNode(node) && node.range ? `line ${lines.linePos(node.range[0]).line}: ` : '';
+      errors.push(`${at}models.${i} (${model.id}).aliases.${a}: "${name}" is the id of models.${owner}; an alias may not shadow a model`);
+    });
+  });
+  return errors;
 }
 
 function duplicates(ids: string[]): string[] {

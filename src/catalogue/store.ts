@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { parseCatalogue } from './load.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
-import type { Catalogue, ModelEntry, ProviderEntry, RegistryOptions, ResolvedProvider } from './types.ts';
+import { aliasName, type Catalogue, type ModelEntry, type ProviderEntry, type RegistryOptions, type ResolvedProvider } from './types.ts';
 
 export interface ResolvedRoute {
   provider: ResolvedProvider;
@@ -29,6 +29,10 @@ export interface LoadedCatalogue {
   models: ReadonlyMap<string, ResolvedModel>;
   /** The model by public id, whether or not any of its providers is enabled. */
   model(id: string): ResolvedModel | undefined;
+  /** The model a name (its id or one of its aliases) stands for. */
+  named(name: string): ResolvedModel | undefined;
+  /** Aliases the operator lists in /v1/models, with their model. */
+  listedAliases: ReadonlyArray<{ alias: string; model: ResolvedModel }>;
 }
 
 export type ReloadSuccess = {
@@ -94,6 +98,18 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
       .sort((a, b) => a.priority - b.priority);
     models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes });
   }
+  // An alias may name several models: the first (in file order) that an enabled provider serves
+  // answers it, so a real model and its sandbox stand-in can share the names clients send.
+  const aliases = new Map<string, ResolvedModel>();
+  const listed = new Set<string>();
+  for (const model of models.values())
+    for (const alias of model.aliases ?? []) {
+      const name = aliasName(alias);
+      const current = aliases.get(name);
+      if (!current || (current.routes.length === 0 && model.routes.length > 0)) aliases.set(name, model);
+      if (typeof alias === 'object' && alias.listed) listed.add(`${name} ${model.id}`);
+    }
+  const listedAliases = [...aliases].filter(([name, model]) => listed.has(`${name} ${model.id}`)).map(([alias, model]) => ({ alias, model }));
   return {
     serviceName: catalogue.service_name,
     currency: catalogue.currency,
@@ -102,6 +118,8 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
     providers,
     models,
     model: (id) => models.get(id),
+    named: (name) => models.get(name) ?? aliases.get(name),
+    listedAliases,
   };
 }
 

@@ -88,8 +88,13 @@ export interface VideoSpec {
   sizes?: Record<string, VideoSizeEntry>;
 }
 
+/** Another name a model answers to; in /v1/models only when `listed`. */
+export type AliasEntry = string | { name: string; listed?: boolean };
+
 export interface ModelEntry {
   id: string;
+  /** Names resolved to this model before routing; billed and logged under `id`. */
+  aliases?: AliasEntry[];
   group: ModelGroup;
   display_name?: string;
   /** Unlisted models are reachable only by keys whose allow-list names them. */
@@ -109,6 +114,8 @@ export interface Catalogue {
   providers: ProviderEntry[];
   models: ModelEntry[];
 }
+
+export const aliasName = (alias: AliasEntry): string => (typeof alias === 'string' ? alias : alias.name);
 
 export const isVideoPrice = (price: TokenPrice | VideoPrice): price is VideoPrice => 'per_second' in price;
 

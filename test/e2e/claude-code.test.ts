@@ -74,28 +74,33 @@ describe('Claude Code 2.1.330 as a client', function () {
     });
   }
 
-  it('runs `claude -p` through the gateway: a successful answer, billed exactly once', async () => {
+  /** `claude -p "say hi"` with the README's two variables (and a throwaway home, offline); `model` adds `--model`. */
+  async function claudeSaysHi(model: string | undefined, billedAs: string): Promise<void> {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-home-'));
     const before = (await gateway.wallet(customerId)).available;
     const logged = `customer_id=${customerId}&endpoint=messages_create`;
     const earlier = (await gateway.requestLogs(logged, 0)).length; // the replays above logged for this customer too
-    const result = await run(path.join(ROOT_DIR, 'node_modules/.bin/claude'), ['-p', 'say hi', '--output-format', 'json', '--model', MODEL], {
-      PATH: '/usr/bin:/bin',
-      HOME: home,
-      CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
-      TMPDIR: home,
-      CLAUDE_CODE_TMPDIR: home,
-      XDG_RUNTIME_DIR: home,
-      ANTHROPIC_BASE_URL: gateway.url,
-      ANTHROPIC_API_KEY: key,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK: '1',
-    });
-    expect(result.code, result.stderr).to.equal(0);
+    const result = await run(
+      path.join(ROOT_DIR, 'node_modules/.bin/claude'),
+      ['-p', 'say hi', '--output-format', 'json', ...(model ? ['--model', model] : [])],
+      {
+        PATH: '/usr/bin:/bin',
+        HOME: home,
+        CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+        TMPDIR: home,
+        CLAUDE_CODE_TMPDIR: home,
+        XDG_RUNTIME_DIR: home,
+        ANTHROPIC_BASE_URL: gateway.url,
+        ANTHROPIC_API_KEY: key,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_ERROR_REPORTING: '1',
+        CLAUDE_CODE_MAX_RETRIES: '0',
+        CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK: '1',
+      },
+    );
+    expect(result.code, result.stderr + result.stdout).to.equal(0);
     const answer = JSON.parse(result.stdout) as { type: string; subtype: string; is_error: boolean; result: string };
     expect(answer).to.include({ type: 'result', subtype: 'success', is_error: false });
     expect(answer.result).to.include('Hello from the sandbox model');
@@ -104,10 +109,18 @@ describe('Claude Code 2.1.330 as a client', function () {
     const logs = await gateway.requestLogs(logged, earlier + 1);
     expect(logs, 'one messages request by claude -p').to.have.length(earlier + 1);
     const [log] = logs;
-    expect(log).to.include({ model: MODEL, status: 200, stream: true, usage_estimated: false });
+    expect(log).to.include({ model: billedAs, status: 200, stream: true, usage_estimated: false });
     const after = (await gateway.wallet(customerId)).available;
     expect((Number(before) - Number(after)).toFixed(6)).to.equal(log.cost);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+  }
+
+  it('runs `claude -p` through the gateway: a successful answer, billed exactly once', async () => {
+    await claudeSaysHi(MODEL, MODEL);
+  });
+
+  it("runs the README's one-liner as written: no --model, Claude Code's default id answered through the sample catalogue's alias", async () => {
+    await claudeSaysHi(undefined, 'sandbox/claude-opus');
   });
 });
 

@@ -72,7 +72,7 @@ describe('first start on an empty database', function () {
     const real = await fetch(`${first.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({ model: 'anthropic/claude-sonnet-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect([403, 404]).to.include(real.status);
     first.child.kill('SIGTERM');

@@ -4,7 +4,12 @@ import type { CatalogueStore, ResolvedModel } from '../../catalogue/store.ts';
 export interface DiscoveryService {
   /** Models the caller may see: every public servable model anonymously, the key's reach with a key. */
   visibleModels(caller: Caller | null): ResolvedModel[];
-  /** The model if the caller may see it; undefined hides existence from those who may not. */
+  /** Aliases the operator lists in /v1/models, of models the caller may see. */
+  listedAliases(caller: Caller | null): Array<{ alias: string; model: ResolvedModel }>;
+  /**
+   * The model a name stands for (its public id or an alias) if the caller may see it; undefined
+   * hides existence from those who may not.
+   */
   findModel(caller: Caller | null, modelId: string): ResolvedModel | undefined;
   /** Like findModel, but also a model no enabled provider serves right now (its `routes` is empty). */
   findCatalogued(caller: Caller | null, modelId: string): ResolvedModel | undefined;
@@ -28,12 +33,15 @@ export function createDiscoveryService(deps: { catalogue: CatalogueStore }): Dis
     visibleModels(caller) {
       return [...deps.catalogue.current().models.values()].filter((model) => canSee(caller, model));
     },
+    listedAliases(caller) {
+      return deps.catalogue.current().listedAliases.filter(({ model }) => canSee(caller, model));
+    },
     findModel(caller, modelId) {
-      const model = deps.catalogue.current().models.get(modelId);
+      const model = deps.catalogue.current().named(modelId);
       return model && canSee(caller, model) ? model : undefined;
     },
     findCatalogued(caller, modelId) {
-      const model = deps.catalogue.current().models.get(modelId);
+      const model = deps.catalogue.current().named(modelId);
       return model && mayReach(caller, model) ? model : undefined;
     },
     serviceName: () => deps.catalogue.current().serviceName,

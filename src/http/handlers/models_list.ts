@@ -7,6 +7,10 @@ import { modelToWire } from '../serialize/models.ts';
 export async function models_list(ctx: RequestContext): Promise<JsonReply | Failure> {
   const { discovery } = ctx.services;
   const owner = discovery.serviceName();
-  const body: PublicComponents['schemas']['ModelList'] = { object: 'list', data: discovery.visibleModels(ctx.caller).map((m) => modelToWire(m, owner)) };
+  const data = [
+    ...discovery.visibleModels(ctx.caller).map((m) => modelToWire(m, owner)),
+    ...discovery.listedAliases(ctx.caller).map(({ alias, model }) => modelToWire(model, owner, alias)),
+  ];
+  const body: PublicComponents['schemas']['ModelList'] = { object: 'list', data };
   return cacheable(ctx, body);
 }

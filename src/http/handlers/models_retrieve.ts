@@ -9,5 +9,6 @@ export async function models_retrieve(ctx: RequestContext): Promise<Ok<PublicOpe
   const modelId = ctx.params.model_id ?? '';
   const model = discovery.findModel(ctx.caller, modelId);
   if (!model) return passthroughFailures.modelNotFound(modelId.slice(0, 200), null);
-  return { status: 200, body: modelToWire(model, discovery.serviceName()) };
+  // Asked by an alias, answered under that name: the client keeps using the name it knows.
+  return { status: 200, body: modelToWire(model, discovery.serviceName(), modelId) };
 }

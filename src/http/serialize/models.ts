@@ -3,8 +3,8 @@ import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { WireModel, WireModelPricing } from '../../types.ts';
 
 /** OpenAI's Model object: `created` falls back to a fixed value so lists are stable across restarts. */
-export const modelToWire = (model: ResolvedModel, serviceName: string): WireModel => ({
-  id: model.id,
+export const modelToWire = (model: ResolvedModel, serviceName: string, name = model.id): WireModel => ({
+  id: name,
   object: 'model',
   created: model.created ?? 1735689600,
   owned_by: serviceName,

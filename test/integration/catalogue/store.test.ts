@@ -133,7 +133,7 @@ describe('catalogue store', () => {
 
   it('enables a real provider only when its credential variable is set', async () => {
     await open();
-    expect(store!.current().models.get('anthropic/claude-sonnet-4-5')!.routes).to.have.length(0);
+    expect(store!.current().models.get('anthropic/claude-sonnet-5')!.routes).to.have.length(0);
     expect(
       store!
         .current()
@@ -150,8 +150,8 @@ describe('catalogue store', () => {
       sandbox: false,
       sandboxUrls: new Map(),
     });
-    const route = store.current().models.get('anthropic/claude-sonnet-4-5')!.routes[0]!;
-    expect(route.upstreamModel).to.equal('claude-sonnet-4-5-20250929');
+    const route = store.current().models.get('anthropic/claude-sonnet-5')!.routes[0]!;
+    expect(route.upstreamModel).to.equal('claude-sonnet-5');
     expect(route.provider.credential()).to.equal('sk-ant-x');
     expect(JSON.stringify(route)).to.not.include('sk-ant-x');
     expect(store.current().models.get('sandbox/claude-sonnet')!.routes).to.have.length(0);

@@ -89,15 +89,15 @@ describe('model discovery over HTTP', () => {
       await gateway.admin('POST', '/admin/v1/catalogue/reload');
       const { key } = await gateway.customerWithKey();
       const bodies: string[] = [];
-      for (const path of ['/v1/models', '/v1/models/pricing', '/v1/models/anthropic%2Fclaude-sonnet-4-5', '/v1/models/nobody%2Fx']) {
+      for (const path of ['/v1/models', '/v1/models/pricing', '/v1/models/anthropic%2Fclaude-sonnet-5', '/v1/models/nobody%2Fx']) {
         for (const headers of [{}, { authorization: `Bearer ${key}` }] as Array<Record<string, string>>) {
           const response = await fetch(gateway.url + path, { headers });
           bodies.push(await response.text());
         }
       }
       const all = bodies.join('\n');
-      expect(all).to.include('anthropic/claude-sonnet-4-5'); // the real provider is enabled by its credential
-      for (const forbidden of [secret, 'api.anthropic.com', 'claude-sonnet-4-5-20250929', 'ANTHROPIC_API_KEY', 'credential', 'base_url', '127.0.0.1']) {
+      expect(all).to.include('anthropic/claude-sonnet-5'); // the real provider is enabled by its credential
+      for (const forbidden of [secret, 'api.anthropic.com', 'claude-haiku-4-5-20251001', 'ANTHROPIC_API_KEY', 'credential', 'base_url', '127.0.0.1']) {
         expect(all).to.not.include(forbidden);
       }
       expect(gateway.rawLogs()).to.not.include(secret);
