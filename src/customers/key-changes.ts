@@ -1,8 +1,8 @@
 // Keys and customers changed by another process on the same PostgreSQL database (a replica, a
 // script): every update or delete of their rows sends a notification in its own transaction (the
 // trigger of migration 20261126100000_key_change_notifications), and this process forgets what it
-// remembered of that key or customer as soon as the notification arrives, milliseconds after the
-// commit. Whatever was sent while the listening connection was down is lost, so each (re)connection
+// remembered of that key or customer as soon as the notification arrives (PostgreSQL sends it at
+// commit). Whatever was sent while the listening connection was down is lost, so each (re)connection
 // forgets every key; the cache's own lifetime (`KEY_CACHE_MS`) bounds a change that still slips
 // through (a connection that died without a word, until its next check).
 import { listenToChannel, type ChannelListener } from '../db/notifications.ts';
