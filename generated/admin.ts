@@ -42,7 +42,7 @@ export interface paths {
         head?: never;
         /**
          * Rename, suspend or reactivate a customer
-         * @description Suspension refuses every key of the customer (403, `customer_suspended`) at once on this replica and within KEY_CACHE_MS on the others; nothing else changes (balance, keys, video tasks in flight). `status: active` lifts it.
+         * @description Suspension refuses every key of the customer (403, `customer_suspended`) at once on this replica and within 1 s on the others (KEY_CACHE_MS if a notification is lost); nothing else changes (balance, keys, video tasks in flight). `status: active` lifts it.
          */
         patch: operations["admin_customers_update"];
         trace?: never;
@@ -277,14 +277,14 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Takes effect at once. Revoking a revoked key returns it unchanged.
+         * @description Takes effect at once on this replica and within 1 s on the others (KEY_CACHE_MS if a notification is lost). Revoking a revoked key returns it unchanged.
          */
         delete: operations["admin_api_keys_revoke"];
         options?: never;
         head?: never;
         /**
          * Change an API key's name, models, expiry or limits
-         * @description Absent fields stay as they are; in `limits`, null removes a limit (`limits: null` removes all). Limits are enforced on every endpoint that spends, before any provider is called, exactly on any number of replicas: each reservation reads them under a lock on the key. A change reaches this replica at once and the others within KEY_CACHE_MS. An `expires_at` in the past expires the key now.
+         * @description Absent fields stay as they are; in `limits`, null removes a limit (`limits: null` removes all). Limits are enforced on every endpoint that spends, before any provider is called, exactly on any number of replicas: each reservation reads them under a lock on the key. A change reaches this replica at once and the others within 1 s (KEY_CACHE_MS if a notification is lost). An `expires_at` in the past expires the key now.
          */
         patch: operations["admin_api_keys_update"];
         trace?: never;
@@ -300,7 +300,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an API key (the new secret is returned once)
-         * @description Gives the key a new secret; id, name, limits and spend stay. The old secret stops at once on this replica (within KEY_CACHE_MS on the others), or with `grace_seconds` at the end of that period (exactly, on every replica), so clients can move over without an outage.
+         * @description Gives the key a new secret; id, name, limits and spend stay. The old secret stops at once on this replica (within 1 s on the others; KEY_CACHE_MS if a notification is lost), or with `grace_seconds` at the end of that period (exactly, on every replica), so clients can move over without an outage.
          */
         post: operations["admin_api_keys_rotate"];
         delete?: never;
@@ -748,7 +748,7 @@ export interface components {
             actor: string;
             reason: string;
         };
-        /** @description The fields to change; absent fields stay as they are. Takes effect at once on the replica that answers and within KEY_CACHE_MS on the others (limits themselves are read fresh by every reservation; whether a key has any limit is what is remembered). */
+        /** @description The fields to change; absent fields stay as they are. Takes effect at once on the replica that answers and within 1 s on the others (PostgreSQL notifications; KEY_CACHE_MS if one is lost). Limits themselves are read fresh by every reservation; whether a key has any limit is what is remembered. */
         ApiKeyUpdateRequest: {
             name?: string;
             /** @description Restrict the key to these catalogue model ids; null for every model. */

@@ -6,6 +6,7 @@ import { ROOT_DIR, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
+import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
 import { createChatService } from './domain/chat/service.ts';
@@ -137,6 +138,11 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     config.keyCacheMs > 0 && config.keyWarmMs > 0
       ? repeat(Math.max(config.keyCacheMs / 2, 50), 'key-warmth', logger, () => customers.keepKeysWarm())
       : undefined;
+  // The embedded database has one process: changes made through it are forgotten here at once.
+  const keyChanges =
+    config.databaseUrl && config.keyCacheMs > 0
+      ? followKeyChanges({ connectionString: config.databaseUrl, forget: customers.forgetChanged, logger, metrics, connectTimeoutMs: config.dbQueryTimeoutMs })
+      : undefined;
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const services: Services = {
@@ -210,7 +216,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
     await waitUntil(() => holds.live() === 0, 2_000);
-    await Promise.all([grantUpkeep?.stop(), keyWarmth?.stop()]);
+    await Promise.all([grantUpkeep?.stop(), keyWarmth?.stop(), keyChanges?.close()]);
     await flusher.flush();
     await grants?.giveBack(true).catch((error: unknown) => logger.error({ err: error }, 'could not give grants back; the sweeper will'));
     flusher.close();

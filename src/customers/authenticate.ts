@@ -3,8 +3,9 @@
 // used past half that period is looked up again in the background, so a busy key never waits for
 // the database (measured: the lookup on the request path was a 3-5 ms step every 5 s). What
 // changes through this process (revocation, rotation, suspension, a new expiry or limits) is
-// forgotten here at once; a change made through another process (a replica, `npm run admin`)
-// reaches this one within `cacheMs`. Expiry and a rotation's grace end are exact everywhere: the
+// forgotten here at once; a change made through another process (a replica) is forgotten when
+// PostgreSQL's notification of it arrives (key-changes.ts), and within `cacheMs` at worst, if
+// the notification is lost. Expiry and a rotation's grace end are exact everywhere: the
 // remembered entry carries them and is checked on every use. `keepWarm` re-reads, in one query,
 // the keys used within `warmMs`, so a client that pauses between requests (a person at a chat, a
 // batch between rounds) does not meet the lookup on its next one.
@@ -152,6 +153,11 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
     forgetCustomer(customerId: string): void {
       generation++;
       for (const [hash, entry] of known) if (entry.caller.customerId === customerId) known.delete(hash);
+    },
+    /** Changes may have been missed (a lost notification): every key's next use reads the database. */
+    forgetAll(): void {
+      generation++;
+      known.clear();
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { newCustomerId } from '../shared/ids.ts';
 import { createKeyAuthenticator, type Authenticated } from './authenticate.ts';
 import { CustomerError } from './errors.ts';
+import type { KeysChanged } from './key-changes.ts';
 import { createKeys, type KeyChange, type Keys } from './keys.ts';
 import { toCustomer, type ApiKey, type Customer, type CustomerRow, type CustomerStatus } from './model.ts';
 
@@ -32,6 +33,8 @@ export interface CustomerService {
   authenticate(presented: string): Promise<Authenticated>;
   /** Re-reads the keys in recent use before their entries expire (see authenticate.ts); run every `keyCacheMs / 2`. */
   keepKeysWarm(): Promise<void>;
+  /** A key or customer changed through another process (key-changes.ts): its next use reads the database. */
+  forgetChanged(change: KeysChanged): void;
   countCustomers(): Promise<number>;
 }
 
@@ -44,7 +47,7 @@ export interface CustomerServiceDeps {
   /**
    * How long a known key is remembered after a lookup (0: every request asks the database). A key
    * changed through this process (revoked, rotated, its customer suspended) takes effect at once;
-   * through another process (a replica, the admin CLI) within this time.
+   * through another process once `forgetChanged` hears of it, and within this time at worst.
    */
   keyCacheMs?: number;
   /** Keys presented within this time are kept remembered by `keepKeysWarm` (0: not kept). */
@@ -114,6 +117,11 @@ export function createCustomerService(deps: CustomerServiceDeps): CustomerServic
     revokeApiKey: (keyId) => keys.revoke(keyId),
     authenticate: (presented) => auth.authenticate(presented),
     keepKeysWarm: () => auth.keepWarm(),
+    forgetChanged(change) {
+      if (change === 'anything') auth.forgetAll();
+      else if ('keyId' in change) auth.forgetKey(change.keyId);
+      else auth.forgetCustomer(change.customerId);
+    },
 
     async countCustomers() {
       const [row] = await db('customers').count<{ count: string | number | bigint }[]>('* as count');

@@ -26,3 +26,10 @@ export interface UpstreamMetrics {
 export interface SweepMetrics {
   swept(holds: number): void;
 }
+
+export interface KeyChangeMetrics {
+  /** A notification that a key or customer changed arrived from the database. */
+  keyChangeNotified(): void;
+  /** The connection listening for those notifications is up (or just went down). */
+  keyChangesListening(listening: boolean): void;
+}

@@ -8,9 +8,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { ROOT_DIR } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createDatabaseGauges } from './database.ts';
-import type { RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics } from './hooks.ts';
+import type { KeyChangeMetrics, RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics } from './hooks.ts';
 
-export interface Metrics extends RequestMetrics, UpstreamMetrics, SweepMetrics {
+export interface Metrics extends RequestMetrics, UpstreamMetrics, SweepMetrics, KeyChangeMetrics {
   readonly contentType: string;
   /** The text exposition, database gauges read now. */
   render(): Promise<string>;
@@ -77,6 +77,21 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers,
   });
   const swept = new Counter({ name: 'gateway_reservations_swept_total', help: "Holds of dead processes ended by this process's sweeper.", registers });
+  const keyNotifications = new Counter({
+    name: 'gateway_key_change_notifications_total',
+    help: 'Notifications that a key or customer changed (through any process), received from PostgreSQL.',
+    registers,
+  });
+  const keyListener = new Gauge({
+    name: 'gateway_key_change_listener_up',
+    help: 'PostgreSQL only: 1 while this process listens for key and customer changes; at 0 a change made elsewhere takes up to KEY_CACHE_MS here.',
+    registers,
+  });
+  const keyListenerStarts = new Counter({
+    name: 'gateway_key_change_listener_starts_total',
+    help: 'Times this process (re)started listening for key and customer changes (every API key it remembered is read again).',
+    registers,
+  });
   const database = createDatabaseGauges(registry, deps);
 
   const modelLabel = (model: string | null | undefined) => (!model ? '' : deps.knownModel(model) ? model : 'unknown');
@@ -98,6 +113,13 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     },
     swept(holds) {
       if (holds > 0) swept.inc(holds);
+    },
+    keyChangeNotified() {
+      keyNotifications.inc();
+    },
+    keyChangesListening(listening) {
+      keyListener.set(listening ? 1 : 0);
+      if (listening) keyListenerStarts.inc();
     },
     async render() {
       await database.refresh();

@@ -9,7 +9,8 @@ import * as reservationOwners from './20261123100000_reservation_owners.ts';
 import * as creditGrants from './20261123120000_credit_grants.ts';
 import * as videoTaskPlan from './20261124100000_video_task_plan.ts';
 import * as customerControls from './20261124100000_customer_controls.ts';
-import * as debtAndTrueUp from './20261126100000_debt_and_true_up.ts';
+import * as keyChangeNotifications from './20261126100000_key_change_notifications.ts';
+import * as debtAndTrueUp from './20261126110000_debt_and_true_up.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,7 +32,8 @@ const migrations: Array<[string, Migration]> = [
   ['20261123120000_credit_grants', creditGrants],
   ['20261124100000_video_task_plan', videoTaskPlan],
   ['20261124100000_customer_controls', customerControls],
-  ['20261126100000_debt_and_true_up', debtAndTrueUp],
+  ['20261126100000_key_change_notifications', keyChangeNotifications],
+  ['20261126110000_debt_and_true_up', debtAndTrueUp],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
