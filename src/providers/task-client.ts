@@ -62,7 +62,9 @@ export function createTaskClient(provider: ResolvedProvider, observer: TaskCallO
   const { timeouts } = provider;
   const began = new WeakMap<object, number>(); // when each attempt started, by its options
   return got.extend({
-    agent: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+    // Idle pooled connections close after 30 s: a catalogue reload replaces the instance, and its
+    // old pool must not keep sockets open until each provider closes them.
+    agent: { http: new http.Agent({ keepAlive: true, timeout: 30_000 }), https: new https.Agent({ keepAlive: true, timeout: 30_000 }) },
     timeout: { connect: timeouts.connect_ms, secureConnect: timeouts.connect_ms, response: timeouts.first_byte_ms, socket: timeouts.idle_ms },
     retry: { limit: 0 },
     throwHttpErrors: false,
