@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ResolvedProvider } from './registry.ts';
-import { taskClient, upstreamErrorOf } from './task-client.ts';
+import { taskStream, upstreamErrorOf } from './task-client.ts';
 import { CLIENT_ACTIONABLE_HEADERS, UpstreamError, type UpstreamResponse } from './types.ts';
 import type { VideoAssetLocation } from './video.ts';
 
@@ -40,7 +40,7 @@ export async function fetchAsset(
   if (options.range) headers.range = options.range;
   if (location.withCredential) headers.authorization = `Bearer ${provider.credential() ?? ''}`;
   if (options.signal.aborted) return new UpstreamError('aborted', false);
-  const body = taskClient(provider).stream(url, { headers, signal: options.signal });
+  const body = taskStream(provider, url, { headers, signal: options.signal });
   const answer = await new Promise<{ status: number; headers: IncomingHttpHeaders } | UpstreamError>((resolve) => {
     body.once('response', (response: { statusCode: number; headers: IncomingHttpHeaders }) =>
       resolve({ status: response.statusCode, headers: response.headers }),

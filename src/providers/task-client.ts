@@ -8,7 +8,7 @@
 // path (scripts/bench/clients.ts, docs/performance.md).
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Got, type RequestError } from 'got';
+import got, { type Got, type Request, type RequestError } from 'got';
 import type { Logger } from '../logger.ts';
 import type { UpstreamMetrics } from '../metrics/hooks.ts';
 import { atProviderOrigin, EgressRefusedError, guardedLookup, refusedLiteral } from './egress-guard.ts';
@@ -44,18 +44,36 @@ export class TaskCallError extends Error {
   }
 }
 
-const clients = new WeakMap<ResolvedProvider, Got>();
+const clients = new WeakMap<ResolvedProvider, { client: Got; observer: TaskCallObserver }>();
+
+function entryOf(provider: ResolvedProvider): { client: Got; observer: TaskCallObserver } {
+  let entry = clients.get(provider);
+  if (!entry) clients.set(provider, (entry = { client: createTaskClient(provider), observer: {} }));
+  return entry;
+}
 
 /** The provider's got instance (one per resolved provider: a catalogue reload makes new ones). */
 export function taskClient(provider: ResolvedProvider): Got {
-  let client = clients.get(provider);
-  if (!client) clients.set(provider, (client = createTaskClient(provider)));
-  return client;
+  return entryOf(provider).client;
+}
+
+/**
+ * A streamed call (the download) through the provider's instance. got runs no afterResponse hook
+ * for streams, so its answer is counted here; failures are counted by the beforeError hook.
+ */
+export function taskStream(provider: ResolvedProvider, url: URL, options: { headers: Record<string, string>; signal: AbortSignal }): Request {
+  const { client, observer } = entryOf(provider);
+  const began = performance.now();
+  const stream = client.stream(url, options);
+  stream.once('response', (response: { statusCode: number; ok: boolean }) =>
+    observer.metrics?.upstreamAttempt(provider.id, performance.now() - began, response.ok ? 'ok' : 'status', response.statusCode),
+  );
+  return stream;
 }
 
 /** Builds the provider's instance with its observer (resolveProviders does, for each video provider). */
 export function attachTaskClient(provider: ResolvedProvider, observer: TaskCallObserver): void {
-  clients.set(provider, createTaskClient(provider, observer));
+  clients.set(provider, { client: createTaskClient(provider, observer), observer });
 }
 
 export function createTaskClient(provider: ResolvedProvider, observer: TaskCallObserver = {}): Got {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { ResolvedProvider } from '../../../src/catalogue/types.ts';
 import { callJson } from '../../../src/providers/json-http.ts';
-import { attachTaskClient, createTaskClient } from '../../../src/providers/task-client.ts';
+import { attachTaskClient, createTaskClient, taskStream } from '../../../src/providers/task-client.ts';
 import { UpstreamError } from '../../../src/providers/types.ts';
 
 describe('task client (got, one instance per provider)', () => {
@@ -54,6 +54,14 @@ describe('task client (got, one instance per provider)', () => {
       .to.be.instanceOf(UpstreamError)
       .and.include({ kind: 'status', status: 503 });
     expect(seen).to.deep.equal(['POST /down', 'DELETE /down']);
+  });
+
+  it('counts a streamed call (the download) by its answer', async () => {
+    const stream = taskStream(provider, new URL(`${provider.baseUrl}/file`), { headers: {}, signal: new AbortController().signal });
+    let bytes = 0;
+    for await (const chunk of stream) bytes += (chunk as Buffer).length;
+    expect(bytes).to.be.above(0);
+    expect(attempts).to.deep.equal([['tasks', 'ok', 200]]);
   });
 
   it('fails with an error that names no URL, host or credential', async () => {
