@@ -86,9 +86,11 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
       },
     }));
   const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
+  // Before the catalogue: the task providers' clients report to it (its gauges read the catalogue only when scraped).
+  const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
   const catalogue = await createCatalogueStore({
     path: config.cataloguePath,
-    resolveProviders,
+    resolveProviders: (entries, options) => resolveProviders(entries, options, { metrics, logger }),
     db,
     logger,
     env: process.env,
@@ -96,7 +98,6 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sandboxUrls: sandbox?.urls ?? new Map(),
   });
   catalogue.watch();
-  const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
 
   let draining = false;
   const cut = new AbortController(); // aborted when the grace period ends: open streams are cut

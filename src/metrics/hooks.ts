@@ -18,7 +18,7 @@ export interface RequestMetrics {
 
 export interface UpstreamMetrics {
   /** One upstream call: how long until it answered (or failed), and how it ended. */
-  upstreamAttempt(provider: string, ms: number, outcome: 'ok' | 'connect' | 'timeout' | 'status' | 'aborted' | 'protocol', status?: number): void;
+  upstreamAttempt(provider: string, ms: number, outcome: 'ok' | 'connect' | 'timeout' | 'status' | 'aborted' | 'protocol' | 'egress', status?: number): void;
   /** The route of `provider` failed before any byte reached the client, and the next one is tried. */
   upstreamFailover(provider: string): void;
 }

@@ -59,7 +59,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   });
   const upstreamCalls = new Counter({
     name: 'gateway_upstream_requests_total',
-    help: 'Calls to providers by provider and outcome (ok, connect, timeout, status, aborted, protocol); status is the HTTP status of a refusal.',
+    help: 'Calls to providers by provider and outcome (ok, connect, timeout, status, aborted, protocol, egress: refused as internal); status is the HTTP status of a refusal.',
     labelNames: ['provider', 'outcome', 'status'],
     registers,
   });

@@ -2,8 +2,9 @@
 // normalised UpstreamError. The first-byte timeout is our own timer, so it fires when configured
 // (undici's timers are coarse); idle gaps after that are the relay's to police.
 //
-// undici rather than got on the request path: got's option handling cost about 1 ms per request
-// at concurrency 1 in the profile (undici: about 0.1 ms).
+// undici rather than got on the relay (messages, chat): `npm run bench:clients` measured got at
+// 2.4-4.2x undici's CPU per request and 0.30x its c=50 throughput on this path
+// (docs/performance.md). The task providers (video) use got: task-client.ts.
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request, type Dispatcher } from 'undici';

@@ -1,8 +1,10 @@
-// JSON over HTTP for task-style upstreams (video): one request, one JSON answer, bearer auth, over
-// the same undici keep-alive pools as the text protocols (one HTTP client for every upstream).
-import { callUpstream, collect, joinUrl } from './http.ts';
+// JSON over HTTP for task-style upstreams (video): one request, one JSON answer, bearer auth, through
+// the provider's got instance (task-client.ts: its timeouts, retries of polls, hooks).
+import type { IncomingHttpHeaders } from 'node:http';
+import { joinUrl } from './http.ts';
 import type { ResolvedProvider } from './registry.ts';
-import { UpstreamError } from './types.ts';
+import { POLL_RETRY, taskClient, upstreamErrorOf } from './task-client.ts';
+import { CLIENT_ACTIONABLE_HEADERS, FAILOVER_STATUSES, UpstreamError } from './types.ts';
 
 export interface JsonAnswer {
   status: number;
@@ -21,27 +23,42 @@ export async function callJson(
   if (!provider.baseUrl) return new UpstreamError('connect', true);
   const headers: Record<string, string> = { authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const answer = await callUpstream({
-    url: joinUrl(provider.baseUrl, path),
+  // No signal: a task call has no client to go away; only its own timeouts end it.
+  const call = taskClient(provider)(joinUrl(provider.baseUrl, path), {
     method,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    // No signal: a task call has no client to go away; only its own timeouts end it.
-    connectMs: provider.timeouts.connect_ms,
-    firstByteMs: provider.timeouts.first_byte_ms,
-    idleMs: provider.timeouts.idle_ms,
+    ...(method === 'GET' ? { retry: POLL_RETRY } : {}),
+    responseType: 'text',
   });
-  if (answer instanceof UpstreamError) return answer; // refusals keep retry-after and rate-limit headers
-  const text = await collect(answer.body, MAX_ANSWER_BYTES + 1);
+  // Returns the call itself (awaited below), for chaining.
+  void call.on('downloadProgress', (progress: { transferred: number }) => {
+    if (progress.transferred > MAX_ANSWER_BYTES) call.cancel();
+  });
+  let answer: { statusCode: number; body: string; headers: IncomingHttpHeaders };
+  try {
+    answer = await call;
+  } catch (error) {
+    return call.isCanceled ? new UpstreamError('protocol', true) : upstreamErrorOf(error);
+  }
+  const upstreamRequestId = first(answer.headers['request-id']) ?? first(answer.headers['x-request-id']);
+  if (answer.statusCode >= 400) {
+    // Refusals keep retry-after and rate-limit headers.
+    const kept: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers))
+      if (CLIENT_ACTIONABLE_HEADERS.test(name) && value !== undefined) kept[name] = String(first(value));
+    return new UpstreamError('status', FAILOVER_STATUSES.has(answer.statusCode), answer.statusCode, answer.body.slice(0, 64 * 1024), upstreamRequestId, kept);
+  }
   let parsed: Record<string, unknown> = {};
   try {
-    if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw new Error('too large');
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    parsed = answer.body ? (JSON.parse(answer.body) as Record<string, unknown>) : {};
   } catch {
-    return new UpstreamError('protocol', true, answer.status, text.slice(0, 2000));
+    return new UpstreamError('protocol', true, answer.statusCode, answer.body.slice(0, 2000));
   }
-  return { status: answer.status, body: parsed };
+  return { status: answer.statusCode, body: parsed };
 }
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 export const asString = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 export const asRecord = (value: unknown): Record<string, unknown> =>

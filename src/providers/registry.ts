@@ -1,4 +1,5 @@
 import type { ProviderEntry, ProviderProtocol, ProviderTimeouts, RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
+import { attachTaskClient, type TaskCallObserver } from './task-client.ts';
 
 // The catalogue states what an enabled provider is (catalogue/types.ts); this module decides which
 // providers are enabled, and gateway.ts hands that decision to the catalogue store.
@@ -16,11 +17,20 @@ const DEFAULT_TIMEOUTS: Record<ProviderProtocol, Required<ProviderTimeouts>> = {
   'minimax-video-v2': TASKS,
 };
 
+const TASK_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 'ark-video', 'minimax-video-v2']);
+
 /**
  * The enabled providers: a real one when its credential variable is set, a sandbox one only in
- * sandbox mode. Everything else is as if it were not in the catalogue.
+ * sandbox mode. Everything else is as if it were not in the catalogue. Each task provider gets
+ * its got instance (task-client.ts), telling `observer` about its calls.
  */
-export function resolveProviders(entries: readonly ProviderEntry[], options: RegistryOptions): Map<string, ResolvedProvider> {
+export function resolveProviders(entries: readonly ProviderEntry[], options: RegistryOptions, observer: TaskCallObserver = {}): Map<string, ResolvedProvider> {
+  const enabled = enabledProviders(entries, options);
+  for (const provider of enabled.values()) if (TASK_PROTOCOLS.has(provider.protocol)) attachTaskClient(provider, observer);
+  return enabled;
+}
+
+function enabledProviders(entries: readonly ProviderEntry[], options: RegistryOptions): Map<string, ResolvedProvider> {
   const enabled = new Map<string, ResolvedProvider>();
   for (const entry of entries) {
     const timeouts = { ...DEFAULT_TIMEOUTS[entry.protocol], ...entry.timeouts };

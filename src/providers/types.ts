@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
  */
 export class UpstreamError extends Error {
   constructor(
-    readonly kind: 'connect' | 'timeout' | 'status' | 'aborted' | 'protocol',
+    /** `egress`: the connection was refused by the egress guard (an internal address). */
+    readonly kind: 'connect' | 'timeout' | 'status' | 'aborted' | 'protocol' | 'egress',
     readonly retryable: boolean,
     readonly status?: number,
     /** The upstream's error body, when it sent one. Logged, never shown verbatim to clients. */

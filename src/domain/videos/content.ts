@@ -41,6 +41,9 @@ function refused(error: UpstreamError, what: string): Failure {
   if (error.status === 429) return videoFailures.rateLimited(error.headers);
   if (error.status === 404 || error.status === 403 || error.status === 410) return videoFailures.contentNotAvailable(GONE);
   if (error.status === 416) return videoFailures.rangeNotSatisfiable(error.headers['content-range']);
+  // The URL led into the gateway's own network (loopback, private, link-local...): refused at
+  // connect time and logged for the operator with the provider and the address class.
+  if (error.kind === 'egress') return videoFailures.upstreamUnreachable(`it gave a ${what} location the gateway does not fetch.`);
   if (error.kind === 'protocol' && error.status === undefined)
     return videoFailures.upstreamUnreachable(`it gave a download URL the gateway does not fetch (${what}).`);
   return videoFailures.upstreamUnreachable(`the ${what} could not be fetched; retry later.`);

@@ -15,6 +15,8 @@ export interface ArkSimulator extends Simulator {
   exchanges: Exchange[];
   /** The MP4 a client downloading this task's video should receive. */
   videoBytes(taskId: string): Buffer;
+  /** Tests: the `video_url` to answer for a task instead of this simulator's own (a provider naming another place). */
+  videoUrls: Map<string, string>;
 }
 
 const TYPES: Record<number, string> = {
@@ -59,6 +61,7 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
   const stateOf = book.phase.bind(book);
   let baseUrl = '';
   const byAsset = new Map<string, SimTask>();
+  const videoUrls = new Map<string, string>();
 
   const view = (task: SimTask) => {
     const status = stateOf(task);
@@ -70,7 +73,9 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
       id: task.id,
       model: task.body.model,
       status,
-      ...(status === 'succeeded' && !b.noUrl ? { content: { video_url: `${baseUrl}/assets/${task.asset}.mp4?X-Expires=${expires}` } } : {}),
+      ...(status === 'succeeded' && !b.noUrl
+        ? { content: { video_url: videoUrls.get(task.id) ?? `${baseUrl}/assets/${task.asset}.mp4?X-Expires=${expires}` } }
+        : {}),
       ...(status === 'succeeded' ? { usage: { completion_tokens: 108900, total_tokens: 108900 } } : {}),
       error:
         status === 'failed'
@@ -152,6 +157,7 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
     ...server,
     tasks,
     submissions,
+    videoUrls,
     videoBytes: (taskId) => {
       const task = tasks.get(taskId)!;
       return assetBytes(task.asset, book.bytes(task));

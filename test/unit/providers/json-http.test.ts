@@ -1,4 +1,4 @@
-// Task-style upstream calls (video): JSON answers over the shared undici pools.
+// Task-style upstream calls (video): JSON answers through the provider's got instance.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -13,6 +13,7 @@ describe('callJson (task upstreams)', () => {
     server = http.createServer((req, res) => {
       if (req.url === '/slow') return void setTimeout(() => res.end('{}'), 50);
       if (req.url === '/refuse') return void res.writeHead(429, { 'retry-after': '3' }).end('{"error":"slow down"}');
+      if (req.url === '/huge') return void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}`);
       if (req.url === '/broken') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'task_1', seen: req.headers.authorization }));
     });
@@ -38,6 +39,9 @@ describe('callJson (task upstreams)', () => {
     expect(refused).to.be.instanceOf(UpstreamError).and.include({ kind: 'status', status: 429, retryable: true });
     expect((refused as UpstreamError).headers).to.deep.equal({ 'retry-after': '3' });
     expect(await callJson(provider, 'GET', '/broken'))
+      .to.be.instanceOf(UpstreamError)
+      .and.include({ kind: 'protocol' });
+    expect(await callJson(provider, 'GET', '/huge'), 'past 1 MiB is not a task status')
       .to.be.instanceOf(UpstreamError)
       .and.include({ kind: 'protocol' });
   });
