@@ -25,12 +25,8 @@ import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
 import { repeat, startBackgroundJobs } from './jobs/cron.ts';
 import { createSweeper } from './holds/sweeper.ts';
-import { createGrantFlusher } from './holds/grant-flusher.ts';
-import { createGrants } from './holds/grants.ts';
-import { createHolds } from './holds/holds.ts';
-import { createInstance } from './holds/instance.ts';
+import { startHoldsRuntime } from './holds/runtime.ts';
 import { createLedger } from './ledger/service.ts';
-import { createSettler } from './holds/settler.ts';
 import { resolveProviders } from './providers/registry.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { startMetricsServer } from './metrics/server.ts';
@@ -102,31 +98,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   let draining = false;
   const cut = new AbortController(); // aborted when the grace period ends: open streams are cut
   setMaxListeners(0, cut.signal); // every open stream listens to it: more than 10 is normal, not a leak
-  const instance = createInstance({ db, logger, heartbeatMs: config.heartbeatMs, staleSeconds: config.staleReservationSeconds });
-  await instance.start();
   const ledger = createLedger({ db });
-  const settler = createSettler({ ledger, logger, outboxDir: path.join(config.dataDir, 'outbox'), instanceId: instance.id });
-  const flusher = createGrantFlusher({
-    wallets: ledger.context.wallets,
-    chargeAlone: (input) => ledger.charge(input),
-    settler,
-    logger,
-    flushMs: config.grantFlushMs,
-  });
-  const grants = config.grants
-    ? createGrants({
-        db,
-        wallets: ledger.context.wallets,
-        flusher,
-        owner: instance.id,
-        logger,
-        options: { share: 4n, horizonMs: 2_000, idleMs: config.grantIdleMs },
-        release: (ref) => ledger.release({ ref, purpose: { reason: 'grant given back' } }).then(mustEnd),
-      })
-    : undefined;
-  const holds = createHolds({ db, ledger, settler, instance, logger, ...(grants ? { grants } : {}) });
-  instance.onTick(() => holds.flushCheckpoints());
-  const grantUpkeep = grants && repeat(500, 'grant-upkeep', logger, () => Promise.all([grants.answerRecalls(), grants.giveBack()]));
+  const runtime = await startHoldsRuntime({ db, ledger, logger, config });
+  const { instance, settler, holds } = runtime;
   const requestLogs = createRequestLogs({ db, logger });
   const customers = createCustomerService({
     db,
@@ -216,15 +190,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     await metricsServer?.close(); // scraped until here: the drain shows on dashboards
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
-    await waitUntil(() => holds.live() === 0, 2_000);
-    await Promise.all([grantUpkeep?.stop(), keyWarmth?.stop(), keyChanges?.close()]);
-    await flusher.flush();
-    await grants?.giveBack(true).catch((error: unknown) => logger.error({ err: error }, 'could not give grants back; the sweeper will'));
-    flusher.close();
-    await settler.retryNow();
-    settler.close();
+    await Promise.all([runtime.stop(), keyWarmth?.stop(), keyChanges?.close()]);
     await requestLogs.close();
-    await instance.stop().catch((error: unknown) => logger.error({ err: error }, 'could not mark this process stopped; its holds will be swept'));
+    await runtime.release();
     await sandbox?.close();
     if (!overrides.db) await db.destroy();
     logger.info({ waiting_settlements: settler.waiting() }, 'gateway stopped');
@@ -240,15 +208,6 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metricsUrl: metricsServer?.url,
     simulators: sandbox?.simulators ?? new Map(),
     close: (options = {}) => (closing ??= shutdown(options.graceMs ?? config.shutdownGraceSeconds * 1000)),
-    async quiesce() {
-      await flusher.flush();
-      await grants?.giveBack(true);
-    },
+    quiesce: () => runtime.quiesce(),
   };
-}
-
-/** A ledger answer that must not be an expected failure (a grant given back is pending by construction). */
-function mustEnd<T>(result: T | string): T {
-  if (typeof result === 'string' && result !== 'already_released') throw new Error(`grant could not be given back: ${result}`);
-  return result as T;
 }
