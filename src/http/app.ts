@@ -74,17 +74,19 @@ export function createApp(options: AppOptions): App {
 
 /**
  * `http.createServer` takes the classes it makes requests and responses with (Node's documented
- * `IncomingMessage` and `ServerResponse` options); these construct Node's own objects with
- * `app.request` and `app.response` as their prototypes.
+ * `IncomingMessage` and `ServerResponse` options), and Express takes app-specific prototypes in
+ * `app.request` and `app.response` ("Overriding the Express API" in its guide). A subclass of each
+ * Node class whose prototype inherits from the app's becomes the app's: requests are born with
+ * the prototype Express would give them, its `setPrototypeOf` changes nothing, and every request
+ * (and response) shares one hidden class. Classes, not functions with Reflect.construct: V8 gives
+ * each object made that way a map of its own.
  */
 function bornWithPrototypes(app: Express): App['classes'] {
-  function AppRequest(this: unknown, ...args: unknown[]) {
-    return Reflect.construct(http.IncomingMessage, args, AppRequest) as unknown;
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: unknown, ...args: unknown[]) {
-    return Reflect.construct(http.ServerResponse, args, AppResponse) as unknown;
-  }
-  AppResponse.prototype = app.response;
-  return { IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse };
+  class AppRequest extends http.IncomingMessage {}
+  class AppResponse extends http.ServerResponse {}
+  Object.setPrototypeOf(AppRequest.prototype, app.request);
+  Object.setPrototypeOf(AppResponse.prototype, app.response);
+  app.request = AppRequest.prototype as Express['request'];
+  app.response = AppResponse.prototype as unknown as Express['response'];
+  return { IncomingMessage: AppRequest, ServerResponse: AppResponse as typeof http.ServerResponse };
 }
