@@ -169,7 +169,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
   });
-  const server = await startHttpServer(app, { host: config.host, port: config.port, logger, draining: () => draining });
+  const server = await startHttpServer(app.express, { host: config.host, port: config.port, logger, draining: () => draining, classes: app.classes });
   const { url } = server;
   const metricsServer =
     config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });

@@ -2,7 +2,7 @@
 // number or appears twice, Content-Length with Transfer-Encoding, NUL in a header, headers over the
 // size limit): answered like every other error, a JSON body in the endpoint's error shape and a
 // request-id, instead of Node's bare "400 Bad Request". The connection is closed after it.
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Failure } from '../domain/failure.ts';
 import type { Logger } from '../logger.ts';
@@ -64,27 +64,4 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
     `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\nconnection: close\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(text)}\r\nrequest-id: ${requestId}\r\nx-request-id: ${requestId}\r\n\r\n${text}`,
   );
-}
-
-/**
- * Requests the parser took but Node would answer with a bare status before any route sees them:
- * an HTTP/1.1 request without Host (400, RFC 9112 says so) and an `Expect` other than
- * 100-continue (417). Answered in the endpoint's error shape with a request-id, and the connection
- * closed (the body, if any, was not read).
- */
-export function refuseUnroutable(req: IncomingMessage, res: ServerResponse, code: HttpError.MalformedHttp | HttpError.ExpectationFailed, logger: Logger): void {
-  const requestId = `req_${randomBase62(24)}`;
-  const message = code === HttpError.MalformedHttp ? 'An HTTP/1.1 request needs a Host header.' : '';
-  const reply = renderFailure(new Failure(code, message), shapeOfPath((req.url ?? '/').split('?')[0]!), requestId);
-  const text = JSON.stringify(reply.body);
-  logger.info({ request_id: requestId, status: reply.status, method: req.method, refused: code }, 'request refused before routing');
-  res.shouldKeepAlive = false;
-  res.writeHead(reply.status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'request-id': requestId,
-    'x-request-id': requestId,
-    connection: 'close',
-  });
-  res.end(text);
 }

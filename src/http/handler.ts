@@ -49,7 +49,27 @@ export interface StreamedReply extends Outcome {
 
 export type Reply = JsonReply | FailedReply | StreamedReply | Failure;
 
-export type Handler = (ctx: RequestContext) => Promise<Reply>;
+export type Handler<Body = unknown> = (ctx: RequestContext<Body>) => Promise<Reply>;
+
+/** The JSON body an operation takes, as openapi-typescript generated it (unknown when it takes none). */
+type BodyOf<Op> = Op extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : Op extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : unknown;
+
+/**
+ * A complete handler table for a contract: one handler for every generated operation, each taking
+ * (at least) the body its operation's schema admits. src/http/handlers/index.ts `satisfies` it.
+ */
+export type HandlersOf<Ops> = { [Id in keyof Ops]: Handler<BodyOf<Ops[Id]>> };
+
+/**
+ * A table entry as the dispatch step calls it. A method's parameter is bivariant, so a handler of
+ * a typed body fits: the validate step has admitted only bodies of its operation's schema, and
+ * `HandlersOf` checks each handler's body type against that schema's generated type.
+ */
+export type AnyHandler = { handle(ctx: RequestContext): Promise<Reply> }['handle'];
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type OkFor<R, S> = S extends keyof R

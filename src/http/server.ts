@@ -4,8 +4,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import { listen } from '../shared/listen.ts';
-import { answerClientError, refuseUnroutable, trackAnswered, trackRequest } from './client-error.ts';
-import { HttpError } from './errors.ts';
+import { answerClientError, trackAnswered, trackRequest } from './client-error.ts';
 
 export interface HttpServer {
   url: string;
@@ -20,7 +19,14 @@ type Counted = Duplex & { [OPEN_REQUESTS]?: number };
 
 export async function startHttpServer(
   handler: http.RequestListener,
-  options: { host: string; port: number; logger: Logger; draining: () => boolean },
+  options: {
+    host: string;
+    port: number;
+    logger: Logger;
+    draining: () => boolean;
+    /** The classes requests and responses are made with (src/http/app.ts: born with Express's prototypes). */
+    classes?: Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
+  },
 ): Promise<HttpServer> {
   let inFlight = 0;
   /**
@@ -41,14 +47,14 @@ export async function startHttpServer(
       }
     });
   };
-  // Host is checked here rather than by Node, whose refusal is a bare 400 with no body.
-  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+  // Host (and an Expect other than 100-continue) is checked by the app (src/http/steps/unroutable.ts)
+  // rather than by Node, whose refusals are a bare 400 or 417 with no body.
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     count(req, res);
     if (options.draining()) res.setHeader('connection', 'close'); // clients reconnect to another replica
-    if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1)
-      return refuseUnroutable(req, res, HttpError.MalformedHttp, options.logger);
     handler(req, res);
-  });
+  };
+  const server = http.createServer({ requireHostHeader: false, ...options.classes }, serve);
   server.on('connection', (socket: Counted) =>
     socket.once('close', () => {
       inFlight -= socket[OPEN_REQUESTS] ?? 0;
@@ -56,10 +62,7 @@ export async function startHttpServer(
     }),
   );
   server.on('clientError', (error, socket) => answerClientError(error, socket, options.logger));
-  server.on('checkExpectation', (req, res) => {
-    count(req, res);
-    refuseUnroutable(req, res, HttpError.ExpectationFailed, options.logger);
-  });
+  server.on('checkExpectation', serve);
   // Long generations stream for minutes: no server-side request timeout, but idle sockets expire.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;

@@ -1,11 +1,12 @@
-// The contract at run time: every operation of a bundled OpenAPI 3.1 document with its route
-// matcher and its validators, compiled once at start. openapi-backend loads and dereferences the
-// document and checks responses (tests); requests never go through its generic per-call path.
+// The contract at run time, through openapi-backend: its OpenAPIRouter matches operations and its
+// OpenAPIValidator validates requests (Ajv 2020, every request validator compiled once at start)
+// and, when VALIDATE_RESPONSES is on, responses. What the gateway adds around them is listed in
+// docs/request-flow.md: a memo of static-path matches, HEAD as GET, the methods a path serves for a
+// 405's Allow, only declared query parameters, and passthrough bodies checked as objects only.
 import fs from 'node:fs';
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { OpenAPIBackend, type Document } from 'openapi-backend';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { OpenAPIBackend, OpenAPIRouter, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
+import { newAjv } from './ajv.ts';
 
 export interface SpecOperation {
   operationId: string;
@@ -31,180 +32,219 @@ export interface SpecOperation {
    * would pull the whole file from the provider to drop it.
    */
   headable: boolean;
-  /** Null when the part is valid, else the first problem, naming the field. */
-  validate(part: RequestPart, value: unknown): FieldProblem | null;
 }
 
-export type RequestPart = 'path' | 'query' | 'header' | 'json' | 'multipart';
+export type RequestPart = 'path' | 'query' | 'header' | 'body';
 export interface FieldProblem {
   message: string;
   param: string | null;
+  /** Where the problem is: a path parameter that fails its schema names nothing (404). */
+  where: RequestPart;
 }
+
+/** The request as the validator sees it: the raw path, declared query parameters, the parsed body. */
+export interface RequestToValidate {
+  method: string;
+  rawPath: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Declared query parameters only, as sent. */
+  query: Record<string, string>;
+  body: unknown;
+  form: 'json' | 'multipart' | 'none';
+}
+
+export type Match = { operation: SpecOperation; params: Record<string, string> } | { malformed: true } | { allowed: string[] } | undefined;
 
 export interface Spec {
   /** The operation for a method and raw (still percent-encoded) path, with its decoded path params. */
-  match(
-    method: string,
-    rawPath: string,
-  ): { operation: SpecOperation; params: Record<string, string> } | { malformed: true } | { allowed: string[] } | undefined;
+  match(method: string, rawPath: string): Match;
   operations: readonly SpecOperation[];
+  /** The query coerced to its schema types when valid; else the first problem (path, query, header, body), naming the field. */
+  validateRequest(operation: SpecOperation, request: RequestToValidate): { query: Record<string, unknown> } | { problem: FieldProblem };
   /** Null when a response body matches the contract (used when VALIDATE_RESPONSES is on). */
   validateResponse(operationId: string, status: number, body: unknown): string | null;
 }
 
-interface RawParameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  schema?: object;
+/** A memo of static-path matches is bounded: a path with no parameters is one the contract names. */
+const MAX_MEMO = 1000;
+const OBJECT_ONLY = { type: 'object' };
+const PLACES: Record<string, RequestPart> = { path: 'path', query: 'query', header: 'header', requestBody: 'body' };
+const ORDER: RequestPart[] = ['path', 'query', 'header', 'body'];
+
+/**
+ * openapi-backend's router flattens the document into operations on every call (a lodash chain
+ * over all paths); the document never changes here, so the list is made once. A public method,
+ * overridden in a subclass, which the validator (given this router) uses too.
+ */
+class FixedRouter extends OpenAPIRouter {
+  private operations: Operation[] | undefined;
+  override getOperations(): Operation[] {
+    return (this.operations ??= super.getOperations());
+  }
 }
 
-const WHERE: Record<RequestPart, string> = { path: 'path', query: 'query', header: 'header', json: 'body', multipart: 'body' };
-
 export async function loadSpec(bundlePath: string): Promise<Spec> {
-  const definition = JSON.parse(fs.readFileSync(bundlePath, 'utf8')) as Document;
-  const api = new OpenAPIBackend({
-    definition,
-    strict: true,
-    validate: true,
-    quick: true, // response validators compile on first use (only tests turn them on)
-    customizeAjv: (_original: unknown, options: object) => newAjv(options as Record<string, unknown>) as never,
-  });
+  const input = JSON.parse(fs.readFileSync(bundlePath, 'utf8')) as Document;
+  // OpenAPIBackend only loads and dereferences the document here (quick: synchronously).
+  const backend = new OpenAPIBackend({ definition: input, strict: true, validate: false, quick: true });
   // openapi-backend checks documents against the OpenAPI 3.0 metaschema, which rejects valid 3.1;
   // Redocly lints the 3.1 source instead (npm run spec:lint).
-  Object.assign(api, { validateDefinition: () => undefined });
-  await api.init();
-
-  const ajv = newAjv({ coerceTypes: false });
-  const coercing = newAjv({ coerceTypes: 'array' }); // query, path, headers and form fields are strings
-  const rootSecurity = (definition.security ?? []) as Array<Record<string, unknown>>;
-  const operations = api.getOperations().map((op): SpecOperation => {
-    const parameters = (op.parameters ?? []) as RawParameter[];
-    const byPlace = (place: string) => parameters.filter((p) => p.in === place);
-    const objectOf = (list: RawParameter[], lowerCase = false) => ({
-      type: 'object',
-      properties: Object.fromEntries(list.map((p) => [lowerCase ? p.name.toLowerCase() : p.name, p.schema ?? {}])),
-      required: list.filter((p) => p.required).map((p) => (lowerCase ? p.name.toLowerCase() : p.name)),
-    });
-    const content = ((op.requestBody as { content?: Record<string, { schema?: object }> } | undefined)?.content ?? {}) as Record<string, { schema?: object }>;
-    const validators: Partial<Record<RequestPart, ValidateFunction>> = {
-      path: coercing.compile(objectOf(byPlace('path'))),
-      query: coercing.compile(objectOf(byPlace('query'))),
-      header: coercing.compile(objectOf(byPlace('header'), true)),
-      ...(content['application/json']?.schema ? { json: ajv.compile(content['application/json'].schema) } : {}),
-      ...(content['multipart/form-data']?.schema ? { multipart: coercing.compile(content['multipart/form-data'].schema) } : {}),
-    };
-    const requirements = (op.security ?? rootSecurity) as Array<Record<string, unknown>>;
-    const answered = Object.keys((op.responses as Record<string, { content?: object }> | undefined)?.['200']?.content ?? {});
-    return {
-      operationId: op.operationId!,
-      method: op.method.toUpperCase(),
-      path: op.path,
-      schemes: new Set(requirements.flatMap((r) => Object.keys(r))),
-      anonymousAllowed: requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0),
-      bodyTypes: new Set(Object.keys(content)),
-      bodyRequired: Boolean((op.requestBody as { required?: boolean } | undefined)?.required),
-      passthrough: (op as { 'x-passthrough'?: boolean })['x-passthrough'] === true,
-      declaredQuery: new Set(byPlace('query').map((p) => p.name)),
-      headable: op.method === 'get' && answered.length > 0 && answered.every((type) => type === 'application/json' || type === 'text/plain'),
-      validate(part, value) {
-        const validator = validators[part];
-        if (!validator || validator(value)) return null;
-        return describe(validator.errors?.[0], WHERE[part]);
-      },
-    };
+  Object.assign(backend, { validateDefinition: () => undefined });
+  await backend.init();
+  const definition = passthroughBodiesAsObjects(backend.definition);
+  const router = new FixedRouter({ definition, ignoreTrailingSlashes: true });
+  // One Ajv per validation context, not one per operation (openapi-backend's default).
+  const ajvs = new Map<string, unknown>();
+  const validator = new OpenAPIValidator({
+    definition,
+    router,
+    coerceTypes: true, // query, path and header values are strings
+    lazyCompileValidators: true, // response validators compile on first use (only tests turn them on)
+    customizeAjv: (_draft07: unknown, options: object, context?: string) => {
+      const key = `${context}:${String((options as { coerceTypes?: unknown }).coerceTypes)}`;
+      if (!ajvs.has(key)) ajvs.set(key, newAjv(options as Record<string, unknown>));
+      return ajvs.get(key) as never;
+    },
   });
+  validator.preCompileRequestValidators(); // every request validator, once, at start
 
-  const router = createRouter(operations);
+  const raw = router.getOperations();
+  const operations = raw.map(describeOperation);
+  const byId = new Map(raw.map((op, i) => [op.operationId!, { raw: op, operation: operations[i]! }]));
+  // Multipart form fields arrive as strings: coerced to the body schema's types before validation.
+  const coercing = newAjv({ coerceTypes: 'array' });
+  const formCoercers = new Map<string, ValidateFunction>();
+  for (const op of raw) {
+    const schema = (op.requestBody as { content?: Record<string, { schema?: object }> } | undefined)?.content?.['multipart/form-data']?.schema;
+    if (schema) formCoercers.set(op.operationId!, coercing.compile(schema));
+  }
+
+  const allowedAt = createAllowed(operations);
+  const memo = new Map<string, SpecOperation>();
+  const matchOne = (method: string, path: string): Operation | '404' | '405' => {
+    try {
+      return router.matchOperation({ method, path, headers: {} }, true);
+    } catch (error) {
+      return String((error as Error).message).startsWith('405') ? '405' : '404';
+    }
+  };
+
   return {
     operations,
-    match: router,
+    match(method, rawPath) {
+      const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+      const key = `${method} ${path}`;
+      const known = memo.get(key);
+      if (known) return { operation: known, params: {} };
+      let found = matchOne(method, path);
+      if (found === '405' && method === 'HEAD') {
+        const get = matchOne('GET', path);
+        if (typeof get === 'object' && byId.get(get.operationId!)!.operation.headable) found = get;
+      }
+      if (found === '404') return undefined;
+      if (found === '405') return { allowed: allowedAt(path) };
+      const operation = byId.get(found.operationId!)!.operation;
+      if (!operation.path.includes('{')) {
+        if (memo.size < MAX_MEMO) memo.set(key, operation);
+        return { operation, params: {} };
+      }
+      try {
+        return { operation, params: router.parseRequest({ method, path, headers: {} }, found).params as Record<string, string> };
+      } catch {
+        return { malformed: true }; // bad percent-encoding: the path names nothing
+      }
+    },
+    validateRequest(operation, request) {
+      if (request.form === 'multipart') formCoercers.get(operation.operationId)?.(request.body);
+      const result = validator.validateRequest(
+        {
+          method: request.method,
+          path: request.rawPath,
+          headers: request.headers as Record<string, string | string[]>,
+          query: request.query,
+          body: request.body,
+        },
+        byId.get(operation.operationId)!.raw,
+      );
+      if (result.valid) return { query: (result.coerced?.query ?? request.query) as Record<string, unknown> };
+      return { problem: firstProblem(result.errors ?? []) };
+    },
     validateResponse(operationId, status, body) {
-      const result = api.validator.validateResponse(body, operationId, status);
+      const result = validator.validateResponse(body, operationId, status);
       if (result.valid) return null;
       return (result.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
     },
   };
 }
 
-function newAjv(options: Record<string, unknown>) {
-  const ajv = new Ajv2020.default({ ...options, strict: false, allErrors: false, validateFormats: true, useDefaults: false });
-  addFormats.default(ajv);
-  // RFC 3339 admits a leap second (23:59:60), year 0000 and offsets that carry a date past 9999;
-  // no timestamp column (nor a JS Date) holds those, so a `date-time` here is one that can be stored.
-  const rfc3339 = fullFormats['date-time'] as { validate: (text: string) => boolean };
-  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => rfc3339.validate(text) && representable(text) });
-  return ajv;
-}
-
-function representable(text: string): boolean {
-  const date = new Date(text);
-  const year = date.getUTCFullYear();
-  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999;
-}
-
-/**
- * Static paths match from a map; templates by a regex compiled once. Params are decoded here. A
- * path the spec has under other methods only answers with those (`allowed`, for a 405 and its
- * `Allow` header, as Prism's mock of the same document does).
- */
-function createRouter(operations: SpecOperation[]): Spec['match'] {
-  const exact = new Map<string, SpecOperation>();
-  const methodsOf = new Map<string, string[]>();
-  const templated: Array<{ method: string; pattern: RegExp; names: string[]; operation: SpecOperation }> = [];
-  for (const operation of operations) {
-    const names: string[] = [];
-    const methods = operation.headable ? [operation.method, 'HEAD'] : [operation.method];
-    if (!operation.path.includes('{')) {
-      for (const method of methods) exact.set(`${method} ${operation.path}`, operation);
-      methodsOf.set(operation.path, [...(methodsOf.get(operation.path) ?? []), ...methods]);
-      continue;
+/** A passthrough operation's body is forwarded as sent: validated as a JSON object only. */
+function passthroughBodiesAsObjects(definition: Document): Document {
+  for (const item of Object.values(definition.paths ?? {})) {
+    for (const op of Object.values(item ?? {}) as Array<Record<string, unknown>>) {
+      if (typeof op !== 'object' || op?.['x-passthrough'] !== true || !op.requestBody) continue;
+      const body = op.requestBody as { required?: boolean; content: Record<string, object> };
+      op.requestBody = { ...body, content: Object.fromEntries(Object.keys(body.content).map((type) => [type, { schema: OBJECT_ONLY }])) };
     }
-    const source = operation.path
-      .split(/(\{[^}]+\})/)
-      .map((piece) => (piece.startsWith('{') ? (names.push(piece.slice(1, -1)), '([^/]+)') : piece.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
-      .join('');
-    const pattern = new RegExp(`^${source}$`);
-    for (const method of methods) templated.push({ method, pattern, names, operation });
   }
-  return (method, rawPath) => {
-    const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
-    const found = exact.get(`${method} ${path}`);
-    if (found) return { operation: found, params: {} };
-    for (const route of templated) {
-      if (route.method !== method) continue;
-      const match = route.pattern.exec(path);
-      if (!match) continue;
-      const params: Record<string, string> = {};
-      for (const [i, name] of route.names.entries()) {
-        try {
-          params[name] = decodeURIComponent(match[i + 1]!);
-        } catch {
-          return { malformed: true };
-        }
-      }
-      return { operation: route.operation, params };
-    }
-    const allowed = [...(methodsOf.get(path) ?? []), ...templated.filter((route) => route.pattern.test(path)).map((route) => route.method)];
-    return allowed.length > 0 ? { allowed: [...new Set(allowed)].sort() } : undefined;
+  return definition;
+}
+
+function describeOperation(op: Operation): SpecOperation {
+  const parameters = (op.parameters ?? []) as Array<{ in: string; name: string }>;
+  const content = (op.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  const requirements = (op.security ?? []) as Array<Record<string, unknown>>;
+  const answered = Object.keys((op.responses as Record<string, { content?: object }> | undefined)?.['200']?.content ?? {});
+  return {
+    operationId: op.operationId!,
+    method: op.method.toUpperCase(),
+    path: op.path,
+    schemes: new Set(requirements.flatMap((r) => Object.keys(r))),
+    anonymousAllowed: requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0),
+    bodyTypes: new Set(Object.keys(content)),
+    bodyRequired: Boolean((op.requestBody as { required?: boolean } | undefined)?.required),
+    passthrough: (op as { 'x-passthrough'?: boolean })['x-passthrough'] === true,
+    declaredQuery: new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name)),
+    headable: op.method === 'get' && answered.length > 0 && answered.every((type) => type === 'application/json' || type === 'text/plain'),
   };
 }
 
-/** Turns an Ajv error into a sentence a client developer can act on, naming the field. */
-function describe(error: ErrorObject | undefined, where: string): FieldProblem {
-  if (!error) return { message: `The request ${where} is invalid.`, param: null };
-  const segments = error.instancePath
-    .split('/')
-    .filter(Boolean)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
+/**
+ * The methods a path is served for (a 405's `Allow`, as Prism's mock of the same document
+ * answers): openapi-backend's router says that a path has other methods, not which.
+ */
+function createAllowed(operations: SpecOperation[]): (path: string) => string[] {
+  const routes = operations.map((op) => ({
+    pattern: new RegExp(
+      `^${op.path
+        .split(/\{[^}]+\}/)
+        .map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+    ),
+    methods: op.headable ? [op.method, 'HEAD'] : [op.method],
+  }));
+  return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))].sort();
+}
+
+/** The first problem in request order (path, query, headers, body), as a sentence naming the field. */
+function firstProblem(errors: ErrorObject[]): FieldProblem {
+  const located = errors.map((error) => {
+    const [place, ...rest] = error.instancePath.split('/').filter(Boolean);
+    const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
+    // A missing part as a whole (`requestBody`, `query`) comes with an empty instance path.
+    if (place === undefined && missing) return { where: PLACES[missing] ?? 'body', segments: [] as string[], error, whole: true };
+    return { where: PLACES[place ?? ''] ?? 'body', segments: rest.map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')), error, whole: false };
+  });
+  located.sort((a, b) => ORDER.indexOf(a.where) - ORDER.indexOf(b.where));
+  const { where, segments, error, whole } = located[0]!;
+  if (whole && where === 'body') return { message: 'A request body is required.', param: null, where };
+  const missing = error.keyword === 'required' && !whole ? (error.params as { missingProperty?: string }).missingProperty : undefined;
   const path = missing ? [...segments, missing] : segments;
   const param = path.length ? path.join('.') : null;
-  if (missing) return { message: `Missing required ${where === 'body' ? 'field' : `${where} parameter`} \`${param}\`.`, param };
+  if (missing) return { message: `Missing required ${where === 'body' ? 'field' : `${where} parameter`} \`${param}\`.`, param, where };
   if (error.keyword === 'additionalProperties') {
     const extra = (error.params as { additionalProperty?: string }).additionalProperty;
     const field = [...segments, extra].filter(Boolean).join('.');
-    return { message: `Unknown ${where} field \`${field}\`.`, param: field };
+    return { message: `Unknown ${where} field \`${field}\`.`, param: field, where };
   }
-  return { message: `Invalid ${where} field \`${param ?? '(root)'}\`: ${error.message ?? 'invalid value'}.`, param };
+  return { message: `Invalid ${where} field \`${param ?? '(root)'}\`: ${error.message ?? 'invalid value'}.`, param, where };
 }

@@ -1,4 +1,5 @@
-import type { Handler } from '../handler.ts';
+import type { AdminOperations, PublicOperations } from '../../types.ts';
+import type { HandlersOf } from '../handler.ts';
 import { admin_api_keys_create } from './admin_api_keys_create.ts';
 import { admin_api_keys_get } from './admin_api_keys_get.ts';
 import { admin_api_keys_rotate } from './admin_api_keys_rotate.ts';
@@ -42,8 +43,12 @@ import { requests_list } from './requests_list.ts';
 import { usage_get } from './usage_get.ts';
 import { wallet_get } from './wallet_get.ts';
 
-/** Handlers by operationId. An operation of the contract without one answers 501 in its endpoint's error shape. */
-export const publicHandlers: Record<string, Handler> = {
+/**
+ * Handlers by operationId. `satisfies` makes the type checker prove each map complete against the
+ * operations openapi-typescript generated from the contract (and free of names it does not have):
+ * an operation added to openapi/ without a handler fails `npm run typecheck`.
+ */
+export const publicHandlers = {
   health_get,
   readiness_get,
   models_list,
@@ -63,9 +68,9 @@ export const publicHandlers: Record<string, Handler> = {
   usage_get,
   billing_subscription_get,
   billing_usage_get,
-} as unknown as Record<string, Handler>;
+} satisfies HandlersOf<PublicOperations>;
 
-export const adminHandlers: Record<string, Handler> = {
+export const adminHandlers = {
   admin_customers_create,
   admin_customers_get,
   admin_customers_list,
@@ -89,4 +94,4 @@ export const adminHandlers: Record<string, Handler> = {
   admin_video_tasks_get,
   admin_video_tasks_resolve,
   metrics_get,
-} as unknown as Record<string, Handler>;
+} satisfies HandlersOf<AdminOperations>;

@@ -1,6 +1,6 @@
 import type { RequestContext, StreamedReply } from '../handler.ts';
 
-/** Prometheus text, not JSON: written through the sink (the dispatcher serialises JSON only). */
+/** Prometheus text, not JSON: written through the sink (the dispatch step serialises JSON only). */
 export async function metrics_get(ctx: RequestContext): Promise<StreamedReply> {
   const text = await ctx.services.metrics.render();
   ctx.sink.start(200, { 'content-type': ctx.services.metrics.contentType, 'content-length': Buffer.byteLength(text) });

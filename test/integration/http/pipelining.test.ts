@@ -25,9 +25,11 @@ const statuses = (text: string) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].ma
 describe('HTTP listener: pipelined requests', () => {
   let server: HttpServer;
   before(async () => {
-    // Answers a GET after 30 ms, a POST once its whole body has arrived.
+    // Answers a GET after 30 ms, a POST once its whole body has arrived; refuses a request without
+    // Host and closes the connection, as the app does (src/http/steps/unroutable.ts).
     server = await startHttpServer(
       (req, res) => {
+        if (req.headers.host === undefined) return void res.writeHead(400, { connection: 'close', 'content-type': 'application/json' }).end('{}');
         const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         if (req.method === 'POST') req.resume().on('end', answer);
         else setTimeout(answer, 30);

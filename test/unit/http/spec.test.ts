@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
-import { loadSpec, type Spec } from '../../../src/http/spec.ts';
+import { loadSpec, type FieldProblem, type RequestToValidate, type Spec, type SpecOperation } from '../../../src/http/spec.ts';
 
 describe('the contract at run time', () => {
   let spec: Spec;
@@ -37,9 +37,40 @@ describe('the contract at run time', () => {
     expect([...(match('GET', '/v1/models') as any).operation.declaredQuery]).to.deep.equal([]);
   });
 
-  it('names the field of the first problem', () => {
-    const videos = (match('POST', '/v1/videos') as any).operation;
-    expect(videos.validate('json', { prompt: 'x' })).to.deep.equal({ message: 'Missing required field `model`.', param: 'model' });
-    expect(videos.validate('multipart', { model: 'm', seconds: '5' })).to.equal(null); // form values are strings, coerced
+  const validate = (method: string, rawPath: string, request: Partial<RequestToValidate>) => {
+    const operation = (spec.match(method, rawPath) as { operation: SpecOperation }).operation;
+    return spec.validateRequest(operation, { method, rawPath, headers: {}, query: {}, body: undefined, form: 'none', ...request });
+  };
+
+  it('validates with openapi-backend and names the field of the first problem, in request order', () => {
+    expect(validate('POST', '/v1/videos', { body: { prompt: 'x' }, form: 'json' })).to.deep.equal({
+      problem: { message: 'Missing required field `model`.', param: 'model', where: 'body' },
+    });
+    expect(validate('POST', '/v1/videos', { body: { model: 'm', seconds: '5' }, form: 'multipart' })).to.have.property('query'); // form values are strings, coerced
+    expect(validate('POST', '/v1/videos', { body: { model: 'm', extra: 1 }, form: 'json' })).to.deep.equal({
+      problem: { message: 'Unknown body field `extra`.', param: 'extra', where: 'body' },
+    });
+    expect(validate('POST', '/v1/videos', {})).to.deep.equal({ problem: { message: 'A request body is required.', param: null, where: 'body' } });
+    // A bad query parameter is named before a bad body; a bad path parameter before both.
+    expect(validate('GET', '/v1/videos', { query: { limit: 'x' } })).to.deep.equal({
+      problem: { message: 'Invalid query field `limit`: must be integer.', param: 'limit', where: 'query' },
+    });
+    expect((validate('GET', '/v1/videos/abc', {}) as { problem: FieldProblem }).problem.where).to.equal('path');
+  });
+
+  it('coerces query parameters to their schema types', () => {
+    expect(validate('GET', '/v1/videos', { query: { limit: '5', order: 'asc' } })).to.deep.equal({ query: { limit: 5, order: 'asc' } });
+  });
+
+  it('checks a passthrough body as an object only: the provider validates the rest', () => {
+    expect(validate('POST', '/v1/messages', { body: { anything: [1], max_tokens: 'not a number' }, form: 'json' })).to.have.property('query');
+    expect(validate('POST', '/v1/messages', { body: [1], form: 'json' })).to.have.property('problem');
+  });
+
+  it('remembers static-path matches and answers them as openapi-backend did', () => {
+    const first = match('POST', '/v1/messages') as { operation: SpecOperation };
+    expect(match('POST', '/v1/messages')).to.deep.equal(first);
+    expect((match('HEAD', '/healthz') as { operation: SpecOperation }).operation.operationId).to.equal('health_get');
+    expect(match('POST', '/healthz')).to.deep.equal({ allowed: ['GET', 'HEAD'] });
   });
 });
