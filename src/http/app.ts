@@ -34,6 +34,8 @@ export interface AppOptions {
   logger: Logger;
   adminToken: string;
   bodyLimitBytes: number;
+  /** A request body with no byte for this long is answered 408 (HTTP_BODY_IDLE_TIMEOUT_MS). */
+  bodyIdleTimeoutMs: number;
   /** Check every JSON response against the spec; a mismatch becomes a 502 and an error log. */
   validateResponses: boolean;
   /** Keep an incoming `x-request-id` (set by a trusted proxy) instead of minting one. */
@@ -149,7 +151,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       });
     const invalid = operation.validate('query', query) ?? operation.validate('header', req.headers);
     if (invalid) return new Failure(HttpError.InvalidRequest, invalid.message, { param: invalid.param });
-    const body = await readBody(req, operation, options.bodyLimitBytes);
+    const body = await readBody(req, operation, options.bodyLimitBytes, options.bodyIdleTimeoutMs);
     if (body instanceof Failure) return body;
     const model = (body.value as { model?: unknown } | undefined)?.model;
     if (typeof model === 'string') exchange.model = model;
