@@ -1,7 +1,8 @@
 // Request bodies, read only for an operation that takes one, after routing and authentication:
 // size-limited while reading, cut when they stall, JSON parsed and checked for depth, multipart
-// decoded without prototype keys. Bodies the gateway stores (everything but passthrough) are checked for text that
-// PostgreSQL cannot hold (NUL, unpaired surrogates) before anything reaches the database.
+// decoded without prototype keys. Bodies the gateway stores (everything but passthrough) are
+// checked for text that PostgreSQL cannot hold (NUL, unpaired surrogates) before anything reaches
+// the database.
 import type { IncomingMessage } from 'node:http';
 import { Failure } from '../domain/failure.ts';
 import { HttpError } from './errors.ts';
