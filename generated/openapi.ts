@@ -1267,6 +1267,16 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
+        /** @description The request body stopped arriving (no byte for `HTTP_BODY_IDLE_TIMEOUT_MS`, 30 s by default); the connection is closed and nothing was charged. Safe to retry. */
+        AnthropicRequestTimeout: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
         /** @description The request body exceeds the size limit. */
         AnthropicPayloadTooLarge: {
             headers: {
@@ -1381,6 +1391,16 @@ export interface components {
         };
         /** @description The model does not exist or the caller may not use it. */
         ModelNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body stopped arriving (no byte for `HTTP_BODY_IDLE_TIMEOUT_MS`, 30 s by default); the connection is closed and nothing was charged. Safe to retry. */
+        RequestTimeout: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1764,6 +1784,7 @@ export interface operations {
             402: components["responses"]["AnthropicPaymentRequired"];
             403: components["responses"]["AnthropicForbidden"];
             404: components["responses"]["AnthropicNotFound"];
+            408: components["responses"]["AnthropicRequestTimeout"];
             413: components["responses"]["AnthropicPayloadTooLarge"];
             415: components["responses"]["AnthropicUnsupportedMediaType"];
             429: components["responses"]["AnthropicRateLimited"];
@@ -1829,6 +1850,7 @@ export interface operations {
             401: components["responses"]["AnthropicUnauthorized"];
             403: components["responses"]["AnthropicForbidden"];
             404: components["responses"]["AnthropicNotFound"];
+            408: components["responses"]["AnthropicRequestTimeout"];
             413: components["responses"]["AnthropicPayloadTooLarge"];
             415: components["responses"]["AnthropicUnsupportedMediaType"];
             429: components["responses"]["AnthropicRateLimited"];
@@ -1942,6 +1964,7 @@ export interface operations {
             };
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Every route's provider is rate-limited; its `retry-after` is passed on. */
@@ -2286,6 +2309,7 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

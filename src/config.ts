@@ -63,6 +63,17 @@ export interface Config {
   grantFlushMs: number;
   /** A grant unused this long is given back. */
   grantIdleMs: number;
+  /** What a client connection may cost before it is closed (src/http/server.ts, docs/operations.md). */
+  connections: {
+    /** A request head not complete this long after its first byte (or the connection's opening) closes it. */
+    headersTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this long. */
+    keepAliveTimeoutMs: number;
+    /** A request body with no byte for this long is answered 408 and its connection closed. */
+    bodyIdleTimeoutMs: number;
+    /** Open connections on the API port beyond this are closed at accept. */
+    maxConnections: number;
+  };
 }
 
 /** One line per invalid variable, each naming it; never a stack trace (see src/main.ts). */
@@ -122,5 +133,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     grants: clean.GRANTS,
     grantFlushMs: clean.GRANT_FLUSH_MS,
     grantIdleMs: clean.GRANT_IDLE_MS,
+    connections: {
+      headersTimeoutMs: clean.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: clean.HTTP_KEEPALIVE_TIMEOUT_MS,
+      bodyIdleTimeoutMs: clean.HTTP_BODY_IDLE_TIMEOUT_MS,
+      maxConnections: clean.MAX_CONNECTIONS,
+    },
   };
 }

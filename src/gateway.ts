@@ -164,12 +164,21 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     logger,
     adminToken,
     bodyLimitBytes: config.bodyLimitBytes,
+    bodyIdleTimeoutMs: config.connections.bodyIdleTimeoutMs,
     validateResponses: config.validateResponses,
     trustRequestId: config.trustRequestId,
     metrics,
     cors: createCors(config.corsOrigins),
   });
-  const server = await startHttpServer(app.express, { host: config.host, port: config.port, logger, draining: () => draining, classes: app.classes });
+  const server = await startHttpServer(app.express, {
+    host: config.host,
+    port: config.port,
+    logger,
+    draining: () => draining,
+    classes: app.classes,
+    limits: config.connections,
+    metrics,
+  });
   const { url } = server;
   const metricsServer =
     config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });

@@ -189,6 +189,34 @@ export const ENV_SCHEMA = {
     default: 30_000,
     desc: 'A grant unused this long is given back to the available balance (a customer pausing less than this keeps it: no statement on its next request).',
   }),
+  HTTP_HEADERS_TIMEOUT_MS: integer(
+    100,
+    600_000,
+  )({
+    default: 30_000,
+    desc: 'A request line and headers not complete this long after their first byte (or after the connection opened, when nothing came) close the connection: with a 408 when part of a head came, silently when nothing did. Bounds idle and slow-header (Slowloris) connections.',
+  }),
+  HTTP_KEEPALIVE_TIMEOUT_MS: integer(
+    100,
+    3_600_000,
+  )({
+    default: 65_000,
+    desc: 'An idle keep-alive connection (its last response sent, no new request begun) is closed after this long. Keep it above the idle timeout of a load balancer in front (60 s on AWS ALB).',
+  }),
+  HTTP_BODY_IDLE_TIMEOUT_MS: integer(
+    100,
+    600_000,
+  )({
+    default: 30_000,
+    desc: "A request body that stops arriving (no byte for this long) is answered 408 in the endpoint's error shape and its connection closed; nothing is charged. A slow body that keeps moving is not cut. A body answered before it was read (a 401) has this long to finish arriving.",
+  }),
+  MAX_CONNECTIONS: integer(
+    1,
+    1_000_000,
+  )({
+    default: 10_000,
+    desc: 'Open client connections on the API port beyond this are closed as soon as they are accepted (`gateway_http_connections_refused_total`). Keep it under half the process file-descriptor limit: a proxied request also holds an upstream socket.',
+  }),
   CORS_ORIGINS: corsOrigins({
     default: new Set<string>(),
     desc: 'Browser pages of these origins may call the public API (CORS): origins separated by commas (`https://app.example.com`), or `*` for any page. Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',

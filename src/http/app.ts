@@ -30,9 +30,11 @@ export interface AppOptions {
   logger: Logger;
   adminToken: string;
   bodyLimitBytes: number;
+  /** A request body with no byte for this long is answered 408 (HTTP_BODY_IDLE_TIMEOUT_MS). */
+  bodyIdleTimeoutMs?: number;
   /** Check every JSON response against the spec; a mismatch becomes a 502 and an error log. */
   validateResponses: boolean;
-  /** Keep an incoming `x-request-id` (set by a trusted proxy) instead of minting one. */
+  /** Echo and log a well-formed incoming `x-request-id` (set by a trusted proxy) beside the id minted here. */
   trustRequestId?: boolean;
   /** Told about every request at the access-log point. */
   metrics?: RequestMetrics;
@@ -64,7 +66,7 @@ export function createApp(options: AppOptions): App {
   app.use(corsHeaders(cors));
   app.use(route(cors)); // openapi-backend's router: 404, 405 with Allow, CORS preflights
   app.use(authenticate({ adminToken: options.adminToken, customers: services.customers }));
-  app.use(readRequestBody(options.bodyLimitBytes));
+  app.use(readRequestBody(options.bodyLimitBytes, options.bodyIdleTimeoutMs));
   app.use(validateRequest()); // openapi-backend's validator
   app.use(dispatch({ logger, services, validateResponses: options.validateResponses }));
   app.use(errorHandler(logger));

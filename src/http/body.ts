@@ -1,7 +1,8 @@
 // Request bodies, read only for an operation that takes one, after routing and authentication:
-// size-limited while reading, JSON parsed and checked for depth, multipart decoded without
-// prototype keys. Bodies the gateway stores (everything but passthrough) are checked for text that
-// PostgreSQL cannot hold (NUL, unpaired surrogates) before anything reaches the database.
+// size-limited while reading, cut when they stall, JSON parsed and checked for depth, multipart
+// decoded without prototype keys. Bodies the gateway stores (everything but passthrough) are
+// checked for text that PostgreSQL cannot hold (NUL, unpaired surrogates) before anything reaches
+// the database.
 import type { IncomingMessage } from 'node:http';
 import { Failure } from '../domain/failure.ts';
 import { HttpError } from './errors.ts';
@@ -21,7 +22,12 @@ export interface ParsedBody {
 const tooLarge = (limit: number) => new Failure(HttpError.RequestTooLarge, `Request body exceeds the limit of ${limit} bytes.`);
 const EMPTY: ParsedBody = { raw: Buffer.alloc(0), value: undefined, form: 'none' };
 
-export async function readBody(req: IncomingMessage, operation: SpecOperation, limitBytes: number): Promise<ParsedBody | Failure> {
+/**
+ * `idleMs`: a body with no byte for this long is answered 408 and its connection closed (nothing
+ * is charged: no hold exists before the body is read). Only the gaps count, so a large body on a
+ * slow link that keeps moving is never cut.
+ */
+export async function readBody(req: IncomingMessage, operation: SpecOperation, limitBytes: number, idleMs: number): Promise<ParsedBody | Failure> {
   if (operation.bodyTypes.size === 0) {
     // A body the operation does not take is dropped unparsed, but drained first (for at most a
     // second, nothing kept): answering while the client still sends would reset the connection
@@ -49,7 +55,7 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   if (type === 'multipart/form-data') {
     if (!operation.bodyTypes.has('multipart/form-data'))
       return new Failure(HttpError.UnsupportedMediaType, 'This operation takes a JSON body (content-type: application/json).');
-    const form = await parseMultipart(req, limitBytes);
+    const form = await untilStalled(req, idleMs, parseMultipart(req, limitBytes));
     if (form instanceof Failure) return form;
     const problem = checkJson(form, !operation.passthrough);
     if (problem) return new Failure(HttpError.InvalidRequest, problem.message, { param: problem.param });
@@ -58,7 +64,7 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   if (!operation.bodyTypes.has('application/json'))
     return new Failure(HttpError.UnsupportedMediaType, `This operation does not take a ${type || 'JSON'} body.`);
   // A missing or other content type is read as JSON: curl -d sends form-urlencoded by default.
-  const raw = await readAll(req, limitBytes);
+  const raw = await untilStalled(req, idleMs, readAll(req, limitBytes));
   if (raw instanceof Failure) return raw;
   if (raw.length === 0) return EMPTY;
   let value: unknown;
@@ -90,6 +96,31 @@ function drain(req: IncomingMessage, timeoutMs: number): Promise<void> {
     req.on('data', onData);
     req.on('end', done);
     req.on('error', done);
+  });
+}
+
+/**
+ * What `reading` gives, or a 408 once no body byte has come for `idleMs`. The connection is
+ * closed with the answer: the rest of the body may still come, and would be taken for the next
+ * request.
+ */
+function untilStalled<T>(req: IncomingMessage, idleMs: number, reading: Promise<T>): Promise<T | Failure> {
+  if (req.complete) return reading;
+  let timer: NodeJS.Timeout | undefined;
+  const onData = () => timer?.refresh();
+  const stalled = new Promise<Failure>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(
+        new Failure(HttpError.RequestTimeout, `The request body stopped arriving: no byte for ${idleMs} ms.`, {
+          headers: { connection: 'close' },
+        }),
+      );
+    }, idleMs);
+  });
+  req.on('data', onData);
+  return Promise.race([reading, stalled]).finally(() => {
+    clearTimeout(timer);
+    req.off('data', onData);
   });
 }
 

@@ -1,8 +1,10 @@
 // Requests Node's HTTP parser refuses before any route sees them (a Content-Length that is not a
 // number or appears twice, Content-Length with Transfer-Encoding, NUL in a header, headers over the
-// size limit): answered like every other error, a JSON body in the endpoint's error shape and a
-// request-id, instead of Node's bare "400 Bad Request". The connection is closed after it.
+// size limit, a head not complete within HTTP_HEADERS_TIMEOUT_MS): answered like every other
+// error, a JSON body in the endpoint's error shape and a request-id, instead of Node's bare
+// "400 Bad Request". The connection is closed after it.
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Failure } from '../domain/failure.ts';
 import type { Logger } from '../logger.ts';
@@ -39,6 +41,13 @@ export function trackAnswered(socket: Duplex, n: number): void {
   if ((tracked[ANSWERED] ?? 0) < n) tracked[ANSWERED] = n;
 }
 
+/**
+ * How long a refused connection stays half-open after its answer, for the client to read it:
+ * closing at once while its bytes are still arriving would send a reset that can wipe the answer
+ * out of the client's buffer. A client that never closes its side does not hold the socket longer.
+ */
+const LINGER_MS = 2_000;
+
 export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex, logger: Logger): void {
   // The client is gone, or a response has begun on this socket: nothing can be answered (as Node does).
   const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
@@ -47,6 +56,15 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
   const cutShort = error.code === 'HPE_INVALID_EOF_STATE' ? (socket as Tracked)[CURRENT_URL] : undefined;
   const answered = ((socket as Tracked)[ANSWERED] ?? 0) >= ((socket as Tracked)[STARTED] ?? 0);
   if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent || (cutShort !== undefined && answered)) {
+    socket.destroy();
+    return;
+  }
+  // A head that did not complete in time. Nothing came at all: there is no request to answer (a
+  // port scan, a flood, a balancer's spare connection), and an unsolicited 408 could be read as
+  // the answer to a request sent later. A request on this connection still unanswered: a 408
+  // cannot go out before its answer. The request line of a partial head stays inside Node's
+  // parser, so the answer takes the default (OpenAI) shape: both SDKs retry a 408 either way.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && ((socket as Socket).bytesRead === 0 || !answered)) {
     socket.destroy();
     return;
   }
@@ -64,4 +82,5 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
     `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\nconnection: close\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(text)}\r\nrequest-id: ${requestId}\r\nx-request-id: ${requestId}\r\n\r\n${text}`,
   );
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

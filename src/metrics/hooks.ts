@@ -33,3 +33,13 @@ export interface KeyChangeMetrics {
   /** The connection listening for those notifications is up (or just went down). */
   keyChangesListening(listening: boolean): void;
 }
+
+/** The API listener's connections (the METRICS_PORT listener is not counted). */
+export interface ConnectionMetrics {
+  connectionOpened(): void;
+  connectionClosed(): void;
+  /** Closed at accept: MAX_CONNECTIONS were open. */
+  connectionRefused(): void;
+  /** Closed because its request head did not complete within HTTP_HEADERS_TIMEOUT_MS. */
+  headersTimedOut(): void;
+}

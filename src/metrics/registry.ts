@@ -8,9 +8,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { ROOT_DIR } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createDatabaseGauges } from './database.ts';
-import type { KeyChangeMetrics, RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics } from './hooks.ts';
+import type { ConnectionMetrics, KeyChangeMetrics, RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics } from './hooks.ts';
 
-export interface Metrics extends RequestMetrics, UpstreamMetrics, SweepMetrics, KeyChangeMetrics {
+export interface Metrics extends RequestMetrics, UpstreamMetrics, SweepMetrics, KeyChangeMetrics, ConnectionMetrics {
   readonly contentType: string;
   /** The text exposition, database gauges read now. */
   render(): Promise<string>;
@@ -93,6 +93,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers,
   });
   const database = createDatabaseGauges(registry, deps);
+  const connections = createConnectionMetrics(registers);
 
   const modelLabel = (model: string | null | undefined) => (!model ? '' : deps.knownModel(model) ? model : 'unknown');
 
@@ -121,10 +122,31 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       keyListener.set(listening ? 1 : 0);
       if (listening) keyListenerStarts.inc();
     },
+    ...connections,
     async render() {
       await database.refresh();
       return registry.metrics();
     },
+  };
+}
+
+function createConnectionMetrics(registers: Registry[]): ConnectionMetrics {
+  const open = new Gauge({ name: 'gateway_http_open_connections', help: 'Client connections open on the API port.', registers });
+  const refused = new Counter({
+    name: 'gateway_http_connections_refused_total',
+    help: 'Connections closed as soon as they were accepted because MAX_CONNECTIONS were open.',
+    registers,
+  });
+  const headTimeouts = new Counter({
+    name: 'gateway_http_header_timeouts_total',
+    help: 'Connections closed because a request head was not complete within HTTP_HEADERS_TIMEOUT_MS (idle or slow-header clients).',
+    registers,
+  });
+  return {
+    connectionOpened: () => open.inc(),
+    connectionClosed: () => open.dec(),
+    connectionRefused: () => refused.inc(),
+    headersTimedOut: () => headTimeouts.inc(),
   };
 }
 

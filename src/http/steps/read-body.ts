@@ -6,10 +6,11 @@ import { Failure } from '../../domain/failure.ts';
 import { readBody } from '../body.ts';
 import { stateOf } from './state.ts';
 
-export function readRequestBody(limitBytes: number): RequestHandler {
+/** `idleMs`: a body with no byte for this long is answered 408 (HTTP_BODY_IDLE_TIMEOUT_MS). */
+export function readRequestBody(limitBytes: number, idleMs = 30_000): RequestHandler {
   return async (req, res, next) => {
     const state = stateOf(res);
-    const body = await readBody(req, state.operation!, limitBytes);
+    const body = await readBody(req, state.operation!, limitBytes, idleMs);
     if (body instanceof Failure) return next(body);
     state.body = body;
     const model = (body.value as { model?: unknown } | undefined)?.model;

@@ -34,7 +34,13 @@ describe('HTTP listener: pipelined requests', () => {
         if (req.method === 'POST') req.resume().on('end', answer);
         else setTimeout(answer, 30);
       },
-      { host: '127.0.0.1', port: 0, logger: createLogger('silent'), draining: () => false },
+      {
+        host: '127.0.0.1',
+        port: 0,
+        logger: createLogger('silent'),
+        draining: () => false,
+        limits: { headersTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, bodyIdleTimeoutMs: 30_000, maxConnections: 10_000 },
+      },
     );
   });
   after(async () => server.close());
