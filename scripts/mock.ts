@@ -5,7 +5,11 @@
 // application/json` even when they ask for a stream (`"stream": true` in the body). A thin front
 // in this process reads the body of POST /v1/messages and /v1/chat/completions and asks Prism for
 // the `text/event-stream` example when the client asked for a stream; everything else passes as
-// is. `Prefer: code=404` or `Prefer: example=<name>` picks another example. Ctrl-C or SIGTERM stops
+// is. A chat stream that asks for `stream_options.include_usage` gets the example with the usage
+// chunk. The OpenAI SDK downloads a video with `Accept: application/binary`, which names no media
+// type of the contract (the gateway itself answers the provider's, video/mp4 or image/webp): the
+// front asks Prism for the download's own types instead of letting it answer 406.
+// `Prefer: code=404` or `Prefer: example=<name>` picks another example. Ctrl-C or SIGTERM stops
 // the front and every Prism process it started.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -52,7 +56,11 @@ function front(target: number): http.Server {
       const body = Buffer.concat(chunks);
       const headers = { ...req.headers };
       const pathname = (req.url ?? '/').split('?')[0]!;
-      if (req.method === 'POST' && STREAMING_PATHS.has(pathname) && wantsStream(body)) headers.accept = 'text/event-stream';
+      const asked = req.method === 'POST' && STREAMING_PATHS.has(pathname) ? streamAsked(body) : undefined;
+      if (asked?.stream) headers.accept = 'text/event-stream';
+      if (asked?.usage && pathname === '/v1/chat/completions' && !headers.prefer) headers.prefer = 'example=stream_with_usage';
+      if (req.method === 'GET' && DOWNLOAD.test(pathname) && /application\/binary/.test(String(headers.accept ?? '')))
+        headers.accept = 'video/mp4, image/webp, application/octet-stream';
       const upstream = http.request({ host, port: target, method: req.method, path: req.url, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -66,11 +74,16 @@ function front(target: number): http.Server {
   });
 }
 
-function wantsStream(body: Buffer): boolean {
+/** The video download, whatever the task id. */
+const DOWNLOAD = /^\/v1\/videos\/[^/]+\/content$/;
+
+/** Whether the body asks for a stream, and for the usage chunk of a chat stream. */
+function streamAsked(body: Buffer): { stream: boolean; usage: boolean } {
   try {
-    return (JSON.parse(body.toString('utf8')) as { stream?: unknown }).stream === true;
+    const parsed = JSON.parse(body.toString('utf8')) as { stream?: unknown; stream_options?: { include_usage?: unknown } };
+    return { stream: parsed.stream === true, usage: parsed.stream === true && parsed.stream_options?.include_usage === true };
   } catch {
-    return false;
+    return { stream: false, usage: false };
   }
 }
 

@@ -157,4 +157,41 @@ describe('npm run mock: Prism serves an example for every operation', function (
     const completion = await client.chat.completions.create({ model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'Hello!' }] });
     expect(completion.choices[0]!.message.content).to.equal('Hello! How can I help you today?');
   });
+
+  it('serves the OpenAI SDK a streamed chat with its usage chunk when it asks for one', async () => {
+    const client = new OpenAI({ apiKey: 'sk-gw-mock', baseURL: `http://127.0.0.1:${publicPort}/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model: 'sandbox/chat-model',
+      messages: [{ role: 'user', content: 'Hello!' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const last = chunks.at(-1)!;
+    expect(last.choices).to.deep.equal([]);
+    expect(last.usage).to.include({ prompt_tokens: 19 }).and.have.property('completion_tokens').that.is.a('number');
+  });
+
+  it("downloads a video through the OpenAI SDK's videos.downloadContent, which sends Accept: application/binary", async () => {
+    const client = new OpenAI({ apiKey: 'sk-gw-mock', baseURL: `http://127.0.0.1:${publicPort}/v1`, maxRetries: 0 });
+    const content = await client.videos.downloadContent('vt_4fR8kP2mQ9xL7nB3vC6d');
+    expect(content.status).to.equal(200);
+    expect(content.headers.get('content-type')).to.match(/^video\/mp4/);
+    expect((await content.arrayBuffer()).byteLength).to.be.greaterThan(0);
+  });
+
+  it('has a video task example for every status a task can show, each served on request', async () => {
+    const op = operations('openapi.json').find((o) => o.op.operationId === 'videos_get')!.op;
+    const examples = op.responses['200']!.content!['application/json']!.examples!;
+    const statuses = Object.values(examples).map((e) => (e.value as { task_status: string }).task_status);
+    expect([...new Set(statuses)].sort()).to.deep.equal(['cancelled', 'completed', 'failed', 'in_progress', 'queued', 'review']);
+    for (const [name, example] of Object.entries(examples)) {
+      const answer = await fetch(`http://127.0.0.1:${publicPort}/v1/videos/vt_4fR8kP2mQ9xL7nB3vC6d`, {
+        headers: { authorization: 'Bearer sk-gw-mock', prefer: `example=${name}` },
+      });
+      expect(answer.status, name).to.equal(200);
+      expect(await answer.json()).to.deep.equal(example.value);
+    }
+  });
 });
