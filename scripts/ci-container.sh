@@ -20,7 +20,9 @@ step "podman and the stand-in base image (node 22)"
 bash "$container_up" --node-tag 22 >&2
 
 step "podman build --format docker"
-podman build --format docker --network host -t "$image" . >&2
+# The machine's CA bundle during the build, so npm inside it reaches the registry the way the
+# machine does (the stand-in base image has no ca-certificates package to hold it).
+podman build --format docker --network host --volume /etc/ssl/certs:/etc/ssl/certs:ro -t "$image" . >&2
 
 cleanup() { podman rm -f "$name" >/dev/null 2>&1 || true; }
 trap cleanup EXIT

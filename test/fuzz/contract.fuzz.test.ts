@@ -123,7 +123,7 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
       succeeded.add(requestId);
       const body = response.headers['content-type']?.startsWith('application/json') ? (JSON.parse(response.text) as Record<string, any>) : {};
       if (response.status === 202 && body.task_id) acceptedTasks.add(body.task_id);
-      if (body.object === 'credit') creditReferences.add(body.entry.reference);
+      if (body.object === 'credit' || body.object === 'adjustment') creditReferences.add(body.entry.reference);
     }
     const route = routed(surfaces, request.method, request.path);
     const operationId = typeof route === 'object' ? route.operationId : (route ?? 'unrouted');
@@ -209,7 +209,9 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
     ).to.deep.equal([]);
     const entries = await gateway.db('ledger_entries').where('id', '>=', firstEntryId.toString()).orderBy('id');
     const unexplained = entries.filter((e: { kind: string; reference: string; reservation_ref: string | null; amount: string | bigint }) => {
-      if (e.kind === 'top_up') return !creditReferences.has(e.reference);
+      if (e.kind === 'top_up' || e.kind === 'adjustment') return !creditReferences.has(e.reference);
+      // A credit that repaid debt first (debt comes from an adjustment recorded past the balance).
+      if (e.kind === 'debt_repaid') return !creditReferences.has(e.reference.slice('debt_repaid:'.length));
       // A request that drew from its process's credit grant is charged by its own reference
       // (`charge:<request id>`); the grant itself is reserved, shrunk and given back around them.
       if (e.kind === 'charge') return !succeeded.has(e.reference.slice('charge:'.length));
