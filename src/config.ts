@@ -55,6 +55,8 @@ export interface Config {
   /** A second listener serving only GET /metrics, without authentication (undefined: none). */
   metricsPort: number | undefined;
   metricsHost: string;
+  /** Proxies whose X-Forwarded-For names the client (Express's `trust proxy`). */
+  trustProxy: boolean | number | string;
   /** Where clients reach the gateway, for the banner (PUBLIC_URL). */
   publicUrl: string | undefined;
   /** Requests draw from per-process credit grants (false: every request reserves on its own). */
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: clean.METRICS_PORT,
     metricsHost: clean.METRICS_HOST ?? clean.HOST,
     publicUrl: clean.PUBLIC_URL,
+    trustProxy: clean.TRUST_PROXY,
     grants: clean.GRANTS,
     grantFlushMs: clean.GRANT_FLUSH_MS,
     grantIdleMs: clean.GRANT_IDLE_MS,

@@ -167,6 +167,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     bodyIdleTimeoutMs: config.connections.bodyIdleTimeoutMs,
     validateResponses: config.validateResponses,
     trustRequestId: config.trustRequestId,
+    trustProxy: config.trustProxy,
     metrics,
     cors: createCors(config.corsOrigins),
   });

@@ -2,6 +2,7 @@
 // what it means. loadConfig() validates against it, the README's table is rendered
 // from it (test/unit/config/env.test.ts fails when the two differ), and nothing else in src/
 // reads process.env for settings (provider credentials are named by the catalogue instead).
+import { isIP } from 'node:net';
 import { EnvError, host, makeValidator, str } from 'envalid';
 import { pino } from 'pino';
 
@@ -53,6 +54,21 @@ const publicUrl = makeValidator<string>((raw) => {
   if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname.replace(/\/$/, '') !== '' || url.search || url.username)
     throw new EnvError(`must be an http(s) origin such as https://gateway.example.com or http://127.0.0.1:8081, got "${raw}"`);
   return url.origin;
+});
+
+/** Express's `trust proxy`: false, true, a hop count, or addresses and subnets (`loopback, 10.0.0.0/8`). */
+const trustProxy = makeValidator<boolean | number | string>((raw) => {
+  const value = raw.trim();
+  if (value === 'false' || value === '') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const named = new Set(['loopback', 'linklocal', 'uniquelocal']);
+  for (const part of value.split(',').map((p) => p.trim())) {
+    const [address, bits] = part.split('/');
+    if (named.has(part) || (address && isIP(address) && (bits === undefined || /^\d{1,3}$/.test(bits)))) continue;
+    throw new EnvError(`must be false, true, a hop count, or addresses and subnets separated by commas (loopback, 10.0.0.0/8), got "${part}"`);
+  }
+  return value;
 });
 
 const adminToken = makeValidator<string>((raw) => {
@@ -230,6 +246,10 @@ export const ENV_SCHEMA = {
     65535,
   )({ default: undefined, desc: 'Also serve `GET /metrics` without authentication on this port (unset: only on the main port, with the admin token).' }),
   METRICS_HOST: listenHost({ default: undefined, desc: 'Address of the `METRICS_PORT` listener.' }),
+  TRUST_PROXY: trustProxy({
+    default: false,
+    desc: 'Which proxies in front may name the client address (`X-Forwarded-For`) in the access log: `false`, `true`, a hop count, or addresses and subnets (`loopback, 10.0.0.0/8`), as Express reads them.',
+  }),
   PUBLIC_URL: publicUrl({
     default: undefined,
     desc: "Where clients reach this gateway (a load balancer, a container's published port), printed in the start-up banner and its examples; unset: the listening address (`127.0.0.1` for `0.0.0.0`).",

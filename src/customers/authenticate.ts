@@ -14,7 +14,16 @@ import { hashApiKey, looksLikeApiKey } from './api-key.ts';
 import { CustomerError } from './errors.ts';
 import { callerOf, KEY_COLUMNS, type ApiKeyRow, type Caller, type CustomerStatus } from './model.ts';
 
-export type Authenticated = Caller | CustomerError.ApiKeyExpired | CustomerError.CustomerSuspended | null;
+/** A key that exists but may not be used now; who it belongs to, for the operators' logs. */
+export interface Refused {
+  refused: CustomerError.ApiKeyExpired | CustomerError.CustomerSuspended;
+  customerId: string;
+  keyId: string;
+}
+
+export type Authenticated = Caller | Refused | null;
+
+export const isRefused = (result: Authenticated): result is Refused => result !== null && 'refused' in result;
 
 interface Known {
   caller: Caller;
@@ -39,8 +48,9 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
   let generation = 0;
 
   function verdict(entry: Known, now: number): Authenticated {
-    if (entry.suspended) return CustomerError.CustomerSuspended;
-    if (entry.expiresAt !== null && entry.expiresAt <= now) return CustomerError.ApiKeyExpired;
+    const who = { customerId: entry.caller.customerId, keyId: entry.caller.keyId };
+    if (entry.suspended) return { refused: CustomerError.CustomerSuspended, ...who };
+    if (entry.expiresAt !== null && entry.expiresAt <= now) return { refused: CustomerError.ApiKeyExpired, ...who };
     return entry.caller;
   }
 

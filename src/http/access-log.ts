@@ -7,6 +7,7 @@ import { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry, type RequestLog
 import type { RequestMetrics } from '../metrics/hooks.ts';
 import { CORS_PREFLIGHT } from './cors.ts';
 import type { Exchange } from './exchange.ts';
+import { formatMicros } from '../shared/money.ts';
 
 /** Probes, scrapes and CORS preflights would drown the request log (and are access-logged at debug only). */
 const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get', CORS_PREFLIGHT]);
@@ -19,30 +20,59 @@ export interface AccessLog {
 export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs; metrics?: RequestMetrics | undefined }): AccessLog {
   const { logger } = deps;
 
-  function record(admin: boolean, req: IncomingMessage, exchange: Exchange, latencyMs: number, status: number, clientGone: boolean): void {
-    const fields: LogFields = { ...exchange.outcome.log };
+  /** Text from the client for a log line: bounded, one line. */
+  const clip = (text: string | undefined): string | undefined => (text === undefined ? undefined : text.replace(/[\r\n\u0000]/g, ' ').slice(0, 200));
+
+  function accessLine(
+    admin: boolean,
+    req: IncomingMessage,
+    exchange: Exchange,
+    latencyMs: number,
+    status: number,
+    clientGone: boolean,
+    fields: LogFields,
+  ): void {
     const operation = exchange.operationId ?? 'unmatched';
-    const model = fields.model ?? exchange.model ?? undefined;
     const firstByteMs = exchange.firstByteAt === undefined ? undefined : Number(exchange.firstByteAt - exchange.started) / 1e6;
-    deps.metrics?.observeRequest({ operation, model, status, durationMs: latencyMs, stream: fields.stream === true, firstByteMs });
+    const who = exchange.caller ?? exchange.refusedCaller;
+    const url = req.url ?? '/';
     logger[UNLOGGED.has(operation) ? 'debug' : 'info'](
       {
         request_id: exchange.requestId,
         client_request_id: exchange.clientRequestId,
         method: req.method,
+        path: clip(url.split('?')[0]), // the query may carry what a log should not keep
         operation,
         status,
         duration_ms: Math.round(latencyMs * 100) / 100,
         upstream_ms: fields.ttfb_ms ?? undefined,
         first_byte_ms: firstByteMs === undefined ? undefined : Math.round(firstByteMs * 100) / 100,
         bytes: exchange.bytes,
-        customer_id: exchange.caller?.customerId,
-        key_id: exchange.caller?.keyId,
-        model,
+        client_ip: (req as { ip?: string }).ip ?? req.socket.remoteAddress,
+        user_agent: clip(typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined),
+        customer_id: who?.customerId,
+        key_id: who?.keyId,
+        model: fields.model ?? exchange.model ?? undefined,
+        provider: fields.provider ?? undefined,
+        input_tokens: fields.input_tokens ?? undefined,
+        output_tokens: fields.output_tokens ?? undefined,
+        cost: fields.cost === undefined || fields.cost === null ? undefined : formatMicros(fields.cost),
+        upstream_error: fields.upstream_error ?? undefined,
         client_gone: clientGone || undefined,
+        admin: admin || undefined,
       },
       'request',
     );
+  }
+
+  function record(admin: boolean, req: IncomingMessage, exchange: Exchange, latencyMs: number, status: number, clientGone: boolean): void {
+    const fields: LogFields = { ...exchange.outcome.log };
+    const operation = exchange.operationId ?? 'unmatched';
+    const model = fields.model ?? exchange.model ?? undefined;
+    const firstByteMs = exchange.firstByteAt === undefined ? undefined : Number(exchange.firstByteAt - exchange.started) / 1e6;
+    deps.metrics?.observeRequest({ operation, model, status, durationMs: latencyMs, stream: fields.stream === true, firstByteMs });
+    const settled = exchange.outcome.settled;
+    if (admin || UNLOGGED.has(operation) || !settled) accessLine(admin, req, exchange, latencyMs, status, clientGone, fields);
     if (admin || UNLOGGED.has(operation)) return;
     const entry = (final: LogFields): RequestLogEntry => ({
       ...EMPTY_LOG_FIELDS,
@@ -59,11 +89,17 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
       latency_ms: Math.round(latencyMs),
       created_at: new Date(),
     });
-    const settled = exchange.outcome.settled;
     if (!settled) return deps.requestLogs.write(entry({}));
+    // A request that holds money is access-logged once its charge is durable, with the cost.
     settled.then(
-      (final) => deps.requestLogs.write(entry(final)),
-      (error: unknown) => logger.error({ request_id: exchange.requestId, err: error }, 'settlement failed; request log not written'),
+      (final) => {
+        accessLine(admin, req, exchange, latencyMs, status, clientGone, { ...fields, ...final });
+        deps.requestLogs.write(entry(final));
+      },
+      (error: unknown) => {
+        accessLine(admin, req, exchange, latencyMs, status, clientGone, fields);
+        logger.error({ request_id: exchange.requestId, err: error }, 'settlement failed; request log not written');
+      },
     );
   }
 

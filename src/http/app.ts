@@ -36,6 +36,8 @@ export interface AppOptions {
   validateResponses: boolean;
   /** Echo and log a well-formed incoming `x-request-id` (set by a trusted proxy) beside the id minted here. */
   trustRequestId?: boolean;
+  /** Proxies whose X-Forwarded-For names the client address (TRUST_PROXY; Express's `trust proxy`). */
+  trustProxy?: boolean | number | string;
   /** Told about every request at the access-log point. */
   metrics?: RequestMetrics;
   /** Cross-origin access to the public surface; none when CORS is off. */
@@ -60,6 +62,7 @@ export function createApp(options: AppOptions): App {
   app.disable('x-powered-by');
   app.set('etag', false); // answers are written whole by the handlers; /v1/models* has its own ETag
   app.set('query parser', false); // the validate step reads the declared query parameters itself
+  app.set('trust proxy', options.trustProxy ?? false); // req.ip for the access log
 
   app.use(requestId({ publicSurface: options.publicSurface, adminSurface: options.adminSurface, accessLog, trustRequestId: options.trustRequestId }));
   app.use(refuseUnroutable()); // 400 without Host, 417 for an Expect other than 100-continue

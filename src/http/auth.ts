@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { CustomerError } from '../customers/errors.ts';
+import { isRefused, type Refused } from '../customers/authenticate.ts';
 import type { Caller, CustomerService } from '../customers/service.ts';
 import { Failure } from '../domain/failure.ts';
 import { HttpError } from './errors.ts';
@@ -24,7 +25,9 @@ export function bearerToken(headers: Headers): string | undefined {
   return match?.[1];
 }
 
-export type CustomerAuth = { kind: 'anonymous' } | { kind: 'caller'; caller: Caller } | { kind: 'rejected'; failure: Failure };
+/** `who`: a key that exists but is refused (suspended, expired) names its owner for the access log. */
+export type CustomerAuth =
+  { kind: 'anonymous' } | { kind: 'caller'; caller: Caller } | { kind: 'rejected'; failure: Failure; who?: { customerId: string; keyId: string } };
 
 const rejected = (): CustomerAuth => ({ kind: 'rejected', failure: new Failure(HttpError.InvalidApiKey, '') });
 
@@ -46,17 +49,17 @@ export async function authenticateCustomer(headers: Headers, policy: AuthPolicy,
     if (key !== undefined) presented.push(key.trim());
   }
   if (presented.length === 0) return policy.anonymousAllowed ? { kind: 'anonymous' } : rejected();
-  let refusal: CustomerError.ApiKeyExpired | CustomerError.CustomerSuspended | undefined;
+  let refusal: Refused | undefined;
   for (const candidate of new Set(presented)) {
     const result = candidate ? await customers.authenticate(candidate) : null;
-    if (typeof result === 'object' && result) return { kind: 'caller', caller: result };
-    refusal ??= result ?? undefined;
+    if (isRefused(result)) refusal ??= result;
+    else if (result) return { kind: 'caller', caller: result };
   }
-  if (refusal === CustomerError.CustomerSuspended)
-    return { kind: 'rejected', failure: new Failure(refusal, 'This account is suspended; contact the operator of this gateway.') };
-  if (refusal === CustomerError.ApiKeyExpired)
-    return { kind: 'rejected', failure: new Failure(refusal, 'This API key has expired; ask the operator for a new one.') };
-  return rejected();
+  if (!refusal) return rejected();
+  const who = { customerId: refusal.customerId, keyId: refusal.keyId };
+  if (refusal.refused === CustomerError.CustomerSuspended)
+    return { kind: 'rejected', who, failure: new Failure(refusal.refused, 'This account is suspended; contact the operator of this gateway.') };
+  return { kind: 'rejected', who, failure: new Failure(refusal.refused, 'This API key has expired; ask the operator for a new one.') };
 }
 
 /** Constant-time comparison of the operator token (digests make the lengths equal). */

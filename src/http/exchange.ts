@@ -13,6 +13,8 @@ export interface Exchange {
   started: bigint;
   operationId: string | undefined;
   caller: Caller | null;
+  /** A key that exists but was refused (suspended customer, expired key): its owner, for the access log. */
+  refusedCaller?: { customerId: string; keyId: string };
   model: string | null;
   errorType: string | null;
   outcome: Outcome;

@@ -19,6 +19,8 @@ export interface LogFields {
   /** The exchange did not end normally (client gone, upstream cut, shutdown, swept after a crash). */
   interrupted?: boolean;
   upstream_request_id?: string | null;
+  /** Why the provider could not be reached (the OS error, or the failure's kind); access log only. */
+  upstream_error?: string | null;
 }
 
 /** One row per public API request: who asked, what for, what it cost. Never prompts, outputs or keys. */
@@ -59,6 +61,7 @@ export const EMPTY_LOG_FIELDS: Required<LogFields> = {
   stream: false,
   interrupted: false,
   upstream_request_id: null,
+  upstream_error: null,
 };
 
 export interface RequestLogFilter {

@@ -85,7 +85,9 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
     if (attempt.timedOut) return new UpstreamError('timeout', true);
     if (callerAborted()) return new UpstreamError('aborted', false);
     const code = (error as { code?: string }).code ?? '';
-    return new UpstreamError(code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'connect', true);
+    const osError = (error as { cause?: { code?: unknown } }).cause?.code ?? code;
+    const kind = code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'connect';
+    return new UpstreamError(kind, true, undefined, undefined, undefined, {}, typeof osError === 'string' && osError ? osError : undefined);
   } finally {
     clearTimeout(timer);
   }

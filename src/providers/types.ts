@@ -16,6 +16,8 @@ export class UpstreamError extends Error {
     readonly upstreamRequestId?: string,
     /** Headers a client may act on (retry-after, rate-limit headers), as the upstream sent them. */
     readonly headers: Record<string, string> = {},
+    /** The operating system's error of a connection that failed (ECONNREFUSED, ENOTFOUND...), for operators. */
+    readonly osError?: string,
   ) {
     super(`upstream ${kind}${status ? ` ${status}` : ''}`);
   }

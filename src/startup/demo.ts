@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import { isRefused } from '../customers/authenticate.ts';
 import type { CustomerService } from '../customers/service.ts';
 import type { Ledger } from '../ledger/service.ts';
 import type { Logger } from '../logger.ts';
@@ -75,8 +76,8 @@ async function ensureDemoCustomer(deps: DemoDeps): Promise<DemoCredentials | und
   if ((await deps.customers.countCustomers()) > 0) {
     if (!fs.existsSync(file)) return undefined;
     const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as DemoCredentials;
-    const found = await deps.customers.authenticate(stored.api_key); // null: gone; a string: refused
-    return found && typeof found === 'object' ? { ...stored, key_id: stored.key_id ?? found.keyId } : undefined;
+    const found = await deps.customers.authenticate(stored.api_key); // null: gone
+    return found && !isRefused(found) ? { ...stored, key_id: stored.key_id ?? found.keyId } : undefined;
   }
   const customer = await deps.customers.createCustomer({ name: 'Demo customer', externalReference: 'demo' });
   if (typeof customer === 'string') return undefined;

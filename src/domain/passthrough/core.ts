@@ -87,6 +87,7 @@ export function createPassthrough(deps: PassthroughDeps) {
           kind: answer.kind,
           status: answer.status,
           upstream_request_id: answer.upstreamRequestId,
+          os_error: answer.osError,
           upstream_error: sanitizeForLog(answer.body),
         },
         'upstream attempt failed',
@@ -110,7 +111,8 @@ export function createPassthrough(deps: PassthroughDeps) {
     if ('error' in answer) {
       void hold.release(`upstream ${answer.error.kind}`);
       const failure = withRateHeaders(protocol.failure(answer.error, answer.route, resolved.model.id), styleOf(protocol), hold.rate);
-      return { failure, log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null } };
+      const why = answer.error.osError ?? (answer.error.status ? `status ${answer.error.status}` : answer.error.kind);
+      return { failure, log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null, upstream_error: why } };
     }
     const reader = protocol.reader(request, inspected, resolved.model.id, answer.route.upstreamModel);
     const checkpoint = () => {

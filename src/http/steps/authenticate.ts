@@ -17,7 +17,10 @@ export function authenticate(options: { adminToken: string; customers: CustomerS
       return adminTokenMatches(req.headers, options.adminToken) ? next() : next(new Failure(HttpError.InvalidAdminToken, ''));
     }
     const auth = await authenticateCustomer(req.headers, operation, options.customers);
-    if (auth.kind === 'rejected') return next(auth.failure);
+    if (auth.kind === 'rejected') {
+      if (auth.who) state.exchange.refusedCaller = auth.who; // named in the access log
+      return next(auth.failure);
+    }
     if (auth.kind === 'caller') state.caller = state.exchange.caller = auth.caller;
     next();
   };

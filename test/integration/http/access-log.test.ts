@@ -90,4 +90,60 @@ describe('access log: request ids, no secrets, no prompts', function () {
     const lines = await waitForLine(gateway, probe.headers.get('request-id')!);
     expect(lines[0]).to.include({ operation: 'health_get', level: 20 });
   });
+
+  it('tells an operator who, from where, what route, usage and cost; names the owner of a refused key; and why a provider could not be reached', async () => {
+    await gateway?.close();
+    gateway = await startTestGateway({ env: { TRUST_PROXY: 'loopback' } });
+    const { customerId, keyId, key } = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: `fund-${customerId}` });
+    const answer = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'user-agent': 'ops-check/1.0', 'x-forwarded-for': '203.0.113.7' },
+      body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(answer.status).to.equal(200);
+    const [line] = await waitForLine(gateway, answer.headers.get('request-id')!);
+    const logged = (await gateway.requestLog(answer.headers.get('request-id')!)) as { cost: string; input_tokens: number; output_tokens: number };
+    expect(line).to.include({
+      method: 'POST',
+      path: '/v1/messages',
+      client_ip: '203.0.113.7', // the trusted proxy on loopback named the client
+      user_agent: 'ops-check/1.0',
+      customer_id: customerId,
+      key_id: keyId,
+      model: 'sandbox/claude-haiku',
+      provider: 'sandbox-anthropic',
+      input_tokens: logged.input_tokens,
+      output_tokens: logged.output_tokens,
+      cost: logged.cost,
+    });
+
+    // An unmatched route keeps its method and path.
+    const nowhere = await fetch(`${gateway.url}/v1/nowhere?x=1`);
+    expect((await waitForLine(gateway, nowhere.headers.get('request-id')!))[0]).to.include({
+      method: 'GET',
+      path: '/v1/nowhere',
+      operation: 'unmatched',
+      status: 404,
+    });
+
+    // A suspended customer's refusal names the customer and the key.
+    await gateway.admin('PATCH', `/admin/v1/customers/${customerId}`, { status: 'suspended' });
+    const refused = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    expect(refused.status).to.equal(403);
+    expect((await waitForLine(gateway, refused.headers.get('request-id')!))[0]).to.include({ status: 403, customer_id: customerId, key_id: keyId });
+    await gateway.admin('PATCH', `/admin/v1/customers/${customerId}`, { status: 'active' });
+
+    // Both routes of the model gone: the operating system's word for it.
+    for (const id of ['sandbox-anthropic', 'sandbox-anthropic-backup']) await gateway.simulators.get(id)!.close();
+    const down = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sandbox/claude-sonnet', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(down.status).to.be.within(500, 599);
+    expect((await waitForLine(gateway, down.headers.get('request-id')!))[0]).to.include({ upstream_error: 'ECONNREFUSED' });
+    const attempts = gateway.logs.filter((l) => l.msg === 'upstream attempt failed' && l.os_error === 'ECONNREFUSED');
+    expect(attempts.length).to.be.greaterThan(0);
+  });
 });
