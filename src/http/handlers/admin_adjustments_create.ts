@@ -4,13 +4,13 @@ import type { Ok, RequestContext } from '../handler.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
 import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
 import { failureOf } from '../errors.ts';
-import { entryToWire, walletToWire } from '../serialize/ledger.ts';
+import { postingReply } from '../serialize/ledger.ts';
 
 type Body = AdminOperations['admin_adjustments_create']['requestBody']['content']['application/json'];
 
 export async function admin_adjustments_create(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_adjustments_create'> | Failure> {
   const customerId = ctx.params.customer_id ?? '';
-  const { ledger, discovery } = ctx.services;
+  const { ledger } = ctx.services;
   const negative = ctx.body.amount.startsWith('-');
   const magnitude = parseMicros(negative ? ctx.body.amount.slice(1) : ctx.body.amount); // the spec's pattern admits only plain decimals
   const result = await ledger.adjust({
@@ -35,13 +35,5 @@ export async function admin_adjustments_create(ctx: RequestContext<Body>): Promi
     }
     return failureOf(result, 'amount');
   }
-  const balance = await ledger.balance(customerId);
-  if (isLedgerError(balance)) throw new Error(`wallet vanished after an adjustment: ${balance}`);
-  const body = {
-    object: 'adjustment' as const,
-    replayed: result.replayed,
-    entry: entryToWire(result.entry),
-    wallet: walletToWire(customerId, discovery.currency(), balance),
-  };
-  return result.replayed ? { status: 200, body } : { status: 201, body };
+  return postingReply(ctx, 'adjustment', customerId, result);
 }

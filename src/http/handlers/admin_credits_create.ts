@@ -4,13 +4,13 @@ import type { Ok, RequestContext } from '../handler.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { isLedgerError } from '../../ledger/errors.ts';
 import { failureOf } from '../errors.ts';
-import { entryToWire, walletToWire } from '../serialize/ledger.ts';
+import { postingReply } from '../serialize/ledger.ts';
 
 type Body = AdminOperations['admin_credits_create']['requestBody']['content']['application/json'];
 
 export async function admin_credits_create(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_credits_create'> | Failure> {
   const customerId = ctx.params.customer_id ?? '';
-  const { ledger, discovery } = ctx.services;
+  const { ledger } = ctx.services;
   const result = await ledger.topUp({
     ref: ctx.body.reference,
     customerId,
@@ -22,13 +22,5 @@ export async function admin_credits_create(ctx: RequestContext<Body>): Promise<O
     if (result === 'reference_conflict') return failureOf(result, 'reference');
     return failureOf(result, 'amount');
   }
-  const balance = await ledger.balance(customerId);
-  if (isLedgerError(balance)) throw new Error(`wallet vanished after a top-up: ${balance}`);
-  const body = {
-    object: 'credit' as const,
-    replayed: result.replayed,
-    entry: entryToWire(result.entry),
-    wallet: walletToWire(customerId, discovery.currency(), balance),
-  };
-  return result.replayed ? { status: 200, body } : { status: 201, body };
+  return postingReply(ctx, 'credit', customerId, result);
 }

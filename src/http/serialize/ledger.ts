@@ -1,6 +1,8 @@
 import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
-import type { Balance, ReconciliationMismatch } from '../../ledger/service.ts';
+import { isLedgerError } from '../../ledger/errors.ts';
+import type { Balance, Posted, ReconciliationMismatch } from '../../ledger/service.ts';
+import type { RequestContext } from '../handler.ts';
 import { deliveredSoFar } from '../../holds/delivered.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
@@ -34,6 +36,27 @@ export const walletToWire = (customerId: string, currency: string, balance: Bala
   available: formatMicros(balance.available),
   debt: formatMicros(balance.debt),
 });
+
+/**
+ * What a posting answers (a credit, an adjustment): the journal row, the wallet after it, and
+ * whether the reference had been posted before (200 then, 201 for a new posting).
+ */
+export async function postingReply<O extends 'credit' | 'adjustment'>(
+  ctx: RequestContext,
+  object: O,
+  customerId: string,
+  posted: Posted,
+): Promise<{ status: 200 | 201; body: { object: O; replayed: boolean; entry: Schemas['LedgerEntry']; wallet: Schemas['Wallet'] } }> {
+  const balance = await ctx.services.ledger.balance(customerId);
+  if (isLedgerError(balance)) throw new Error(`wallet vanished after a posting: ${balance}`);
+  const body = {
+    object,
+    replayed: posted.replayed,
+    entry: entryToWire(posted.entry),
+    wallet: walletToWire(customerId, ctx.services.discovery.currency(), balance),
+  };
+  return { status: posted.replayed ? 200 : 201, body };
+}
 
 export const mismatchToWire = (m: ReconciliationMismatch): Schemas['Reconciliation']['mismatches'][number] => ({
   customer_id: m.customer_id,
