@@ -1,5 +1,6 @@
 // The catalogue file's shape (catalogue.sample.yaml documents every field; the JSON Schema in
 // catalogue.schema.json is what validates it).
+import type { EgressProxy } from '../shared/egress-proxy.ts';
 
 export type ModelGroup = 'messages' | 'chat' | 'video';
 export type ProviderProtocol = 'anthropic' | 'openai-chat' | 'openai-videos' | 'ark-video' | 'minimax-video-v2';
@@ -128,6 +129,10 @@ export interface ResolvedProvider {
   baseUrl: string | undefined;
   timeouts: Required<ProviderTimeouts>;
   credential(): string | undefined;
+  /** The forward proxy its base_url is reached through (NO_PROXY decided once); undefined: direct. */
+  proxy?: URL;
+  /** The proxy settings, for URLs other than its base_url (a supplier's file link). */
+  egressProxy?: EgressProxy;
 }
 
 /** What deciding which providers are enabled takes. */
@@ -135,4 +140,6 @@ export interface RegistryOptions {
   env: NodeJS.ProcessEnv;
   sandbox: boolean;
   sandboxUrls: ReadonlyMap<string, string>;
+  /** The forward proxy of provider calls (undefined: direct). */
+  egressProxy?: EgressProxy;
 }

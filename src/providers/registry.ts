@@ -1,23 +1,11 @@
-import type { ProviderEntry, ProviderProtocol, ProviderTimeouts, RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
+import type { ProviderEntry, RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
+import { proxyFor } from '../shared/egress-proxy.ts';
+import { PROTOCOLS } from './protocols.ts';
 import { attachTaskClient, type TaskCallObserver } from './task-client.ts';
 
 // The catalogue states what an enabled provider is (catalogue/types.ts); this module decides which
 // providers are enabled, and gateway.ts hands that decision to the catalogue store.
 export type { RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
-
-// A stream's headers and first event come within seconds; a non-streamed generation sends its
-// first byte only when the whole answer is done, hence the separate, longer `response_ms`.
-const TEXT = { connect_ms: 10_000, first_byte_ms: 120_000, response_ms: 600_000, idle_ms: 300_000 };
-const TASKS = { connect_ms: 10_000, first_byte_ms: 60_000, response_ms: 60_000, idle_ms: 60_000 };
-const DEFAULT_TIMEOUTS: Record<ProviderProtocol, Required<ProviderTimeouts>> = {
-  anthropic: TEXT,
-  'openai-chat': TEXT,
-  'openai-videos': TASKS,
-  'ark-video': TASKS,
-  'minimax-video-v2': TASKS,
-};
-
-const TASK_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 'ark-video', 'minimax-video-v2']);
 
 /**
  * The enabled providers: a real one when its credential variable is set, a sandbox one only in
@@ -26,14 +14,14 @@ const TASK_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 
  */
 export function resolveProviders(entries: readonly ProviderEntry[], options: RegistryOptions, observer: TaskCallObserver = {}): Map<string, ResolvedProvider> {
   const enabled = enabledProviders(entries, options);
-  for (const provider of enabled.values()) if (TASK_PROTOCOLS.has(provider.protocol)) attachTaskClient(provider, observer);
+  for (const provider of enabled.values()) if (PROTOCOLS[provider.protocol].video) attachTaskClient(provider, observer);
   return enabled;
 }
 
 function enabledProviders(entries: readonly ProviderEntry[], options: RegistryOptions): Map<string, ResolvedProvider> {
   const enabled = new Map<string, ResolvedProvider>();
   for (const entry of entries) {
-    const timeouts = { ...DEFAULT_TIMEOUTS[entry.protocol], ...entry.timeouts };
+    const timeouts = { ...PROTOCOLS[entry.protocol].timeouts, ...entry.timeouts };
     if (entry.sandbox) {
       if (!options.sandbox) continue;
       const baseUrl = options.sandboxUrls.get(entry.id);
@@ -49,6 +37,8 @@ function enabledProviders(entries: readonly ProviderEntry[], options: RegistryOp
       baseUrl: entry.base_url,
       timeouts,
       credential: () => options.env[variable],
+      proxy: entry.base_url ? proxyFor(options.egressProxy, new URL(entry.base_url)) : undefined,
+      egressProxy: options.egressProxy,
     });
   }
   return enabled;
