@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv } from 'envalid';
 import { ENV_SCHEMA, type CorsOrigins } from './config/env.ts';
+import { egressProxy, type EgressProxy } from './shared/egress-proxy.ts';
 
 /**
  * Repository root, for the sample catalogue and the generated bundles: the nearest folder above
@@ -76,7 +77,12 @@ export interface Config {
     /** Open connections on the API port beyond this are closed at accept. */
     maxConnections: number;
   };
+  /** The forward proxy of provider calls (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); undefined: direct. */
+  egressProxy: EgressProxy | undefined;
 }
+
+/** Proxy variables are also read in lower case, as curl and most tools do; upper case wins. */
+const LOWER_CASE_ALSO = ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'];
 
 /** One line per invalid variable, each naming it; never a stack trace (see src/main.ts). */
 export class ConfigError extends Error {
@@ -90,7 +96,12 @@ export class ConfigError extends Error {
  * naming every bad variable. An empty value counts as unset (`KEY=` lines in env files).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const given = Object.fromEntries(Object.keys(ENV_SCHEMA).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const given = Object.fromEntries(
+    Object.keys(ENV_SCHEMA).flatMap((name) => {
+      const value = env[name] || (LOWER_CASE_ALSO.includes(name) ? env[name.toLowerCase()] : undefined);
+      return value ? [[name, value]] : [];
+    }),
+  );
   const problems: string[] = [];
   const clean = cleanEnv(given, ENV_SCHEMA, {
     reporter: ({ errors }) => {
@@ -142,5 +153,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bodyIdleTimeoutMs: clean.HTTP_BODY_IDLE_TIMEOUT_MS,
       maxConnections: clean.MAX_CONNECTIONS,
     },
+    egressProxy: egressProxy({ httpProxy: clean.HTTP_PROXY, httpsProxy: clean.HTTPS_PROXY, noProxy: clean.NO_PROXY }),
   };
 }

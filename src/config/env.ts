@@ -3,12 +3,26 @@
 // from it (test/unit/config/env.test.ts fails when the two differ), and nothing else in src/
 // reads process.env for settings (provider credentials are named by the catalogue instead).
 import { str } from 'envalid';
-import { LOG_LEVELS, adminToken, corsOrigins, flag, integer, keyPrefix, listenHost, logLevel, postgresUrl, publicUrl, trustProxy } from './validators.ts';
+import {
+  LOG_LEVELS,
+  adminToken,
+  corsOrigins,
+  flag,
+  integer,
+  keyPrefix,
+  listenHost,
+  logLevel,
+  noProxy,
+  postgresUrl,
+  proxyUrl,
+  publicUrl,
+  trustProxy,
+} from './validators.ts';
 
 export { LOG_LEVELS, type CorsOrigins } from './validators.ts';
 
 /** Values that must never be echoed back in an error (they are, or contain, secrets). */
-export const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL', 'ADMIN_TOKEN']);
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL', 'ADMIN_TOKEN', 'HTTPS_PROXY', 'HTTP_PROXY']);
 
 export const ENV_SCHEMA = {
   PORT: integer(0, 65535)({ default: 8080, desc: 'Port of the HTTP API (0: any free port).' }),
@@ -143,6 +157,15 @@ export const ENV_SCHEMA = {
     default: undefined,
     desc: "Where clients reach this gateway (a load balancer, a container's published port), printed in the start-up banner and its examples; unset: the listening address (`127.0.0.1` for `0.0.0.0`).",
   }),
+  HTTPS_PROXY: proxyUrl({
+    default: undefined,
+    desc: 'Forward proxy (`http://proxy.internal:3128`, credentials in the URL allowed) for calls to `https://` providers and their file URLs; CONNECT tunnels. `https_proxy` is read when this is unset.',
+  }),
+  HTTP_PROXY: proxyUrl({ default: undefined, desc: 'Forward proxy for calls to `http://` providers. `http_proxy` is read when this is unset.' }),
+  NO_PROXY: noProxy({
+    default: [],
+    desc: 'Hosts reached without the proxy: commas or spaces between entries; `example.com` covers its subdomains, `host:port` one port, `*` everything. Sandbox simulators are never proxied. `no_proxy` is read when this is unset.',
+  }),
 } as const;
 
 export type EnvName = keyof typeof ENV_SCHEMA;
@@ -153,4 +176,5 @@ export const DEFAULT_SHOWN: Partial<Record<EnvName, string>> = {
   ADMIN_TOKEN: 'generated',
   METRICS_HOST: 'same as `HOST`',
   CORS_ORIGINS: '`none` (no page may call)',
+  NO_PROXY: 'none',
 };

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { EnvError, host, makeValidator } from 'envalid';
 import { pino } from 'pino';
+import { parseNoProxy, parseProxyUrl, type EgressProxy } from '../shared/egress-proxy.ts';
 
 export const integer = (min: number, max: number) =>
   makeValidator<number>((raw) => {
@@ -116,3 +117,14 @@ export const corsOrigins = makeValidator<CorsOrigins>((raw) => {
  * The schema. `default: undefined` marks an optional variable with no fixed default; when the
  * default is computed (see loadConfig), `DEFAULT_SHOWN` says what the README shows instead.
  */
+
+/** A forward proxy for provider calls. Its credentials (user:password@) are never repeated. */
+export const proxyUrl = makeValidator<URL>((raw) => {
+  try {
+    return parseProxyUrl(raw);
+  } catch (error) {
+    throw new EnvError(`${(error as Error).message} (the value is not shown: it may hold a password)`);
+  }
+});
+
+export const noProxy = makeValidator<EgressProxy['noProxy']>((raw) => parseNoProxy(raw));

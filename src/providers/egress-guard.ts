@@ -106,6 +106,22 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
+/**
+ * The refusal of a host name that resolves to an internal address, checked before a request that
+ * goes through a forward proxy (the proxy resolves the name again: its own rules must keep it
+ * out of the private network as well; docs/operations.md says so).
+ */
+export async function refusedName(hostname: string): Promise<EgressRefusedError | undefined> {
+  if (isIP(hostname.replace(/^\[|\]$/g, ''))) return undefined; // literals: refusedLiteral
+  // A name only the proxy can resolve (DNS kept behind it) is the proxy's to judge.
+  const addresses = await dns.promises.lookup(hostname, { all: true }).catch(() => []);
+  for (const { address } of addresses) {
+    const addressClass = internalAddressClass(address);
+    if (addressClass) return new EgressRefusedError(addressClass);
+  }
+  return undefined;
+}
+
 /** Whether `url` is at the provider's own origin (the exemption): same scheme, host and port as its base_url. */
 export function atProviderOrigin(url: URL, baseUrl: string | undefined): boolean {
   if (!baseUrl) return false;

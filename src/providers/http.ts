@@ -7,7 +7,7 @@
 // (docs/performance.md). The task providers (video) use got: task-client.ts.
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { CLIENT_ACTIONABLE_HEADERS, FAILOVER_STATUSES, UpstreamError, type UpstreamResponse } from './types.ts';
 
 export interface UpstreamCall {
@@ -20,6 +20,8 @@ export interface UpstreamCall {
   /** A second abort beside the client's: the process's, cutting open requests at shutdown. */
   also?: AbortSignal;
   connectMs: number;
+  /** The forward proxy to go through (the provider's, from HTTPS_PROXY/HTTP_PROXY/NO_PROXY); undefined: direct. */
+  proxy?: URL;
   firstByteMs: number;
   /** A stalled body errors after this long without bytes. */
   idleMs: number;
@@ -29,12 +31,19 @@ export interface UpstreamCall {
   errorHeaders?: RegExp;
 }
 
-// One pool set per connect timeout (undici sets it per agent). No cap on connections per origin:
-// each open stream needs its own HTTP/1.1 connection.
-const agents = new Map<number, Agent>();
-function agentFor(connectMs: number): Agent {
-  let agent = agents.get(connectMs);
-  if (!agent) agents.set(connectMs, (agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 })));
+// One pool set per connect timeout and proxy (undici sets them per agent). No cap on connections
+// per origin: each open stream needs its own HTTP/1.1 connection. Through a proxy, every provider
+// is reached by a CONNECT tunnel, as the task providers' got agents do (hpagent), so a proxy's
+// refusal (407, 403) is a failed connection, never an answer relayed to the customer.
+const agents = new Map<string, Dispatcher>();
+function agentFor(connectMs: number, proxy: URL | undefined): Dispatcher {
+  const key = proxy ? `${connectMs} ${proxy.href}` : String(connectMs);
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { connect: { timeout: connectMs }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
+    agent = proxy ? new ProxyAgent({ ...options, uri: proxy.href }) : new Agent(options);
+    agents.set(key, agent);
+  }
   return agent;
 }
 
@@ -76,7 +85,7 @@ export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse
       body: call.body,
       headers: call.headers,
       signal: attempt,
-      dispatcher: agentFor(call.connectMs),
+      dispatcher: agentFor(call.connectMs, call.proxy),
       headersTimeout: call.firstByteMs + 1_000, // ours fires first; this is a backstop
       bodyTimeout: call.idleMs,
     });

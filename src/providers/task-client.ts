@@ -8,10 +8,12 @@
 // path (scripts/bench/clients.ts, docs/performance.md).
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Got, type Request, type RequestError } from 'got';
+import got, { type Agents, type Got, type Request, type RequestError } from 'got';
+import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import type { Logger } from '../logger.ts';
 import type { UpstreamMetrics } from '../metrics/hooks.ts';
-import { atProviderOrigin, EgressRefusedError, guardedLookup, refusedLiteral } from './egress-guard.ts';
+import { proxyFor } from '../shared/egress-proxy.ts';
+import { atProviderOrigin, EgressRefusedError, guardedLookup, refusedLiteral, refusedName } from './egress-guard.ts';
 import type { ResolvedProvider } from './registry.ts';
 import { sanitizeForLog } from './sanitize.ts';
 import { UpstreamError } from './types.ts';
@@ -42,6 +44,18 @@ export class TaskCallError extends Error {
   ) {
     super(message);
   }
+}
+
+// The agents of each forward proxy, shared by every provider's instance (hpagent, got's documented
+// proxy agents: a CONNECT tunnel for every URL, so a refusal is a failed connection).
+const proxyAgents = new Map<string, Agents>();
+function agentsThrough(proxy: URL): Agents {
+  let agents = proxyAgents.get(proxy.href);
+  if (!agents) {
+    const options = { keepAlive: true, timeout: 30_000, proxy: proxy.href };
+    proxyAgents.set(proxy.href, (agents = { http: new HttpProxyAgent(options), https: new HttpsProxyAgent(options) }));
+  }
+  return agents;
 }
 
 const clients = new WeakMap<ResolvedProvider, { client: Got; observer: TaskCallObserver }>();
@@ -90,13 +104,15 @@ export function createTaskClient(provider: ResolvedProvider, observer: TaskCallO
     decompress: false,
     hooks: {
       beforeRequest: [
-        (options) => {
+        async (options) => {
           began.set(options, performance.now());
-          // Anything but the provider's own origin goes through the egress guard: literals now,
-          // names at connect time.
           const url = options.url instanceof URL ? options.url : new URL(String(options.url));
+          const proxy = proxyFor(provider.egressProxy, url);
+          if (proxy) options.agent = agentsThrough(proxy);
+          // Anything but the provider's own origin goes through the egress guard: literals now,
+          // names at connect time; through a proxy (which resolves the name itself) names now too.
           if (atProviderOrigin(url, provider.baseUrl)) return;
-          const refusal = refusedLiteral(url);
+          const refusal = refusedLiteral(url) ?? (proxy ? await refusedName(url.hostname) : undefined);
           if (refusal) throw refusal;
           options.dnsLookup = guardedLookup;
         },

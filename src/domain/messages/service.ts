@@ -41,6 +41,7 @@ export function createMessagesService(deps: { passthrough: Passthrough; discover
         body: upstreamBody(request, route.upstreamModel),
         signal: AbortSignal.timeout(timeouts.response_ms),
         connectMs: timeouts.connect_ms,
+        proxy: route.provider.proxy,
         firstByteMs: timeouts.first_byte_ms,
         idleMs: timeouts.idle_ms,
       });

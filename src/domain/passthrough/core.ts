@@ -73,6 +73,7 @@ export function createPassthrough(deps: PassthroughDeps) {
         signal: client,
         also: deps.shutdown,
         connectMs: timeouts.connect_ms,
+        proxy: route.provider.proxy,
         firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
         idleMs: timeouts.idle_ms,
         requestIdHeader: call.requestIdHeader,
