@@ -35,15 +35,18 @@ export interface UpstreamCall {
 // per origin: each open stream needs its own HTTP/1.1 connection. Through a proxy, every provider
 // is reached by a CONNECT tunnel, as the task providers' got agents do (hpagent), so a proxy's
 // refusal (407, 403) is a failed connection, never an answer relayed to the customer.
-const agents = new Map<string, Dispatcher>();
+const direct = new Map<number, Agent>();
+const proxied = new Map<string, ProxyAgent>();
+const POOL = { keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
 function agentFor(connectMs: number, proxy: URL | undefined): Dispatcher {
-  const key = proxy ? `${connectMs} ${proxy.href}` : String(connectMs);
-  let agent = agents.get(key);
-  if (!agent) {
-    const options = { connect: { timeout: connectMs }, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 };
-    agent = proxy ? new ProxyAgent({ ...options, uri: proxy.href }) : new Agent(options);
-    agents.set(key, agent);
+  if (proxy) {
+    const key = `${connectMs} ${proxy.href}`;
+    let agent = proxied.get(key);
+    if (!agent) proxied.set(key, (agent = new ProxyAgent({ ...POOL, connect: { timeout: connectMs }, uri: proxy.href })));
+    return agent;
   }
+  let agent = direct.get(connectMs);
+  if (!agent) direct.set(connectMs, (agent = new Agent({ ...POOL, connect: { timeout: connectMs } })));
   return agent;
 }
 
