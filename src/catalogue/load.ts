@@ -100,6 +100,13 @@ function semanticErrors(catalogue: Catalogue): string[] {
       if (model.group === 'chat' && provider.protocol !== 'openai-chat' && !video)
         errors.push(`${where}.routes.${r}: a chat model needs an openai-chat provider`);
     });
+    const replacement = model.retired?.replacement;
+    if (replacement !== undefined) {
+      const other = catalogue.models.find((m) => m.id === replacement);
+      if (!other) errors.push(`${where}.retired.replacement: unknown model "${replacement}"`);
+      else if (other.retired) errors.push(`${where}.retired.replacement: "${replacement}" is retired too`);
+      else if (other.group !== model.group) errors.push(`${where}.retired.replacement: "${replacement}" is a ${other.group} model, not ${model.group}`);
+    }
     const quota = model.free_quota;
     if (quota) {
       const fits = quota.unit === 'requests' || (quota.unit === 'seconds' ? model.group === 'video' : model.group !== 'video');

@@ -86,6 +86,9 @@ export function readCatalogueProviders(path: string): ProviderEntry[] {
   return parsed.catalogue.providers;
 }
 
+/** Which model an alias shared by several goes to: one that serves now, then one that is not retired. */
+const aliasRank = (model: ResolvedModel) => (model.retired ? 0 : model.routes.length > 0 ? 2 : 1);
+
 function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, contentHash: string, deps: CatalogueStoreDeps): LoadedCatalogue {
   const providers = deps.resolveProviders(catalogue.providers, deps);
   const models = new Map<string, ResolvedModel>();
@@ -107,7 +110,7 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
     for (const alias of model.aliases ?? []) {
       const name = aliasName(alias);
       const current = aliases.get(name);
-      if (!current || (current.routes.length === 0 && model.routes.length > 0)) aliases.set(name, model);
+      if (!current || aliasRank(model) > aliasRank(current)) aliases.set(name, model);
       if (typeof alias === 'object' && alias.listed) listed.add(`${name} ${model.id}`);
     }
   const listedAliases = [...aliases].filter(([name, model]) => listed.has(`${name} ${model.id}`)).map(([alias, model]) => ({ alias, model }));

@@ -107,6 +107,8 @@ export interface ModelEntry {
   free_quota?: FreeQuota;
   price: TokenPrice | VideoPrice;
   video?: VideoSpec;
+  /** No longer serves new requests (since `date`, an ISO date); `replacement` names a model to use instead. */
+  retired?: { date: string; replacement?: string };
 }
 
 export interface Catalogue {

@@ -212,14 +212,14 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await message('over the rate')).status).to.equal(429);
     const chat = { model: 'sandbox/chat-model', messages: [{ role: 'user', content: 'hi' }] };
     expect((await p('POST', '/v1/chat/completions', { body: chat, headers: auth })).status).to.equal(429);
-    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(
-      429,
-    );
+    expect(
+      (await p('POST', '/v1/videos', { body: { model: 'sandbox/compatible-video', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status,
+    ).to.equal(429);
     expect((await a('PATCH', `/admin/v1/api-keys/${keyId}`, { body: { limits: { requests_per_minute: null } } })).status).to.equal(200);
     expect((await p('POST', '/v1/chat/completions', { body: { ...chat, max_tokens: 4096 }, headers: auth })).status).to.equal(402);
-    expect((await p('POST', '/v1/videos', { body: { model: 'sandbox/sora-2', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status).to.equal(
-      402,
-    );
+    expect(
+      (await p('POST', '/v1/videos', { body: { model: 'sandbox/compatible-video', prompt: 'x', seconds: 4, resolution: '720p' }, headers: auth })).status,
+    ).to.equal(402);
 
     await gateway.settled();
     await gateway.requestLogs(`customer_id=${customerId}`);

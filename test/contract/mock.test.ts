@@ -69,7 +69,11 @@ describe('npm run mock: Prism serves an example for every operation', function (
     const created = await client.videos.create({ model: 'sandbox/seedance', prompt: 'a cat', seconds: '4', size: '1280x720' });
     expect(posted).to.deep.equal(['multipart/form-data']);
     expect(created.id).to.match(/^vt_/);
-    const withReference = await client.videos.create({ model: 'sandbox/sora-2', prompt: 'a cat', input_reference: { image_url: 'https://example.com/a.png' } });
+    const withReference = await client.videos.create({
+      model: 'sandbox/compatible-video',
+      prompt: 'a cat',
+      input_reference: { image_url: 'https://example.com/a.png' },
+    });
     expect(withReference.id).to.match(/^vt_/);
     expect((await client.videos.retrieve(created.id)).object).to.equal('video');
     const page = await client.videos.list({ limit: 2 });

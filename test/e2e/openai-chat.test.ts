@@ -162,7 +162,7 @@ describe('official openai SDK: chat completions against the gateway and the simu
     expect(messagesModel).to.be.instanceOf(OpenAI.BadRequestError);
     expect(messagesModel).to.include({ code: 'wrong_endpoint', param: 'model' });
     expect(messagesModel.message).to.include('POST /v1/messages');
-    expect((await chatError('sandbox/sora-2')).message).to.include('POST /v1/videos');
+    expect((await chatError('sandbox/compatible-video')).message).to.include('POST /v1/videos');
 
     const anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
     const fromMessages = await anthropic.messages.create({ model: CHAT_MODEL, max_tokens: 10, messages: user('hi') }).then(

@@ -87,7 +87,7 @@ describe('official openai SDK: videos.create (multipart), retrieve until complet
   it('creates on OpenAI videos with size and input_reference, downloads the video and its thumbnail', async () => {
     const sora = gateway.simulators.get('sandbox-openai-videos') as OpenAIVideosSimulator;
     const created = await client.videos.create({
-      model: 'sandbox/sora-2',
+      model: 'sandbox/compatible-video',
       prompt: 'a wave [[sim queued_ms=0 running_ms=100]]',
       seconds: '8',
       size: '720x1280',

@@ -38,7 +38,7 @@ export function video(url: string, key: string, prompt: string) {
   return fetch(`${url}/v1/videos`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'sandbox/sora-2', prompt, seconds: 4, resolution: '720p' }),
+    body: JSON.stringify({ model: 'sandbox/compatible-video', prompt, seconds: 4, resolution: '720p' }),
   });
 }
 

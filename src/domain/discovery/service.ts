@@ -13,12 +13,21 @@ export interface DiscoveryService {
   findModel(caller: Caller | null, modelId: string): ResolvedModel | undefined;
   /** Like findModel, but also a model no enabled provider serves right now (its `routes` is empty). */
   findCatalogued(caller: Caller | null, modelId: string): ResolvedModel | undefined;
+  /** The retirement of the model a name stands for, if the caller may reach it and it is retired. */
+  retirement(caller: Caller | null, modelId: string): Retirement | undefined;
   serviceName(): string;
   currency(): string;
 }
 
+export interface Retirement {
+  model: string;
+  date: string;
+  replacement?: string;
+}
+
 export function canSee(caller: Caller | null, model: ResolvedModel): boolean {
   if (model.routes.length === 0) return false; // no enabled provider serves it
+  if (model.retired) return false; // its tasks still finish; nothing new starts
   return mayReach(caller, model);
 }
 
@@ -42,7 +51,11 @@ export function createDiscoveryService(deps: { catalogue: CatalogueStore }): Dis
     },
     findCatalogued(caller, modelId) {
       const model = deps.catalogue.current().named(modelId);
-      return model && mayReach(caller, model) ? model : undefined;
+      return model && mayReach(caller, model) && !model.retired ? model : undefined;
+    },
+    retirement(caller, modelId) {
+      const model = deps.catalogue.current().named(modelId);
+      return model?.retired && mayReach(caller, model) ? { model: model.id, ...model.retired } : undefined;
     },
     serviceName: () => deps.catalogue.current().serviceName,
     currency: () => deps.catalogue.current().currency,

@@ -27,7 +27,10 @@ export function createMessagesService(deps: { passthrough: Passthrough; discover
       if (typeof id !== 'string' || id === '')
         return { failure: passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.'), log: {} };
       const model = deps.discovery.findModel(request.caller, id);
-      if (!model) return { failure: passthroughFailures.modelNotFound(id.slice(0, 200)), log: {} };
+      if (!model) {
+        const retired = deps.discovery.retirement(request.caller, id);
+        return { failure: retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(id.slice(0, 200)), log: {} };
+      }
       if (model.group !== 'messages') return { failure: passthroughFailures.wrongEndpoint(model.id, model.group), log: { model: model.id } };
       const checked = inspectMessages(request.body, model.max_output_tokens, true);
       if (checked instanceof Failure) return { failure: checked, log: { model: model.id } };

@@ -51,7 +51,10 @@ export function createPassthrough(deps: PassthroughDeps) {
     if (typeof id !== 'string' || id === '')
       return passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.');
     const model = deps.discovery.findModel(request.caller, id);
-    if (!model) return passthroughFailures.modelNotFound(id.slice(0, 200));
+    if (!model) {
+      const retired = deps.discovery.retirement(request.caller, id);
+      return retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(id.slice(0, 200));
+    }
     if (model.group !== protocol.group) return passthroughFailures.wrongEndpoint(model.id, model.group);
     const routes = model.routes.filter((r) => protocol.providerProtocols.has(r.provider.protocol) && r.provider.baseUrl);
     if (routes.length === 0) return passthroughFailures.noProvider(model.id);

@@ -2,6 +2,7 @@
 // instead of the provider's answer. Status codes and wire shapes: src/http/errors.ts.
 import { sanitizeUpstreamMessage, upstreamErrorParts } from '../../providers/sanitize.ts';
 import type { UpstreamError } from '../../providers/types.ts';
+import type { Retirement } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 
 export enum PassthroughError {
@@ -31,6 +32,17 @@ const ENDPOINT_OF_GROUP: Record<string, string> = {
 export const passthroughFailures = {
   modelNotFound: (model: string, param: string | null = 'model') =>
     new Failure(PassthroughError.ModelNotFound, `The model \`${model}\` does not exist or you do not have access to it.`, { param }),
+  /**
+   * A retired model (catalogue `retired`) is not found, as the providers answer for their own
+   * retired models (404 `model_not_found`, Anthropic's `not_found_error`), with a message that
+   * says when it was retired and what to use instead.
+   */
+  modelRetired: (retired: Retirement, param: string | null = 'model') =>
+    new Failure(
+      PassthroughError.ModelNotFound,
+      `The model \`${retired.model}\` was retired on ${retired.date} and no longer accepts requests${retired.replacement ? `; use \`${retired.replacement}\` instead` : ''}.`,
+      { param },
+    ),
   wrongEndpoint: (model: string, group: string) =>
     new Failure(PassthroughError.WrongEndpoint, `\`${model}\` is a ${group} model: call ${ENDPOINT_OF_GROUP[group] ?? 'its own endpoint'} instead.`, {
       param: 'model',

@@ -14,6 +14,7 @@ import { keyLimitFailure } from '../limits/headers.ts';
 import type { Logger } from '../../logger.ts';
 import { videoLines } from '../../pricing/cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
+import { passthroughFailures } from '../passthrough/errors.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import type { Sink } from '../sink.ts';
@@ -83,7 +84,10 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
     async create({ caller, body, idempotencyKey }) {
       // A model the key may reach but no enabled provider serves is a 503, not a 404.
       const model = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
-      if (!model) return videoFailures.modelNotFound(String(body.model));
+      if (!model) {
+        const retired = typeof body.model === 'string' ? deps.discovery.retirement(caller, body.model) : undefined;
+        return retired ? passthroughFailures.modelRetired(retired) : videoFailures.modelNotFound(String(body.model));
+      }
       const video = model.video;
       if (model.group !== 'video' || !video) return videoFailures.notVideo(model.id, model.group);
       const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));

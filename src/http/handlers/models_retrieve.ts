@@ -8,7 +8,10 @@ export async function models_retrieve(ctx: RequestContext): Promise<Ok<PublicOpe
   const { discovery } = ctx.services;
   const modelId = ctx.params.model_id ?? '';
   const model = discovery.findModel(ctx.caller, modelId);
-  if (!model) return passthroughFailures.modelNotFound(modelId.slice(0, 200), null);
+  if (!model) {
+    const retired = discovery.retirement(ctx.caller, modelId);
+    return retired ? passthroughFailures.modelRetired(retired, null) : passthroughFailures.modelNotFound(modelId.slice(0, 200), null);
+  }
   // Asked by an alias, answered under that name: the client keeps using the name it knows.
   return { status: 200, body: modelToWire(model, discovery.serviceName(), modelId) };
 }

@@ -1,7 +1,8 @@
 // MiniMax video v2 (H3): POST /v2/video_generation with `content` items, GET /v2/query/video_generation/{id}.
 // Our reference_images become content items with role `reference_image` (at most 9); `watermark`
-// is H3's `aigc_watermark`. H3 has no sound switch and no cancel. Its `content.url` is signed
-// afresh by each query.
+// is H3's `aigc_watermark`. H3 has no sound switch. DELETE /v2/video_generation/{id} cancels a
+// queued task at no charge (and deletes a finished one's record: the domain polls first and only
+// cancels a task MiniMax still reports queued). Its `content.url` is signed afresh by each query.
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
@@ -74,8 +75,12 @@ export const minimaxAdapter: VideoAdapter = {
     const answer = await callJson(provider, 'GET', queryPath(upstreamId));
     return answer instanceof UpstreamError ? answer : parseMiniMaxTask(asRecord(answer.body.task));
   },
-  // H3 has no cancel API; the catalogue marks its plans not cancellable.
-  cancel: async () => 'refused',
+  async cancel(provider, upstreamId) {
+    // 200 {task_id, action: "cancelled"} for a queued task; a running or cancelled one is a 400.
+    const answer = await callJson(provider, 'DELETE', `/v2/video_generation/${encodeURIComponent(upstreamId)}`);
+    if (answer instanceof UpstreamError) return answer.status && answer.status < 500 && answer.status !== 429 ? 'refused' : answer;
+    return answer.body.action === 'cancelled' ? 'cancelled' : 'refused';
+  },
   variants: ['video'],
   async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
     // Each query signs a fresh content.url; an unknown or too old task is `invalid task_id` (400).

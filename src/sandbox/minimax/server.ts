@@ -1,4 +1,6 @@
-// A simulated MiniMax video v2 (H3) API: POST /v2/video_generation, GET /v2/query/video_generation/{id}.
+// A simulated MiniMax video v2 (H3) API: POST /v2/video_generation, GET /v2/query/video_generation/{id},
+// DELETE /v2/video_generation/{id} (cancels a queued task, deletes a finished one's record, refuses
+// a running or cancelled one with a 400).
 // Like the real API: exactly one text item, its resolutions, ratios and durations, errors as
 // {type: "error", error: {type, message, http_code}, request_id}, and a `content.url` that is signed
 // afresh by every query and expires (1 h unless `[[sim url_ttl_ms=N]]`).
@@ -116,6 +118,19 @@ export async function startMiniMaxSimulator(options: { queuedMs?: number; runnin
       }
       submissions.push(req.body);
       return { status: 200, body: { task_id: task.id, base_resp: { status_code: 0, status_msg: 'success' } } };
+    }
+    const target = /^\/v2\/video_generation\/([^/]+)$/.exec(req.path);
+    if (req.method === 'DELETE' && target) {
+      const doomed = book.tasks.get(decodeURIComponent(target[1]!));
+      if (!doomed) return minimaxError(400, 'invalid task_id', 2013);
+      const status = book.phase(doomed);
+      if (status === 'running' || status === 'cancelled') return minimaxError(400, `invalid params, a ${status} task cannot be cancelled or deleted`, 2013);
+      if (status === 'queued') {
+        doomed.cancelled = true;
+        return { status: 200, body: { task_id: doomed.id, action: 'cancelled', status: 'cancelled' } };
+      }
+      book.tasks.delete(doomed.id);
+      return { status: 200, body: { task_id: doomed.id, action: 'deleted', status: 'deleted' } };
     }
     const match = /^\/v2\/query\/video_generation\/([^/]+)$/.exec(req.path);
     const task = match ? book.tasks.get(decodeURIComponent(match[1]!)) : undefined;

@@ -34,7 +34,7 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
     const task = await fetch(`${gateway.url}/v1/videos`, {
       method: 'POST',
       headers: { authorization: `Bearer ${mine.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sandbox/sora-2', prompt: `a cat ${QUICK_VIDEO}`, seconds: 4, resolution: '720p' }),
+      body: JSON.stringify({ model: 'sandbox/compatible-video', prompt: `a cat ${QUICK_VIDEO}`, seconds: 4, resolution: '720p' }),
     });
     expect(task.status).to.equal(202);
     for (let i = 0; i < 20 && (await gateway.db('video_tasks').whereNull('billed_amount')).length > 0; i++) {
@@ -121,10 +121,10 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
     expect(row('sandbox/claude-sonnet')).to.include({ date: today, requests: 1, spend: '0.000000' }); // free quota
     expect(row('sandbox/claude-sonnet').input_tokens).to.be.greaterThan(0);
     expect(row('sandbox/chat-model').output_tokens).to.be.greaterThan(0);
-    expect(row('sandbox/sora-2')).to.include({ requests: 1, video_seconds: 4, spend: '0.400000' });
+    expect(row('sandbox/compatible-video')).to.include({ requests: 1, video_seconds: 4, spend: '0.400000' });
     expect(row('nobody/nothing')).to.equal(undefined);
     expect(usage.total_spend).to.equal((await gateway.wallet(mine.customerId)).debits);
-    expect((await get(theirs.key, `/v1/usage?start_date=${today}`)).body.data.find((r: any) => r.model === 'sandbox/sora-2')).to.equal(undefined);
+    expect((await get(theirs.key, `/v1/usage?start_date=${today}`)).body.data.find((r: any) => r.model === 'sandbox/compatible-video')).to.equal(undefined);
     expect((await get(mine.key, '/v1/usage?start_date=2026-02-01&end_date=2026-01-01')).status).to.equal(400);
     expect((await get(mine.key, '/v1/usage?start_date=2020-01-01&end_date=2026-01-01')).body.error.code).to.equal('invalid_date_range');
   });

@@ -98,7 +98,7 @@ describe('video content: GET /v1/videos/{task_id}/content streams the providerâ€
   });
 
   it('OpenAI videos: the providerâ€™s /content with our credential, for each variant it makes', async () => {
-    const { id, upstreamId } = await completed({ model: 'sandbox/sora-2', prompt: `a ${QUICK}`, seconds: 4 });
+    const { id, upstreamId } = await completed({ model: 'sandbox/compatible-video', prompt: `a ${QUICK}`, seconds: 4 });
     const video = await v.content(id);
     expect(video.headers.get('content-type')).to.equal('video/mp4');
     expect((await bytesOf(video)).equals(sora.contentBytes(upstreamId))).to.equal(true);

@@ -26,14 +26,14 @@ describe('video tasks in the OpenAI SDK shape: create, retrieve, list, statuses'
   });
 
   it('create answers the platform id as id and task_id; retrieve answers the OpenAI video object; request ids', async () => {
-    const created = await v.create({ model: 'sandbox/sora-2', prompt: `a calico cat ${QUICK}`, seconds: '8', size: '720x1280' });
+    const created = await v.create({ model: 'sandbox/compatible-video', prompt: `a calico cat ${QUICK}`, seconds: '8', size: '720x1280' });
     expect(created.status).to.equal(202);
     expect(created.body.id).to.match(/^vt_/).and.equal(created.body.task_id);
     expect(Object.keys(created.body)).to.have.members(['task_id', 'id']);
     const body = (await v.get(created.body.id)).body;
     expect(body).to.deep.include({
       object: 'video',
-      model: 'sandbox/sora-2',
+      model: 'sandbox/compatible-video',
       status: 'queued',
       task_status: 'queued',
       progress: 0,

@@ -116,7 +116,7 @@ describe('video create options: mapped for the provider or refused, never droppe
     expect(minimax.submissions.at(-1)!.content).to.deep.equal([{ type: 'text', text: 'a dancer\non a roof' }]); // H3 takes exactly one
 
     await v.create({
-      model: 'sandbox/sora-2',
+      model: 'sandbox/compatible-video',
       content: [
         { type: 'text', text: 'a wave' },
         { type: 'text', text: 'at night' },
@@ -127,13 +127,18 @@ describe('video create options: mapped for the provider or refused, never droppe
   });
 
   it('OpenAI videos: size as is, priced at its tier; an image becomes input_reference; what Sora cannot take is refused', async () => {
-    await v.create({ model: 'sandbox/sora-2', prompt: 'a', size: '1792x1024', seconds: 4 });
+    await v.create({ model: 'sandbox/compatible-video', prompt: 'a', size: '1792x1024', seconds: 4 });
     expect(sora.submissions.at(-1)).to.deep.equal({ model: 'sora-2', prompt: 'a', seconds: '4', size: '1792x1024' });
     expect((await wallet()).reserved).to.equal('1.200000'); // 4 s x 0.30 at 1024p
-    await v.create({ model: 'sandbox/sora-2', prompt: 'b', seconds: 4, content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] });
+    await v.create({
+      model: 'sandbox/compatible-video',
+      prompt: 'b',
+      seconds: 4,
+      content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }],
+    });
     expect(sora.submissions.at(-1)).to.deep.include({ size: '1280x720', input_reference: { image_url: 'https://example.com/a.png' } });
     const form = await v.createForm([
-      ['model', 'sandbox/sora-2'],
+      ['model', 'sandbox/compatible-video'],
       ['prompt', 'c'],
       ['seconds', '8'],
       ['size', '720x1280'],
@@ -148,22 +153,26 @@ describe('video create options: mapped for the provider or refused, never droppe
       input_reference: { image_url: 'https://example.com/b.png' },
     });
 
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', generate_audio: true }, 'generate_audio', 'sandbox/sora-2 does not take generate_audio');
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', generate_audio: false }, 'generate_audio', 'sandbox/sora-2');
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', watermark: false }, 'watermark', 'sandbox/sora-2 does not take watermark');
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', size: '1920x1080' }, 'size', 'sandbox/sora-2 takes the sizes');
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', resolution: '1024p', ratio: '16:9' }, 'ratio', 'takes the ratios 7:4, 4:7 at 1024p');
-    const two = [1, 2].map((n) => ({ type: 'image_url', image_url: { url: `https://example.com/${n}.png` } }));
-    await expectRefused({ model: 'sandbox/sora-2', prompt: 'a', content: two }, 'content', 'sandbox/sora-2 takes at most 1 image input');
     await expectRefused(
-      { model: 'sandbox/sora-2', prompt: 'a', content: [{ ...two[0], role: 'last_frame' }] },
+      { model: 'sandbox/compatible-video', prompt: 'a', generate_audio: true },
+      'generate_audio',
+      'sandbox/compatible-video does not take generate_audio',
+    );
+    await expectRefused({ model: 'sandbox/compatible-video', prompt: 'a', generate_audio: false }, 'generate_audio', 'sandbox/compatible-video');
+    await expectRefused({ model: 'sandbox/compatible-video', prompt: 'a', watermark: false }, 'watermark', 'sandbox/compatible-video does not take watermark');
+    await expectRefused({ model: 'sandbox/compatible-video', prompt: 'a', size: '1920x1080' }, 'size', 'sandbox/compatible-video takes the sizes');
+    await expectRefused({ model: 'sandbox/compatible-video', prompt: 'a', resolution: '1024p', ratio: '16:9' }, 'ratio', 'takes the ratios 7:4, 4:7 at 1024p');
+    const two = [1, 2].map((n) => ({ type: 'image_url', image_url: { url: `https://example.com/${n}.png` } }));
+    await expectRefused({ model: 'sandbox/compatible-video', prompt: 'a', content: two }, 'content', 'sandbox/compatible-video takes at most 1 image input');
+    await expectRefused(
+      { model: 'sandbox/compatible-video', prompt: 'a', content: [{ ...two[0], role: 'last_frame' }] },
       'content[0].role',
-      'sandbox/sora-2 takes image_url inputs in the roles first_frame',
+      'sandbox/compatible-video takes image_url inputs in the roles first_frame',
     );
     await expectRefused(
-      { model: 'sandbox/sora-2', prompt: 'a', reference_images: [{ url: 'https://example.com/r.png' }] },
+      { model: 'sandbox/compatible-video', prompt: 'a', reference_images: [{ url: 'https://example.com/r.png' }] },
       'reference_images',
-      'sandbox/sora-2',
+      'sandbox/compatible-video',
     );
     expect(sora.submissions).to.have.length(3);
   });

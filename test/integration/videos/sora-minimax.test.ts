@@ -51,7 +51,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   it('Sora: size from tier and ratio; the completed task object (seconds, size) is the delivery, never a download', async () => {
     const sora = gateway.simulators.get('sandbox-openai-videos') as OpenAIVideosSimulator;
     const created = await create({
-      model: 'sandbox/sora-2',
+      model: 'sandbox/compatible-video',
       prompt: `a wave ${QUICK} [[sim duration=12 size=1792x1024]]`,
       seconds: 8,
       resolution: '720p',
@@ -67,11 +67,11 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     // The content endpoint answers bytes, and is never read to settle: only the task object is.
     expect(sora.exchanges.filter((e) => e.path.includes('/content'))).to.deep.equal([]);
 
-    const unconfirmed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim no_duration]]`, seconds: 4 });
+    const unconfirmed = await create({ model: 'sandbox/compatible-video', prompt: `x ${QUICK} [[sim no_duration]]`, seconds: 4 });
     const held = await finish(unconfirmed.body.task_id);
     expect(held.task_status).to.equal('review');
     expect(held.error.code).to.equal('no_duration');
-    const failed = await create({ model: 'sandbox/sora-2', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
+    const failed = await create({ model: 'sandbox/compatible-video', prompt: `x ${QUICK} [[sim fail]]`, seconds: 4 });
     expect((await finish(failed.body.task_id)).task_status).to.equal('failed');
     const cancel = await fetch(`${gateway.url}/v1/videos/${unconfirmed.body.task_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(cancel.status).to.equal(409);
@@ -81,7 +81,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
 
   const cases = [
     {
-      model: 'sandbox/sora-2',
+      model: 'sandbox/compatible-video',
       resolution: '720p',
       oldPrice: 'per_second: {720p: "0.10", 1024p: "0.30"}',
       newPrice: 'per_second: {720p: "0.90", 1024p: "0.30"}',
@@ -114,6 +114,29 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
       expect(task.billing).to.deep.include({ amount: c.bill, seconds: 4, resolution: c.resolution, price_version: 1 });
     });
   }
+
+  it('H3: a queued task is cancelled upstream with its hold released at once; a running one is refused (409) and billed', async () => {
+    const minimax = gateway.simulators.get('sandbox-minimax') as MiniMaxSimulator;
+    const queued = await create({ model: 'sandbox/h3', prompt: 'x [[sim queued_ms=60000]]', seconds: 5, resolution: '768P' });
+    expect(queued.status).to.equal(202);
+    expect(await wallet()).to.include({ reserved: '0.400000' }); // 5 s x 0.08
+    const cancelled = await fetch(`${gateway.url}/v1/videos/${queued.body.task_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    expect(cancelled.status).to.equal(200);
+    expect(((await cancelled.json()) as any).task_status).to.equal('cancelled');
+    expect(await wallet()).to.include({ reserved: '0.000000', debits: '0.000000' });
+    const { upstream_task_id: upstreamId } = await gateway.db('video_tasks').where({ id: queued.body.task_id }).first();
+    const deletes = minimax.exchanges.filter((e) => e.method === 'DELETE').map((e) => [e.path, e.status, e.body]);
+    expect(deletes).to.deep.equal([[`/v2/video_generation/${upstreamId}`, 200, { task_id: upstreamId, action: 'cancelled', status: 'cancelled' }]]);
+
+    const running = await create({ model: 'sandbox/h3', prompt: 'x [[sim queued_ms=0 running_ms=400]]', seconds: 5, resolution: '768P' });
+    await new Promise((r) => setTimeout(r, 50));
+    const refused = await fetch(`${gateway.url}/v1/videos/${running.body.task_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    expect(refused.status).to.equal(409);
+    expect(((await refused.json()) as any).error.code).to.equal('cancel_refused');
+    const task = await finish(running.body.task_id);
+    expect(task.task_status).to.equal('completed');
+    expect(await wallet()).to.include({ reserved: '0.000000', debits: '0.400000' });
+  });
 
   it('H3: reference_images become reference_image content items, settled by output seconds at the tier', async () => {
     const minimax = gateway.simulators.get('sandbox-minimax') as MiniMaxSimulator;

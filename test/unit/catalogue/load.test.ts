@@ -111,6 +111,21 @@ describe('catalogue parsing', () => {
     expect(parseCatalogue(stringify(c), 'c.yaml').ok).to.equal(true);
   });
 
+  it('takes a retirement with an ISO date, and a replacement only if it is a live model of the same group', () => {
+    const c = base() as any;
+    c.models.push({ ...c.models[0], id: 'a/old', retired: { date: '2026-09-24', replacement: 'a/m' } });
+    expect(parseCatalogue(stringify(c), 'c.yaml').ok).to.equal(true);
+    c.models[2].retired = { date: '24.09.2026' };
+    expect(errorsOf(c)).to.include('models.2.retired.date must match format "date"');
+    c.models[2].retired = { date: '2026-09-24', replacement: 'a/nothing' };
+    expect(errorsOf(c)).to.include('models.2 (a/old).retired.replacement: unknown model "a/nothing"');
+    c.models[2].retired.replacement = 'v/m';
+    expect(errorsOf(c)).to.include('models.2 (a/old).retired.replacement: "v/m" is a video model, not messages');
+    c.models[0].retired = { date: '2026-10-01' };
+    c.models[2].retired.replacement = 'a/m';
+    expect(errorsOf(c)).to.include('models.2 (a/old).retired.replacement: "a/m" is retired too');
+  });
+
   it('keeps messages models on anthropic providers and reference images with image_url', () => {
     const c = base() as any;
     c.models[0].routes = [{ provider: 'v' }];
@@ -209,7 +224,7 @@ describe('catalogue parsing', () => {
       'sandbox/claude-sonnet',
       'sandbox/claude-haiku',
       'sandbox/chat-model',
-      'sandbox/sora-2',
+      'sandbox/compatible-video',
       'sandbox/seedance',
       'sandbox/h3',
     ]);
