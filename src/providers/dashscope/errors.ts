@@ -30,7 +30,9 @@ export function submitRefusal(error: UpstreamError): UpstreamError {
     new UpstreamError('status', retryable, status, body, error.upstreamRequestId, error.headers);
   if (error.status === 429 || code === 'Throttling' || code?.startsWith('Throttling.'))
     return again(429, true, openaiError('The provider account is at its limit of concurrent tasks; retry later.', 'rate_limit_error', 'provider_concurrency'));
-  if (code === 'Arrearage') return again(503, false, openaiError('The provider account cannot take tasks now (billing).', 'api_error', 'provider_account'));
+  // For the operator's logs: the code, not DashScope's text. The domain answers the customer 502.
+  if (code === 'Arrearage')
+    return again(503, false, openaiError('The provider account is in arrears (DashScope Arrearage) and takes no tasks.', 'api_error', 'provider_account'));
   if (error.status === 400)
     // Without its final period: the domain ends the sentence it quotes this in.
     return again(

@@ -182,8 +182,9 @@ describe('DashScope (Wan) adapter: refusals on submit', () => {
   it('arrears are a provider-account failure, not forwarded; invalid parameters stay a 400 with DashScope’s message', () => {
     const arrears = refusal(400, 'Arrearage', 'Access denied, plesase make sure your account is in good standing.');
     expect(arrears).to.include({ status: 503, retryable: false });
-    expect(arrears.body).to.not.include('Arrearage').and.not.include('plesase');
-    expect(JSON.parse(arrears.body!).error.code).to.equal('provider_account');
+    expect(JSON.parse(arrears.body!)).to.deep.equal({
+      error: { message: 'The provider account is in arrears (DashScope Arrearage) and takes no tasks.', type: 'api_error', code: 'provider_account' },
+    });
     const invalid = refusal(400, 'InvalidParameter', 'The parameter `parameters.duration` is out of range: 40.');
     expect(invalid).to.include({ status: 400, retryable: false });
     expect(JSON.parse(invalid.body!).error).to.deep.include({ message: 'The parameter `parameters.duration` is out of range: 40', code: 'InvalidParameter' });
