@@ -4,7 +4,7 @@
 // dropped. The adapters (src/providers/*) map exactly these.
 import type { ProviderProtocol, VideoSpec } from './types.ts';
 
-export type VideoProtocol = Extract<ProviderProtocol, 'openai-videos' | 'ark-video' | 'minimax-video-v2'>;
+export type VideoProtocol = Extract<ProviderProtocol, 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video'>;
 
 export interface VideoProtocolTraits {
   /** The upstream takes a pixel size only (no tier, no ratio): its models must list `sizes`. */
@@ -64,6 +64,20 @@ export const VIDEO_PROTOCOL_TRAITS: Record<VideoProtocol, VideoProtocolTraits> =
     resolutions: ['480P', '768P', '1080P', '2K'],
     ratios: RATIOS,
     seconds: [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+  },
+  // POST /api/v1/services/aigc/video-generation/video-synthesis (Wan 2.7 and 3.0): input.prompt,
+  // input.media [{type, url}], parameters.resolution 480P|720P|1080P, ratio, duration, watermark.
+  // Wan 2.7 takes 2-15 s at 720P or 1080P, Wan 3.0 2-30 s from 480P; no sound switch (sound is on).
+  'dashscope-video': {
+    sizeOnly: false,
+    audio: false,
+    watermark: true,
+    referenceImages: true,
+    contentTypes: ['text', 'image_url', 'video_url', 'audio_url'],
+    imageRoles: FRAME_AND_REFERENCE,
+    resolutions: ['480p', '720p', '1080p'],
+    ratios: ['16:9', '9:16', '1:1', '4:3', '3:4'],
+    seconds: Array.from({ length: 29 }, (_, i) => i + 2),
   },
 };
 

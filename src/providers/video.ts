@@ -46,6 +46,14 @@ export interface VideoPoll {
   deliveryConfirmed?: boolean;
   /** When the provider stops serving the files (unix seconds), when it says or documents it. */
   expiresAt?: number | null;
+  /**
+   * The tier is the provider's own metering (DashScope's `usage.SR`), not a description of the
+   * file: one other than the tier priced at acceptance is contradictory usage, and the task goes
+   * to review instead of being charged at either tier.
+   */
+  meteredTier?: boolean;
+  /** The provider's usage contradicts itself (why, for the operator): the task goes to review. */
+  contradiction?: string;
   error: { code: string; message: string } | undefined;
   /** The upstream's result object, as received. */
   raw: Record<string, unknown>;

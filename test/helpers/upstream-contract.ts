@@ -20,7 +20,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
-export type UpstreamApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2';
+export type UpstreamApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2' | 'dashscope-video';
 export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions';
 
 interface ApiRules {
@@ -69,6 +69,7 @@ const STRICTNESS: Record<UpstreamApi, ApiRules> = {
   },
   'ark-video-tasks': { file: 'ark-video-tasks.yaml', closedRequests: [], discriminator: true },
   'minimax-video-v2': { file: 'minimax-video-v2.yaml', closedRequests: [], discriminator: true },
+  'dashscope-video': { file: 'dashscope-video.yaml', closedRequests: [], discriminator: false },
 };
 
 const UPSTREAM_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi/upstream');

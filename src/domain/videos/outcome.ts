@@ -66,7 +66,10 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
       });
       return;
     case 'unknown':
-      return toReview(deps, task, 'unknown_status', `The provider reports a status the gateway does not know: ${poll.upstreamStatus}.`, seen);
+      // An adapter may explain a status it knows to be undecidable (DashScope's UNKNOWN).
+      return poll.error
+        ? toReview(deps, task, poll.error.code, poll.error.message, seen)
+        : toReview(deps, task, 'unknown_status', `The provider reports a status the gateway does not know: ${poll.upstreamStatus}.`, seen);
     case 'completed': {
       // Charge only for confirmed output: an asset, a duration and a priced tier.
       const seconds = billedSeconds(poll.deliveredSeconds);
@@ -74,6 +77,9 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
       const perSecond = tier ? task.price.per_second[tier] : undefined;
       if (!poll.assetUrl && !poll.deliveryConfirmed) return toReview(deps, task, 'no_asset', 'The provider reports success but delivered no video URL.', seen);
       if (seconds === undefined) return toReview(deps, task, 'no_duration', 'The provider did not report the delivered duration.', seen);
+      if (poll.contradiction) return toReview(deps, task, 'contradictory_usage', poll.contradiction, seen);
+      if (poll.meteredTier && tier !== undefined && tier !== task.request.resolution)
+        return toReview(deps, task, 'contradictory_usage', `The provider metered the tier ${tier}; the task was priced at ${task.request.resolution}.`, seen);
       if (!perSecond) return toReview(deps, task, 'unpriced_tier', `The delivered resolution ${tier ?? '(none)'} has no price.`, seen);
       // With the customer named, settles of one wallet share a statement and a commit: the poller
       // settles many tasks of one customer at once, and alone each would wait on the wallet row.
