@@ -19,9 +19,11 @@ export async function callJson(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
+  /** The Authorization header, when the provider's is not `Bearer <credential>` (a signed token). */
+  authorization?: string,
 ): Promise<JsonAnswer | UpstreamError> {
   if (!provider.baseUrl) return new UpstreamError('connect', true);
-  const headers: Record<string, string> = { authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json' };
+  const headers: Record<string, string> = { authorization: authorization ?? `Bearer ${provider.credential() ?? ''}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   // No signal: a task call has no client to go away; only its own timeouts end it.
   const call = taskClient(provider)(joinUrl(provider.baseUrl, path), {

@@ -3,6 +3,7 @@
 import type { ProviderProtocol } from '../catalogue/types.ts';
 import { anthropicProtocol } from './anthropic/index.ts';
 import { arkProtocol } from './ark/index.ts';
+import { klingProtocol } from './kling/index.ts';
 import { minimaxProtocol } from './minimax/index.ts';
 import { openaiChatProtocol } from './openai-chat/index.ts';
 import { openaiVideosProtocol } from './openai-videos/index.ts';
@@ -14,4 +15,5 @@ export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   'ark-video': arkProtocol,
   'openai-videos': openaiVideosProtocol,
   'minimax-video-v2': minimaxProtocol,
+  'kling-video': klingProtocol,
 };
