@@ -60,6 +60,7 @@ const CONTRACTS: Record<string, UpstreamApi> = {
   'openai-videos': 'openai-videos',
   'ark-video': 'ark-video-tasks',
   'minimax-video-v2': 'minimax-video-v2',
+  'kling-video': 'kling-video',
 };
 
 /** Problems of one exchange with a simulated upstream, as the contract names them. */
