@@ -3,8 +3,8 @@
 import type { EgressProxy } from '../shared/egress-proxy.ts';
 
 export type ModelGroup = 'messages' | 'chat' | 'video';
-export type ProviderProtocol = 'anthropic' | 'openai-chat' | 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video';
-export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 'ark-video', 'minimax-video-v2', 'dashscope-video']);
+export type ProviderProtocol = 'anthropic' | 'openai-chat' | 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video';
+export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 'ark-video', 'minimax-video-v2', 'dashscope-video', 'kling-video']);
 
 export interface ProviderTimeouts {
   connect_ms?: number;

@@ -4,7 +4,7 @@
 // dropped. The adapters (src/providers/*) map exactly these.
 import type { ProviderProtocol, VideoSpec } from './types.ts';
 
-export type VideoProtocol = Extract<ProviderProtocol, 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video'>;
+export type VideoProtocol = Extract<ProviderProtocol, 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video'>;
 
 export interface VideoProtocolTraits {
   /** The upstream takes a pixel size only (no tier, no ratio): its models must list `sizes`. */
@@ -78,6 +78,22 @@ export const VIDEO_PROTOCOL_TRAITS: Record<VideoProtocol, VideoProtocolTraits> =
     resolutions: ['480p', '720p', '1080p'],
     ratios: ['16:9', '9:16', '1:1', '4:3', '3:4'],
     seconds: Array.from({ length: 29 }, (_, i) => i + 2),
+  },
+  // POST /v1/videos/text2video (prompt, aspect_ratio) or /v1/videos/image2video (image = first
+  // frame, image_tail = last frame; the image decides the ratio), mode std | pro as the priced
+  // tier, duration "3".."15", sound on/off. No watermark switch offered: the watermarked copy
+  // is a second URL the gateway would have to choose between.
+  'kling-video': {
+    sizeOnly: false,
+    audio: true,
+    watermark: false,
+    referenceImages: false,
+    contentTypes: ['text', 'image_url'],
+    imageRoles: ['first_frame', 'last_frame'],
+    maxImages: 2,
+    resolutions: ['std', 'pro'],
+    ratios: ['16:9', '9:16', '1:1'],
+    seconds: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
   },
 };
 

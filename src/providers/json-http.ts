@@ -19,11 +19,11 @@ export async function callJson(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
-  /** Headers a provider needs beside these (DashScope's `X-DashScope-Async`). */
+  /** Headers a provider needs beside or instead of these (DashScope's `X-DashScope-Async`, Kling's signed `authorization`). */
   extraHeaders: Record<string, string> = {},
 ): Promise<JsonAnswer | UpstreamError> {
   if (!provider.baseUrl) return new UpstreamError('connect', true);
-  const headers: Record<string, string> = { ...extraHeaders, authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json' };
+  const headers: Record<string, string> = { authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json', ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   // No signal: a task call has no client to go away; only its own timeouts end it.
   const call = taskClient(provider)(joinUrl(provider.baseUrl, path), {

@@ -4,6 +4,7 @@ import type { ProviderProtocol } from '../catalogue/types.ts';
 import { anthropicProtocol } from './anthropic/index.ts';
 import { arkProtocol } from './ark/index.ts';
 import { dashscopeProtocol } from './dashscope/index.ts';
+import { klingProtocol } from './kling/index.ts';
 import { minimaxProtocol } from './minimax/index.ts';
 import { openaiChatProtocol } from './openai-chat/index.ts';
 import { openaiVideosProtocol } from './openai-videos/index.ts';
@@ -16,4 +17,5 @@ export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   'openai-videos': openaiVideosProtocol,
   'minimax-video-v2': minimaxProtocol,
   'dashscope-video': dashscopeProtocol,
+  'kling-video': klingProtocol,
 };

@@ -13,12 +13,19 @@ export type { RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
  * its got instance (task-client.ts), telling `observer` about its calls.
  */
 export function resolveProviders(entries: readonly ProviderEntry[], options: RegistryOptions, observer: TaskCallObserver = {}): Map<string, ResolvedProvider> {
-  const enabled = enabledProviders(entries, options);
+  const refusals: Array<{ provider: string; variable: string; problem: string }> = [];
+  const enabled = enabledProviders(entries, options, refusals);
   for (const provider of enabled.values()) if (PROTOCOLS[provider.protocol].video) attachTaskClient(provider, observer);
+  for (const { provider, variable, problem } of refusals)
+    observer.logger?.error({ provider, credential_env: variable }, `provider disabled: ${variable} ${problem}`);
   return enabled;
 }
 
-function enabledProviders(entries: readonly ProviderEntry[], options: RegistryOptions): Map<string, ResolvedProvider> {
+function enabledProviders(
+  entries: readonly ProviderEntry[],
+  options: RegistryOptions,
+  refusals: Array<{ provider: string; variable: string; problem: string }>,
+): Map<string, ResolvedProvider> {
   const enabled = new Map<string, ResolvedProvider>();
   for (const entry of entries) {
     const timeouts = { ...PROTOCOLS[entry.protocol].timeouts, ...entry.timeouts };
@@ -30,6 +37,12 @@ function enabledProviders(entries: readonly ProviderEntry[], options: RegistryOp
     }
     const variable = entry.credential_env ?? '';
     if (!options.env[variable]) continue;
+    // A credential of the wrong shape (Kling's ACCESS_KEY:SECRET_KEY) would fail every call: refused now, said once per load.
+    const problem = PROTOCOLS[entry.protocol].credentialProblem?.(options.env[variable]!);
+    if (problem) {
+      refusals.push({ provider: entry.id, variable, problem });
+      continue;
+    }
     enabled.set(entry.id, {
       id: entry.id,
       protocol: entry.protocol,

@@ -2,6 +2,7 @@ import type { ProviderProtocol } from '../catalogue/types.ts';
 import { startAnthropicSimulator } from './anthropic/server.ts';
 import { startArkSimulator } from './ark/server.ts';
 import { startDashScopeSimulator } from './dashscope/server.ts';
+import { startKlingSimulator } from './kling/server.ts';
 import { startMiniMaxSimulator } from './minimax/server.ts';
 import { startOpenAIChatSimulator } from './openai-chat/server.ts';
 import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
@@ -18,6 +19,7 @@ export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<
   'openai-videos': () => startOpenAIVideosSimulator(),
   'minimax-video-v2': () => startMiniMaxSimulator(),
   'dashscope-video': () => startDashScopeSimulator(),
+  'kling-video': () => startKlingSimulator(),
 };
 
 /** Starts one simulator per sandbox provider and returns their base URLs by provider id. */

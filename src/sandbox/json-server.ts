@@ -22,7 +22,8 @@ export interface JsonAnswer {
   offContract?: boolean;
 }
 
-export type JsonRoute = (request: JsonRequest) => JsonAnswer;
+/** A route may answer later (a simulator that verifies a signature with an async library). */
+export type JsonRoute = (request: JsonRequest) => JsonAnswer | Promise<JsonAnswer>;
 
 /** One request and its answer, as the contracts see them (bytes as a placeholder). */
 export interface Exchange {
@@ -61,7 +62,7 @@ export async function serveJson(route: JsonRoute, options: { basePath?: string }
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       let body: Record<string, unknown> = {};
       try {
         body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
@@ -70,7 +71,7 @@ export async function serveJson(route: JsonRoute, options: { basePath?: string }
       }
       const url = new URL(req.url ?? '/', 'http://sim');
       const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : `/..${url.pathname}`;
-      const answer = route({ method: req.method ?? 'GET', path, query: url.searchParams, headers: req.headers, body });
+      const answer = await route({ method: req.method ?? 'GET', path, query: url.searchParams, headers: req.headers, body });
       const streamed = answer.body instanceof Readable;
       const bytes = streamed || Buffer.isBuffer(answer.body);
       const contentType = answer.headers?.['content-type'] ?? 'application/json';

@@ -20,7 +20,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
-export type UpstreamApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2' | 'dashscope-video';
+export type UpstreamApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video';
 export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions';
 
 interface ApiRules {
@@ -70,6 +70,13 @@ const STRICTNESS: Record<UpstreamApi, ApiRules> = {
   'ark-video-tasks': { file: 'ark-video-tasks.yaml', closedRequests: [], discriminator: true },
   'minimax-video-v2': { file: 'minimax-video-v2.yaml', closedRequests: [], discriminator: true },
   'dashscope-video': { file: 'dashscope-video.yaml', closedRequests: [], discriminator: false },
+  'kling-video': {
+    file: 'kling-video.yaml',
+    // No first-party statement either way; the simulator refuses undocumented fields (code 1201), so both creates are closed.
+    closedRequests: ['POST /v1/videos/text2video', 'POST /v1/videos/image2video'],
+    errorSchema: '#/components/schemas/ErrorResponse',
+    discriminator: false,
+  },
 };
 
 const UPSTREAM_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi/upstream');

@@ -61,6 +61,7 @@ const CONTRACTS: Record<string, UpstreamApi> = {
   'ark-video': 'ark-video-tasks',
   'minimax-video-v2': 'minimax-video-v2',
   'dashscope-video': 'dashscope-video',
+  'kling-video': 'kling-video',
 };
 
 /** Problems of one exchange with a simulated upstream, as the contract names them. */
