@@ -20,7 +20,8 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
-export type UpstreamApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video';
+export type UpstreamApi =
+  'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video';
 export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions';
 
 interface ApiRules {
