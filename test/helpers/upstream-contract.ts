@@ -20,7 +20,15 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
-export type UpstreamApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2';
+export type UpstreamApi =
+  | 'anthropic-messages'
+  | 'openai-chat-completions'
+  | 'openai-videos'
+  | 'ark-video-tasks'
+  | 'minimax-video-v2'
+  | 'vertex-veo'
+  | 'google-cloud-storage'
+  | 'google-oauth2-token';
 export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions';
 
 interface ApiRules {
@@ -69,6 +77,11 @@ const STRICTNESS: Record<UpstreamApi, ApiRules> = {
   },
   'ark-video-tasks': { file: 'ark-video-tasks.yaml', closedRequests: [], discriminator: true },
   'minimax-video-v2': { file: 'minimax-video-v2.yaml', closedRequests: [], discriminator: true },
+  // Both request messages are closed in the document itself (`additionalProperties: false`):
+  // Google's JSON transcoding refuses unknown names of a proto message.
+  'vertex-veo': { file: 'vertex-veo.yaml', closedRequests: [], discriminator: false },
+  'google-cloud-storage': { file: 'google-cloud-storage.yaml', closedRequests: [], discriminator: false },
+  'google-oauth2-token': { file: 'google-oauth2-token.yaml', closedRequests: [], discriminator: false },
 };
 
 const UPSTREAM_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi/upstream');
@@ -181,7 +194,14 @@ function load(name: UpstreamApi): LoadedApi {
     for (const method of METHODS) {
       if (!item[method]) continue;
       const segments = template.split('/');
-      const pattern = new RegExp(`^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`);
+      // A `{param}` is one segment, or the part of one before a custom method (`{model}:predictLongRunning`).
+      const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+      const segment = (text: string) =>
+        text
+          .split(/(\{[^}]+\})/)
+          .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+?' : literal(part)))
+          .join('');
+      const pattern = new RegExp(`^${segments.map(segment).join('/')}$`);
       routes.push({
         method: method.toUpperCase(),
         template,
