@@ -14,21 +14,31 @@ export interface JsonAnswer {
 /** A task status is small: an answer past this is not one. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/**
+ * `bearer`: a token the adapter obtained (an OAuth access token), sent instead of the provider's
+ * credential. `idempotent`: a POST that only reads (Vertex's fetchPredictOperation), retried like a poll.
+ */
+export interface CallOptions {
+  bearer?: string;
+  idempotent?: boolean;
+}
+
 export async function callJson(
   provider: ResolvedProvider,
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
+  options: CallOptions = {},
 ): Promise<JsonAnswer | UpstreamError> {
   if (!provider.baseUrl) return new UpstreamError('connect', true);
-  const headers: Record<string, string> = { authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json' };
+  const headers: Record<string, string> = { authorization: `Bearer ${options.bearer ?? provider.credential() ?? ''}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   // No signal: a task call has no client to go away; only its own timeouts end it.
   const call = taskClient(provider)(joinUrl(provider.baseUrl, path), {
     method,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    ...(method === 'GET' ? { retry: POLL_RETRY } : {}),
+    ...(method === 'GET' ? { retry: POLL_RETRY } : options.idempotent ? { retry: { ...POLL_RETRY, methods: [method] } } : {}),
     responseType: 'text',
   });
   // Returns the call itself (awaited below), for chaining.

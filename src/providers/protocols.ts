@@ -7,6 +7,7 @@ import { minimaxProtocol } from './minimax/index.ts';
 import { openaiChatProtocol } from './openai-chat/index.ts';
 import { openaiVideosProtocol } from './openai-videos/index.ts';
 import type { ProtocolModule } from './protocol.ts';
+import { vertexVeoProtocol } from './vertex-veo/index.ts';
 
 export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   anthropic: anthropicProtocol,
@@ -14,4 +15,5 @@ export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   'ark-video': arkProtocol,
   'openai-videos': openaiVideosProtocol,
   'minimax-video-v2': minimaxProtocol,
+  'vertex-veo': vertexVeoProtocol,
 };
