@@ -11,6 +11,8 @@ import type { ResolvedProvider } from '../registry.ts';
 import { UpstreamError } from '../types.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+/** The longest one token request may take (each of the library's attempts). */
+const TOKEN_TIMEOUT_MS = 15_000;
 /** Where google-auth-library 10 sends every service-account token request, whatever the key says. */
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
@@ -58,7 +60,14 @@ export function parseServiceAccountKey(credential: string): ServiceAccountKey {
  * `aud` stays Google's token URL, as Google documents it always is.
  */
 export function tokenClient(key: ServiceAccountKey): JWT {
-  const client = new JWT({ email: key.client_email, key: key.private_key, keyId: key.private_key_id, scopes: [SCOPE] });
+  const client = new JWT({
+    email: key.client_email,
+    key: key.private_key,
+    keyId: key.private_key_id,
+    scopes: [SCOPE],
+    // A token request that hangs must not hold a submission or a download forever (gaxios waits unbounded by default).
+    transporterOptions: { timeout: TOKEN_TIMEOUT_MS },
+  });
   const tokenUri = key.token_uri;
   if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
     client.transporter.interceptors.request.add({
