@@ -182,7 +182,7 @@ export interface paths {
         };
         /**
          * Download a video task's file
-         * @description The file of a completed task, streamed from the provider to the task's creator as it arrives: nothing is stored or buffered by the gateway. The OpenAI SDK's `videos.downloadContent`. The provider's download URL is resolved afresh on every call (supplier URLs expire): Ark's `video_url` (valid about 24 hours), MiniMax H3's `content.url` (signed by each query), OpenAI videos' own `/videos/{id}/content`. `content-type` and `content-length` are the provider's; a `Range` header is passed on and answered with 206 and `content-range`. A task not completed yet, failed, or whose files the provider no longer serves answers 404; so does another customer's task.
+         * @description The file of a completed task, streamed from the provider to the task's creator as it arrives: nothing is stored or buffered by the gateway. The OpenAI SDK's `videos.downloadContent`. The provider's download URL is resolved afresh on every call (supplier URLs expire): Ark's `video_url` (valid about 24 hours), MiniMax H3's `content.url` (signed by each query), OpenAI videos' own `/videos/{id}/content`, Veo on Vertex AI's object in the operator's Cloud Storage bucket (read with the gateway's service account). `content-type` and `content-length` are the provider's; a `Range` header is passed on and answered with 206 and `content-range`. A task not completed yet, failed, or whose files the provider no longer serves answers 404; so does another customer's task.
          */
         get: operations["videos_content"];
         put?: never;
@@ -889,7 +889,7 @@ export interface components {
             cache_read_per_mtok: components["schemas"]["Decimal"] | null;
             cache_write_per_mtok: components["schemas"]["Decimal"] | null;
         };
-        /** @description Price per billed second of delivered video, by resolution tier. */
+        /** @description Price per billed second of delivered video, by resolution tier. A tier `<resolution>+audio` (`720p+audio`) is the price of a second with sound where sound costs more: a task that asks for `generate_audio: true` is priced and settled at it; without one, sound costs what silence does. */
         VideoPrice: {
             /** @constant */
             type: "video_seconds";
@@ -970,6 +970,7 @@ export interface components {
                 currency: string;
                 /** @description Whole billed seconds of the delivered output; null when an operator settled the task by amount. */
                 seconds: number | null;
+                /** @description The priced tier the seconds were billed at (`720p`, or `720p+audio` for a model that prices sound apart). */
                 resolution: string | null;
                 price_version: number;
             } | null;

@@ -92,6 +92,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     env: process.env,
     sandbox: config.sandbox,
     sandboxUrls: sandbox?.urls ?? new Map(),
+    sandboxCredentials: sandbox?.credentials ?? new Map(),
     egressProxy: config.egressProxy,
   });
   catalogue.watch();

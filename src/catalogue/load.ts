@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { LineCounter, isNode, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
+import { providerProblems } from './provider-checks.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
 // Imported, not read from the source tree: the build emits it beside load.js, so dist/ is enough.
 import schema from './catalogue.schema.json' with { type: 'json' };
@@ -86,6 +87,7 @@ function semanticErrors(catalogue: Catalogue): string[] {
   const errors: string[] = [];
   for (const id of duplicates(catalogue.providers.map((p) => p.id))) errors.push(`providers: duplicate id "${id}"`);
   for (const id of duplicates(catalogue.models.map((m) => m.id))) errors.push(`models: duplicate id "${id}"`);
+  catalogue.providers.forEach((provider, i) => errors.push(...providerProblems(provider, i)));
   const providers = new Map(catalogue.providers.map((p) => [p.id, p]));
   catalogue.models.forEach((model, i) => {
     const where = `models.${i} (${model.id})`;

@@ -69,6 +69,7 @@ export interface CatalogueStoreDeps {
   env: NodeJS.ProcessEnv;
   sandbox: boolean;
   sandboxUrls: ReadonlyMap<string, string>;
+  sandboxCredentials?: RegistryOptions['sandboxCredentials'];
   egressProxy?: RegistryOptions['egressProxy'];
   onReload?: ReloadListener;
 }

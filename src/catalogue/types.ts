@@ -3,8 +3,16 @@
 import type { EgressProxy } from '../shared/egress-proxy.ts';
 
 export type ModelGroup = 'messages' | 'chat' | 'video';
-export type ProviderProtocol = 'anthropic' | 'openai-chat' | 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video';
-export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['openai-videos', 'ark-video', 'minimax-video-v2', 'dashscope-video', 'kling-video']);
+export type ProviderProtocol =
+  'anthropic' | 'openai-chat' | 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video' | 'vertex-veo';
+export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set([
+  'openai-videos',
+  'ark-video',
+  'minimax-video-v2',
+  'dashscope-video',
+  'kling-video',
+  'vertex-veo',
+]);
 
 export interface ProviderTimeouts {
   connect_ms?: number;
@@ -26,6 +34,10 @@ export interface ProviderEntry {
   /** Served by the gateway's own simulated upstream, only in sandbox mode. */
   sandbox?: boolean;
   timeouts?: ProviderTimeouts;
+  /** vertex-veo (required there): the operator's Cloud Storage folder the videos are written to, `gs://bucket/prefix/`. */
+  storage_uri?: string;
+  /** vertex-veo, optional: the Cloud Storage JSON API root the videos are read back through (default https://storage.googleapis.com/storage/v1). */
+  storage_base_url?: string;
 }
 
 export interface RouteEntry {
@@ -135,6 +147,8 @@ export interface ResolvedProvider {
   proxy?: URL;
   /** The proxy settings, for URLs other than its base_url (a supplier's file link). */
   egressProxy?: EgressProxy;
+  /** Where a provider that writes its output to the operator's bucket writes it (vertex-veo), and the API it is read back through. */
+  storage?: { uri: string; apiBaseUrl: string | undefined };
 }
 
 /** What deciding which providers are enabled takes. */
@@ -142,6 +156,8 @@ export interface RegistryOptions {
   env: NodeJS.ProcessEnv;
   sandbox: boolean;
   sandboxUrls: ReadonlyMap<string, string>;
+  /** The credential a simulator hands out for its sandbox provider (a simulated service account's key), by provider id; others get 'sandbox'. */
+  sandboxCredentials?: ReadonlyMap<string, string>;
   /** The forward proxy of provider calls (undefined: direct). */
   egressProxy?: EgressProxy;
 }

@@ -3,14 +3,20 @@
 // validates requests by both, so an option the provider has no parameter for is refused, never
 // dropped. The adapters (src/providers/*) map exactly these.
 import type { ProviderProtocol, VideoSpec } from './types.ts';
+import { AUDIO_TIER_SUFFIX, isAudioTier } from './video-tiers.ts';
 
-export type VideoProtocol = Extract<ProviderProtocol, 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video'>;
+export type VideoProtocol = Extract<ProviderProtocol, 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video' | 'vertex-veo'>;
 
 export interface VideoProtocolTraits {
   /** The upstream takes a pixel size only (no tier, no ratio): its models must list `sizes`. */
   sizeOnly: boolean;
   /** A sound switch (`generate_audio`). */
   audio: boolean;
+  /**
+   * The adapter always sends the sound switch (off unless asked), so what the provider makes, and
+   * so its price, follows `generate_audio`: `<tier>+audio` prices may be set.
+   */
+  audioTiers?: boolean;
   /** A watermark switch. */
   watermark: boolean;
   referenceImages: boolean;
@@ -95,6 +101,21 @@ export const VIDEO_PROTOCOL_TRAITS: Record<VideoProtocol, VideoProtocolTraits> =
     ratios: ['16:9', '9:16', '1:1'],
     seconds: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
   },
+  // POST {model}:predictLongRunning: a prompt, durationSeconds 4|6|8, resolution, aspectRatio,
+  // generateAudio (always sent). Images reach Vertex only inline or from gs://, and the gateway
+  // moves no assets: text only.
+  'vertex-veo': {
+    sizeOnly: false,
+    audio: true,
+    audioTiers: true,
+    watermark: false,
+    referenceImages: false,
+    contentTypes: ['text'],
+    imageRoles: [],
+    resolutions: ['720p', '1080p'],
+    ratios: ['16:9', '9:16'],
+    seconds: [4, 6, 8],
+  },
 };
 
 export const isVideoProtocol = (protocol: ProviderProtocol): protocol is VideoProtocol => protocol in VIDEO_PROTOCOL_TRAITS;
@@ -114,7 +135,14 @@ export function videoSpecProblems(protocol: VideoProtocol, video: VideoSpec, tie
     values.length && problems.push(`${field}: ${protocol} does not take ${values.join(', ')} (it takes ${allowed!.join(', ')})`);
   say('video.content_types', outside(video.content_types, traits.contentTypes), traits.contentTypes);
   say('video.seconds', outside(video.seconds, traits.seconds), traits.seconds);
-  say('price.per_second', outside(tiers, traits.resolutions), traits.resolutions);
+  const resolutions = tiers.filter((tier) => !isAudioTier(tier));
+  say('price.per_second', outside(resolutions, traits.resolutions), traits.resolutions);
+  for (const tier of tiers.filter(isAudioTier)) {
+    const base = tier.slice(0, -AUDIO_TIER_SUFFIX.length);
+    if (!traits.audioTiers) problems.push(`price.per_second.${tier}: ${protocol} does not always send the sound switch, so sound cannot be priced apart`);
+    else if (!video.audio) problems.push(`price.per_second.${tier}: a sound price needs video.audio: true`);
+    if (!resolutions.includes(base)) problems.push(`price.per_second.${tier}: ${base} itself has no price`);
+  }
   say('video.ratios', outside(video.ratios ?? [], traits.ratios), traits.ratios);
   say('video.sizes', outside(Object.keys(video.sizes ?? {}), traits.sizes), traits.sizes);
   if (video.audio && !traits.audio) problems.push(`video.audio: ${protocol} has no sound switch (generate_audio)`);
@@ -129,7 +157,7 @@ export function videoSpecProblems(protocol: VideoProtocol, video: VideoSpec, tie
     }
   }
   for (const [size, entry] of Object.entries(video.sizes ?? {})) {
-    if (!tiers.includes(entry.resolution)) problems.push(`video.sizes.${size}: resolution ${entry.resolution} has no price in price.per_second`);
+    if (!resolutions.includes(entry.resolution)) problems.push(`video.sizes.${size}: resolution ${entry.resolution} has no price in price.per_second`);
     if (!traits.sizeOnly && traits.ratios && !traits.ratios.includes(entry.ratio))
       problems.push(`video.sizes.${size}: ${protocol} does not take the ratio ${entry.ratio}`);
     else if (!traits.sizeOnly && video.ratios && !video.ratios.includes(entry.ratio))

@@ -38,7 +38,8 @@ export async function fetchAsset(
   }
   const headers: Record<string, string> = { accept: '*/*', 'accept-encoding': 'identity' };
   if (options.range) headers.range = options.range;
-  if (location.withCredential) headers.authorization = `Bearer ${provider.credential() ?? ''}`;
+  if (location.bearer) headers.authorization = `Bearer ${location.bearer}`;
+  else if (location.withCredential) headers.authorization = `Bearer ${provider.credential() ?? ''}`;
   if (options.signal.aborted) return new UpstreamError('aborted', false);
   const body = taskStream(provider, url, { headers, signal: options.signal });
   const answer = await new Promise<{ status: number; headers: IncomingHttpHeaders } | UpstreamError>((resolve) => {

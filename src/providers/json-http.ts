@@ -14,23 +14,38 @@ export interface JsonAnswer {
 /** A task status is small: an answer past this is not one. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/**
+ * `bearer`: a token the adapter obtained (a Vertex OAuth access token, a Kling JWT), sent instead
+ * of the provider's credential. `idempotent`: a POST that only reads (Vertex's
+ * fetchPredictOperation), retried like a poll. `headers`: more a provider needs (DashScope's
+ * `X-DashScope-Async`).
+ */
+export interface CallOptions {
+  bearer?: string;
+  idempotent?: boolean;
+  headers?: Record<string, string>;
+}
+
 export async function callJson(
   provider: ResolvedProvider,
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
-  /** Headers a provider needs beside or instead of these (DashScope's `X-DashScope-Async`, Kling's signed `authorization`). */
-  extraHeaders: Record<string, string> = {},
+  options: CallOptions = {},
 ): Promise<JsonAnswer | UpstreamError> {
   if (!provider.baseUrl) return new UpstreamError('connect', true);
-  const headers: Record<string, string> = { authorization: `Bearer ${provider.credential() ?? ''}`, accept: 'application/json', ...extraHeaders };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.bearer ?? provider.credential() ?? ''}`,
+    accept: 'application/json',
+    ...options.headers,
+  };
   if (body !== undefined) headers['content-type'] = 'application/json';
   // No signal: a task call has no client to go away; only its own timeouts end it.
   const call = taskClient(provider)(joinUrl(provider.baseUrl, path), {
     method,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    ...(method === 'GET' ? { retry: POLL_RETRY } : {}),
+    ...(method === 'GET' ? { retry: POLL_RETRY } : options.idempotent ? { retry: { ...POLL_RETRY, methods: [method] } } : {}),
     responseType: 'text',
   });
   // Returns the call itself (awaited below), for chaining.

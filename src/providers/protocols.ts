@@ -9,6 +9,7 @@ import { minimaxProtocol } from './minimax/index.ts';
 import { openaiChatProtocol } from './openai-chat/index.ts';
 import { openaiVideosProtocol } from './openai-videos/index.ts';
 import type { ProtocolModule } from './protocol.ts';
+import { vertexVeoProtocol } from './vertex-veo/index.ts';
 
 export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   anthropic: anthropicProtocol,
@@ -18,4 +19,5 @@ export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   'minimax-video-v2': minimaxProtocol,
   'dashscope-video': dashscopeProtocol,
   'kling-video': klingProtocol,
+  'vertex-veo': vertexVeoProtocol,
 };

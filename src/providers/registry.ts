@@ -29,10 +29,13 @@ function enabledProviders(
   const enabled = new Map<string, ResolvedProvider>();
   for (const entry of entries) {
     const timeouts = { ...PROTOCOLS[entry.protocol].timeouts, ...entry.timeouts };
+    const storage = entry.storage_uri ? { storage: { uri: entry.storage_uri, apiBaseUrl: entry.storage_base_url } } : {};
     if (entry.sandbox) {
       if (!options.sandbox) continue;
       const baseUrl = options.sandboxUrls.get(entry.id);
-      enabled.set(entry.id, { id: entry.id, protocol: entry.protocol, sandbox: true, baseUrl, timeouts, credential: () => 'sandbox' });
+      // A simulator may hand out a credential of its own (a simulated service account's key).
+      const credential = options.sandboxCredentials?.get(entry.id) ?? 'sandbox';
+      enabled.set(entry.id, { id: entry.id, protocol: entry.protocol, sandbox: true, baseUrl, timeouts, credential: () => credential, ...storage });
       continue;
     }
     const variable = entry.credential_env ?? '';
@@ -52,6 +55,7 @@ function enabledProviders(
       credential: () => options.env[variable],
       proxy: entry.base_url ? proxyFor(options.egressProxy, new URL(entry.base_url)) : undefined,
       egressProxy: options.egressProxy,
+      ...storage,
     });
   }
   return enabled;

@@ -44,6 +44,11 @@ export interface VideoPoll {
   assetUrl: string | undefined;
   /** The task object itself is the delivery proof (OpenAI videos: `completed` with `seconds` and `size`; it has no URL). */
   deliveryConfirmed?: boolean;
+  /**
+   * The provider reports no usage and bills what was asked (Vertex Veo): a confirmed delivery is
+   * settled at the requested seconds and resolution (and sound), not at delivered figures.
+   */
+  billedAsRequested?: boolean;
   /** When the provider stops serving the files (unix seconds), when it says or documents it. */
   expiresAt?: number | null;
   /**
@@ -66,6 +71,11 @@ export interface VideoAssetLocation {
   url: string;
   /** Send the provider credential (its own API endpoint); never to a supplier CDN URL. */
   withCredential: boolean;
+  /**
+   * A bearer token the adapter obtained for this URL, sent instead of the provider credential
+   * (Vertex Veo: the service account's OAuth access token for Cloud Storage). Never logged.
+   */
+  bearer?: string;
 }
 
 export interface VideoAdapter {

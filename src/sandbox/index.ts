@@ -6,6 +6,7 @@ import { startKlingSimulator } from './kling/server.ts';
 import { startMiniMaxSimulator } from './minimax/server.ts';
 import { startOpenAIChatSimulator } from './openai-chat/server.ts';
 import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
+import { startVertexVeoSimulator } from './vertex-veo/server.ts';
 
 import type { Simulator } from './simulator.ts';
 
@@ -20,24 +21,28 @@ export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<
   'minimax-video-v2': () => startMiniMaxSimulator(),
   'dashscope-video': () => startDashScopeSimulator(),
   'kling-video': () => startKlingSimulator(),
+  'vertex-veo': () => startVertexVeoSimulator(),
 };
 
-/** Starts one simulator per sandbox provider and returns their base URLs by provider id. */
+/** Starts one simulator per sandbox provider and returns their base URLs (and the credentials some hand out) by provider id. */
 export async function startSandbox(providers: ReadonlyArray<{ id: string; protocol: ProviderProtocol; sandbox?: boolean }>): Promise<{
   urls: Map<string, string>;
+  credentials: Map<string, string>;
   simulators: Map<string, Simulator>;
   close(): Promise<void>;
 }> {
   const running: Simulator[] = [];
   const simulators = new Map<string, Simulator>();
   const urls = new Map<string, string>();
+  const credentials = new Map<string, string>();
   for (const provider of providers) {
     const factory = provider.sandbox ? simulatorFactories[provider.protocol] : undefined;
     if (!factory) continue;
     const simulator = await factory();
     running.push(simulator);
     urls.set(provider.id, simulator.baseUrl);
+    if (simulator.credential) credentials.set(provider.id, simulator.credential);
     simulators.set(provider.id, simulator);
   }
-  return { urls, simulators, close: async () => void (await Promise.all(running.map((s) => s.close()))) };
+  return { urls, credentials, simulators, close: async () => void (await Promise.all(running.map((s) => s.close()))) };
 }

@@ -31,6 +31,8 @@ export interface Exchange {
   /** The path and query string, relative to the simulator's base URL. */
   path: string;
   requestBody: Record<string, unknown> | undefined;
+  /** The request body's media type (application/json unless the client said otherwise). */
+  requestContentType: string;
   status: number;
   contentType: string;
   body: unknown;
@@ -64,8 +66,12 @@ export async function serveJson(route: JsonRoute, options: { basePath?: string }
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       let body: Record<string, unknown> = {};
+      const requestContentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
       try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+        const text = Buffer.concat(chunks).toString('utf8');
+        // Form bodies (an OAuth token request) arrive as their fields.
+        if (requestContentType === 'application/x-www-form-urlencoded') body = Object.fromEntries(new URLSearchParams(text));
+        else body = chunks.length ? JSON.parse(text) : {};
       } catch {
         body = {};
       }
@@ -79,6 +85,7 @@ export async function serveJson(route: JsonRoute, options: { basePath?: string }
         method: req.method ?? 'GET',
         path: path + url.search,
         requestBody: chunks.length ? body : undefined,
+        requestContentType,
         status: answer.status,
         contentType,
         body: bytes ? '[bytes]' : answer.body,

@@ -1,5 +1,7 @@
 /** A simulated upstream listening on loopback, speaking one provider protocol. */
 export interface Simulator {
   baseUrl: string;
+  /** The credential its sandbox provider calls it with, when it checks one (a simulated service account's key, as JSON). */
+  credential?: string;
   close(): Promise<void>;
 }

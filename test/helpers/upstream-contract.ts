@@ -21,7 +21,16 @@ import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
 export type UpstreamApi =
-  'anthropic-messages' | 'openai-chat-completions' | 'openai-videos' | 'ark-video-tasks' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video';
+  | 'anthropic-messages'
+  | 'openai-chat-completions'
+  | 'openai-videos'
+  | 'ark-video-tasks'
+  | 'minimax-video-v2'
+  | 'dashscope-video'
+  | 'kling-video'
+  | 'vertex-veo'
+  | 'google-cloud-storage'
+  | 'google-oauth2-token';
 export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions';
 
 interface ApiRules {
@@ -78,6 +87,11 @@ const STRICTNESS: Record<UpstreamApi, ApiRules> = {
     errorSchema: '#/components/schemas/ErrorResponse',
     discriminator: false,
   },
+  // Both request messages are closed in the document itself (`additionalProperties: false`):
+  // Google's JSON transcoding refuses unknown names of a proto message.
+  'vertex-veo': { file: 'vertex-veo.yaml', closedRequests: [], discriminator: false },
+  'google-cloud-storage': { file: 'google-cloud-storage.yaml', closedRequests: [], discriminator: false },
+  'google-oauth2-token': { file: 'google-oauth2-token.yaml', closedRequests: [], discriminator: false },
 };
 
 const UPSTREAM_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi/upstream');
@@ -190,7 +204,14 @@ function load(name: UpstreamApi): LoadedApi {
     for (const method of METHODS) {
       if (!item[method]) continue;
       const segments = template.split('/');
-      const pattern = new RegExp(`^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}$`);
+      // A `{param}` is one segment, or the part of one before a custom method (`{model}:predictLongRunning`).
+      const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+      const segment = (text: string) =>
+        text
+          .split(/(\{[^}]+\})/)
+          .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+?' : literal(part)))
+          .join('');
+      const pattern = new RegExp(`^${segments.map(segment).join('/')}$`);
       routes.push({
         method: method.toUpperCase(),
         template,

@@ -56,23 +56,39 @@ export function videoCalls(gateway: TestGateway, key: string) {
   return calls;
 }
 
-const CONTRACTS: Record<string, UpstreamApi> = {
+/**
+ * The Vertex simulator serves three Google APIs on one port: the token endpoint, Vertex AI under
+ * its project and location, and the Cloud Storage JSON API. Each exchange, with its path relative
+ * to its API's base.
+ */
+export function vertexApiOf(path: string): { api: UpstreamApi; path: string } {
+  const vertex = /^\/v1\/projects\/[^/]+\/locations\/[^/]+(\/.*)$/.exec(path);
+  if (vertex) return { api: 'vertex-veo', path: vertex[1]! };
+  if (path.startsWith('/storage/v1/')) return { api: 'google-cloud-storage', path: path.slice('/storage/v1'.length) };
+  return { api: 'google-oauth2-token', path };
+}
+
+type Contract = UpstreamApi | ((path: string) => { api: UpstreamApi; path: string });
+
+const CONTRACTS: Record<string, Contract> = {
   'openai-videos': 'openai-videos',
   'ark-video': 'ark-video-tasks',
   'minimax-video-v2': 'minimax-video-v2',
   'dashscope-video': 'dashscope-video',
   'kling-video': 'kling-video',
+  'vertex-veo': vertexApiOf,
 };
 
 /** Problems of one exchange with a simulated upstream, as the contract names them. */
-export function exchangeProblems(api: UpstreamApi, exchange: Exchange): string[] {
+export function exchangeProblems(contract: Contract, exchange: Exchange): string[] {
   const call = `${exchange.method} ${exchange.path}`;
-  const request = validateUpstreamRequest(api, exchange.method, exchange.path, exchange.requestBody, exchange.requestBody ? 'application/json' : undefined, {
+  const { api, path } = typeof contract === 'string' ? { api: contract, path: exchange.path } : contract(exchange.path);
+  const request = validateUpstreamRequest(api, exchange.method, path, exchange.requestBody, exchange.requestBody ? exchange.requestContentType : undefined, {
     documentedOnly: true,
   });
   // A 206 is the 200 representation, in part (HTTP range requests): the contracts declare only 200.
   const status = exchange.status === 206 ? 200 : exchange.status;
-  const response = exchange.offContract ? [] : validateUpstreamResponse(api, exchange.method, exchange.path, status, exchange.body, exchange.contentType);
+  const response = exchange.offContract ? [] : validateUpstreamResponse(api, exchange.method, path, status, exchange.body, exchange.contentType);
   return [...request.map((p) => `${call} request: ${p}`), ...response.map((p) => `${call} -> ${exchange.status}: ${p}`)];
 }
 

@@ -4,6 +4,7 @@
 import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
+import { pricedTier } from '../../catalogue/video-tiers.ts';
 import { billedSeconds, videoLines } from '../../pricing/cost.ts';
 import { sanitizeUpstreamMessage } from '../../providers/sanitize.ts';
 import type { VideoPoll } from '../../providers/video.ts';
@@ -71,9 +72,13 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         ? toReview(deps, task, poll.error.code, poll.error.message, seen)
         : toReview(deps, task, 'unknown_status', `The provider reports a status the gateway does not know: ${poll.upstreamStatus}.`, seen);
     case 'completed': {
-      // Charge only for confirmed output: an asset, a duration and a priced tier.
-      const seconds = billedSeconds(poll.deliveredSeconds);
-      const tier = poll.deliveredResolution;
+      // Charge only for confirmed output: an asset, a duration and a priced tier. A provider that
+      // reports no usage bills what was asked: the requested seconds and resolution. Sound is
+      // priced at the `+audio` tier where the model has one, as it was reserved.
+      const asRequested = poll.billedAsRequested === true;
+      const seconds = asRequested ? task.request.seconds : billedSeconds(poll.deliveredSeconds);
+      const resolution = asRequested ? task.request.resolution : poll.deliveredResolution;
+      const tier = resolution ? pricedTier(task.price.per_second, resolution, task.request.generate_audio === true) : undefined;
       const perSecond = tier ? task.price.per_second[tier] : undefined;
       if (!poll.assetUrl && !poll.deliveryConfirmed) return toReview(deps, task, 'no_asset', 'The provider reports success but delivered no video URL.', seen);
       if (seconds === undefined) return toReview(deps, task, 'no_duration', 'The provider did not report the delivered duration.', seen);

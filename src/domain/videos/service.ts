@@ -6,6 +6,7 @@ import { randomBase62 } from '../../shared/ids.ts';
 import type { Caller } from '../../customers/service.ts';
 import type { CatalogueStore } from '../../catalogue/store.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
+import { pricedTier } from '../../catalogue/video-tiers.ts';
 import { isVideoProtocol, type VideoProtocol } from '../../catalogue/video-protocols.ts';
 import { Failure } from '../failure.ts';
 import { LedgerError } from '../../ledger/errors.ts';
@@ -127,7 +128,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             ref: taskId,
             kind: 'video',
             customerId: caller.customerId,
-            bound: { lines: videoLines(price.per_second[request.resolution]!, request.seconds) },
+            bound: { lines: videoLines(price.per_second[pricedTier(price.per_second, request.resolution, request.generate_audio === true)]!, request.seconds) },
             purpose: { video_task_id: taskId, model: model.id, key_id: caller.keyId },
             priceVersionId: model.priceVersion.id,
             ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),

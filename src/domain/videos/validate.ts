@@ -5,6 +5,7 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
 import { VIDEO_PROTOCOL_TRAITS, type VideoProtocol } from '../../catalogue/video-protocols.ts';
+import { resolutionTiers } from '../../catalogue/video-tiers.ts';
 import type { NormalisedVideoRequest, VideoContentItem } from '../../providers/video.ts';
 
 export interface FieldError {
@@ -93,7 +94,7 @@ function readContent(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): V
 function readShape(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): Pick<NormalisedVideoRequest, 'resolution' | 'ratio' | 'size'> | FieldError {
   const video = model.video!;
   const sizeOnly = VIDEO_PROTOCOL_TRAITS[protocol].sizeOnly;
-  const tiers = Object.keys((model.price as VideoPrice).per_second);
+  const tiers = resolutionTiers((model.price as VideoPrice).per_second);
   const sizes = Object.entries(video.sizes ?? {});
   if (raw.size !== undefined) {
     const size = String(raw.size);

@@ -80,7 +80,7 @@ export function parseWanTask(body: Record<string, unknown>): VideoPoll {
 
 export const dashscopeAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
-    const answer = await callJson(provider, 'POST', CREATE, wanBody(upstreamModel, request), { 'X-DashScope-Async': 'enable' });
+    const answer = await callJson(provider, 'POST', CREATE, wanBody(upstreamModel, request), { headers: { 'X-DashScope-Async': 'enable' } });
     if (answer instanceof UpstreamError) return submitRefusal(answer);
     const id = asId(asRecord(answer.body.output).task_id);
     return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);

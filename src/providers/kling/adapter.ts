@@ -30,7 +30,7 @@ async function call(provider: ResolvedProvider, method: 'GET' | 'POST', path: st
   const keys = keysOf(provider);
   // The registry does not enable a provider with a malformed credential; this is its value changing since.
   if (typeof keys === 'string') return new UpstreamError('status', false, 401, JSON.stringify({ error: { message: `the credential variable ${keys}` } }));
-  const answer = await callJson(provider, method, path, body, { authorization: `Bearer ${await tokens.token(keys)}` });
+  const answer = await callJson(provider, method, path, body, { bearer: await tokens.token(keys) });
   if (answer instanceof UpstreamError) {
     if (answer.status === 401 && TOKEN_TIME_REFUSALS.has(klingErrorOf(answer.body)?.code ?? 0)) tokens.forget(keys);
     return answer;

@@ -219,7 +219,8 @@ describe('catalogue parsing', () => {
     );
     expect([...groups].sort()).to.deep.equal(['chat', 'messages', 'video']);
     expect([...protocols].sort()).to.deep.equal(['anthropic', 'openai-chat', ...VIDEO_PROTOCOLS].sort());
-    for (const provider of result.catalogue.providers.filter((p) => !p.sandbox)) expect(provider.credential_env).to.match(/_API_KEY$/);
+    // An API key, or (Vertex) a service account's key.
+    for (const provider of result.catalogue.providers.filter((p) => !p.sandbox)) expect(provider.credential_env).to.match(/_(API|SERVICE_ACCOUNT)_KEY$/);
     expect(sandboxModels.map((m) => m.id)).to.include.members([
       'sandbox/claude-sonnet',
       'sandbox/claude-haiku',
