@@ -24,9 +24,18 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('refusals').notNullable().defaultTo(0);
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
+  // Whose turn it is: when each customer last had a task of the provider sent. The one served
+  // longest ago goes first (fair-order.ts), so turns rotate even when one slot frees at a time.
+  await knex.schema.createTable('video_queue_turns', (t) => {
+    t.text('provider_id').notNullable();
+    t.text('customer_id').notNullable();
+    t.timestamp('last_dispatched_at', { useTz: true }).notNullable();
+    t.primary(['provider_id', 'customer_id']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('video_queue_turns');
   await knex.schema.dropTable('video_provider_queues');
   await knex.raw('drop index video_tasks_in_flight');
   await knex.raw('drop index video_tasks_waiting');

@@ -73,7 +73,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const row = await lockProvider(trx, provider.id, 'skip');
       if (!row || isPaused(row)) return [];
       const limit = provider.queue?.maxConcurrent;
-      const room = limit === undefined ? DISPATCH_BATCH : Math.min(DISPATCH_BATCH, limit - (await inFlight(trx, provider.id)));
+      let room = limit === undefined ? DISPATCH_BATCH : Math.min(DISPATCH_BATCH, limit - (await inFlight(trx, provider.id)));
+      // Just out of a pause: one task first, the rest once the provider has taken it (no burst of refusals).
+      if (row.refusals > 0) room = Math.min(room, 1);
       if (room <= 0) return [];
       return takeWaiting(trx, provider.id, room, { leaseMs: SUBMIT_LEASE_MS, deadlineMs });
     });

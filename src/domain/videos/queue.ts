@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 import type { ResolvedProvider } from '../../catalogue/types.ts';
 import type { Ledger } from '../../ledger/service.ts';
-import { fairOrder, type WaitingTask } from './fair-order.ts';
+import { fairOrder } from './fair-order.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 
 export interface ProviderQueueRow {
@@ -50,9 +50,26 @@ export async function queueState(db: Knex, providerId: string): Promise<{ waitin
 }
 
 /**
- * Takes up to `count` waiting tasks of the provider in fair order (fair-order.ts) and moves them to
- * submitting, with the submission lease and a deadline counted from now. Only each customer's
- * first `count` turns can be among them, so only those are read.
+ * The provider's waiting tasks with what the fair order (fair-order.ts) needs: `seq` (order of
+ * acceptance), `turn` (within the customer), `first_seq` (the customer's oldest) and `served` (a
+ * rank of when the customer last had a task sent: 1 is never or longest ago). Parameters: the
+ * provider id, twice.
+ */
+const WAITING = `select w.id, w.customer_id, w.seq, w.turn, w.first_seq,
+         dense_rank() over (order by s.last_dispatched_at nulls first) as served
+    from (select a.id, a.customer_id, a.seq,
+                 row_number() over (partition by a.customer_id order by a.seq) as turn,
+                 min(a.seq) over (partition by a.customer_id) as first_seq
+            from (select id, customer_id, row_number() over (order by created_at, id) as seq
+                    from video_tasks where provider_id = ? and status = 'waiting') a) w
+    left join video_queue_turns s on s.provider_id = ? and s.customer_id = w.customer_id`;
+
+type Counted = string | number | bigint;
+
+/**
+ * Takes up to `count` waiting tasks of the provider in fair order and moves them to submitting,
+ * with the submission lease and a deadline counted from now; their customers' turns are recorded.
+ * Only each customer's first `count` turns can be among them, so only those are read.
  */
 export async function takeWaiting(
   trx: Knex.Transaction,
@@ -60,16 +77,11 @@ export async function takeWaiting(
   count: number,
   times: { leaseMs: number; deadlineMs: number },
 ): Promise<VideoTaskRow[]> {
-  const { rows } = await trx.raw<{ rows: Array<WaitingTask & { seq: string | number | bigint }> }>(
-    `select id, customer_id, seq from (
-       select id, customer_id,
-              row_number() over (order by created_at, id) as seq,
-              row_number() over (partition by customer_id order by created_at, id) as turn
-         from video_tasks where provider_id = ? and status = 'waiting') w
-      where turn <= ?`,
-    [providerId, count],
+  const { rows } = await trx.raw<{ rows: Array<{ id: string; customer_id: string; seq: Counted; served: Counted }> }>(
+    `select id, customer_id, seq, served from (${WAITING}) x where turn <= ?`,
+    [providerId, providerId, count],
   );
-  const chosen = fairOrder(rows.map((r) => ({ ...r, seq: Number(r.seq) }))).slice(0, count);
+  const chosen = fairOrder(rows.map((r) => ({ ...r, seq: Number(r.seq), served: Number(r.served) }))).slice(0, count);
   if (chosen.length === 0) return [];
   const taken: VideoTaskRow[] = await trx('video_tasks')
     .whereIn(
@@ -86,19 +98,35 @@ export async function takeWaiting(
     })
     .returning('*');
   const order = new Map(chosen.map((t, i) => [t.id, i]));
-  return taken.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  taken.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  await recordTurns(
+    trx,
+    providerId,
+    taken.map((t) => t.customer_id),
+  );
+  return taken;
+}
+
+/** The customers (in the order they were served) had a task of the provider sent now. */
+export async function recordTurns(trx: Knex.Transaction, providerId: string, customerIds: readonly string[]): Promise<void> {
+  if (customerIds.length === 0) return;
+  // One microsecond apart, so that the order within one dispatch is kept for the next.
+  await trx.raw(
+    `insert into video_queue_turns (provider_id, customer_id, last_dispatched_at)
+     select ?, c.customer_id, now() + (c.n * interval '1 microsecond') from unnest(?::text[]) with ordinality as c(customer_id, n)
+     on conflict (provider_id, customer_id) do update set last_dispatched_at = greatest(video_queue_turns.last_dispatched_at, excluded.last_dispatched_at)`,
+    [providerId, `{${customerIds.join(',')}}`],
+  );
 }
 
 /** Places in the provider's queue (1: sent next) of the given waiting tasks, by the rule of fair-order.ts. */
 export async function queuePositions(db: Knex, providerId: string, ids: readonly string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await db.raw<{ rows: Array<{ id: string; position: string | number | bigint }> }>(
+  const { rows } = await db.raw<{ rows: Array<{ id: string; position: Counted }> }>(
     `select id, position from (
-       select id, row_number() over (order by turn, created_at, id) as position from (
-         select id, created_at, row_number() over (partition by customer_id order by created_at, id) as turn
-           from video_tasks where provider_id = ? and status = 'waiting') w) p
+       select id, row_number() over (order by turn, served, first_seq) as position from (${WAITING}) x) p
       where id = any(?::text[])`,
-    [providerId, `{${ids.join(',')}}`],
+    [providerId, providerId, `{${ids.join(',')}}`],
   );
   return new Map(rows.map((r) => [r.id, Number(r.position)]));
 }
@@ -149,14 +177,21 @@ export async function overdueWaiting(db: Knex, providerId: string, maxWaitMs: nu
   return rows.map((r) => r.id);
 }
 
-/** Whether a new task of the provider waits at the gateway: limit reached, provider paused, or others waiting before it. */
-export async function mustWait(trx: Knex.Transaction, provider: ResolvedProvider): Promise<boolean> {
+/**
+ * Whether a new task of the customer waits at the gateway (the provider's limit is reached, it is
+ * paused, or others wait before it); when it does not, its send is the customer's turn.
+ */
+export async function admit(trx: Knex.Transaction, provider: ResolvedProvider, customerId: string): Promise<{ waits: boolean }> {
   const limit = provider.queue?.maxConcurrent;
+  let waits: boolean;
   // No limit of ours: no lock, only what the provider's own refusals left (a pause, tasks waiting).
-  if (limit === undefined) return Object.values(await queueState(trx, provider.id)).some(Boolean);
-  const row = await lockProvider(trx, provider.id, 'wait');
-  if (isPaused(row) || (await queueState(trx, provider.id)).waiting) return true;
-  return (await inFlight(trx, provider.id)) >= limit;
+  if (limit === undefined) waits = Object.values(await queueState(trx, provider.id)).some(Boolean);
+  else {
+    const row = await lockProvider(trx, provider.id, 'wait');
+    waits = isPaused(row) || (await queueState(trx, provider.id)).waiting || (await inFlight(trx, provider.id)) >= limit;
+  }
+  if (!waits) await recordTurns(trx, provider.id, [customerId]);
+  return { waits };
 }
 
 /** Cancels a waiting task and releases its hold in one transaction; false when it left waiting first (dispatched). */

@@ -21,7 +21,7 @@ import { streamContent, type ContentRequest } from './content.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, type OutcomeDeps } from './outcome.ts';
-import { cancelWaiting, mustWait, withPositions } from './queue.ts';
+import { admit, cancelWaiting, withPositions } from './queue.ts';
 import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
 import { SUBMIT_LEASE_MS, submitTask } from './submit.ts';
 import { validateVideoRequest } from './validate.ts';
@@ -105,7 +105,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       let waits = false;
       try {
         await db.transaction(async (trx) => {
-          waits = await mustWait(trx, route.provider);
+          ({ waits } = await admit(trx, route.provider, caller.customerId));
           await trx('video_tasks').insert({
             id: taskId,
             customer_id: caller.customerId,
