@@ -110,12 +110,15 @@ export async function takeWaiting(
 /** The customers (in the order they were served) had a task of the provider sent now. */
 export async function recordTurns(trx: Knex.Transaction, providerId: string, customerIds: readonly string[]): Promise<void> {
   if (customerIds.length === 0) return;
-  // One microsecond apart, so that the order within one dispatch is kept for the next.
+  // Each customer once, at its last task's place; one microsecond apart, so that the order within
+  // one dispatch is kept for the next.
+  const last = new Map(customerIds.map((id, i) => [id, i]));
+  const ordered = [...last.keys()].sort((a, b) => last.get(a)! - last.get(b)!);
   await trx.raw(
     `insert into video_queue_turns (provider_id, customer_id, last_dispatched_at)
      select ?, c.customer_id, now() + (c.n * interval '1 microsecond') from unnest(?::text[]) with ordinality as c(customer_id, n)
      on conflict (provider_id, customer_id) do update set last_dispatched_at = greatest(video_queue_turns.last_dispatched_at, excluded.last_dispatched_at)`,
-    [providerId, `{${customerIds.join(',')}}`],
+    [providerId, `{${ordered.join(',')}}`],
   );
 }
 
