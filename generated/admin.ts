@@ -696,7 +696,7 @@ export interface components {
             has_more: boolean;
             next_before: string | null;
         };
-        /** @description A video task as operators see it, with the provider's id and raw result. */
+        /** @description A video task as operators see it, with the provider's id and raw result. `waiting`: in the gateway's queue for its provider (nothing sent upstream yet). */
         AdminVideoTask: {
             id: string;
             /** @constant */
@@ -707,7 +707,7 @@ export interface components {
             upstream_model: string;
             upstream_task_id: string | null;
             /** @enum {string} */
-            status: "submitting" | "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
+            status: "waiting" | "submitting" | "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
             upstream_status: string | null;
             reserved: components["schemas"]["Decimal"];
             billed_amount: components["schemas"]["Decimal"] | null;
@@ -725,6 +725,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             attempts: number;
+            /**
+             * Format: date-time
+             * @description When the task first waited in the gateway's queue for its provider (`waiting`); null if it never did.
+             */
+            queued_at: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2009,7 +2014,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example review */
-                status?: "submitting" | "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
+                status?: "waiting" | "submitting" | "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
                 /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
                 customer_id?: string;
                 /**
@@ -2065,6 +2070,7 @@ export interface operations {
                      *             "status": "succeeded"
                      *           },
                      *           "attempts": 3,
+                     *           "queued_at": null,
                      *           "created_at": "2026-11-22T12:00:00.000Z",
                      *           "updated_at": "2026-11-22T12:01:00.000Z",
                      *           "completed_at": null
@@ -2134,6 +2140,7 @@ export interface operations {
                      *         "status": "succeeded"
                      *       },
                      *       "attempts": 3,
+                     *       "queued_at": null,
                      *       "created_at": "2026-11-22T12:00:00.000Z",
                      *       "updated_at": "2026-11-22T12:01:00.000Z",
                      *       "completed_at": null
@@ -2213,6 +2220,7 @@ export interface operations {
                      *         "status": "succeeded"
                      *       },
                      *       "attempts": 3,
+                     *       "queued_at": null,
                      *       "created_at": "2026-11-22T12:00:00.000Z",
                      *       "updated_at": "2026-11-22T12:01:00.000Z",
                      *       "completed_at": null

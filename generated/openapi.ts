@@ -924,7 +924,7 @@ export interface components {
          * @enum {string}
          */
         VideoTaskStatus: "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "review";
-        /** @description A video task: the OpenAI video object (`id`, `object: "video"`, `model`, `status`, `progress`, `created_at`, `completed_at`, `expires_at`, `size`, `seconds`, `prompt`, `error`), so the OpenAI SDK's `videos.*` methods work, beside the platform envelope (`task_id`, `task_status`, `updated_at`, `request`, `billing`, `result`). Provider ids never appear; supplier URLs do. `status` is OpenAI's four: `queued`, `in_progress`, `completed`, `failed`; `task_status` is the platform's precise one. `cancelled` shows as `failed` with `error.code: "cancelled"`; `review` (the outcome awaits an operator, the reservation is held) shows as `in_progress`; a task the provider expired is `failed` with `error.code: "expired"`. */
+        /** @description A video task: the OpenAI video object (`id`, `object: "video"`, `model`, `status`, `progress`, `created_at`, `completed_at`, `expires_at`, `size`, `seconds`, `prompt`, `error`), so the OpenAI SDK's `videos.*` methods work, beside the platform envelope (`task_id`, `task_status`, `updated_at`, `request`, `billing`, `result`). Provider ids never appear; supplier URLs do. `status` is OpenAI's four: `queued`, `in_progress`, `completed`, `failed`; `task_status` is the platform's precise one. `cancelled` shows as `failed` with `error.code: "cancelled"`; `review` (the outcome awaits an operator, the reservation is held) shows as `in_progress`; a task the provider expired is `failed` with `error.code: "expired"`. A task waiting in the gateway's own queue (its provider's account is at its concurrency limit: nothing has been sent to the provider yet) is `queued` with its `queue_position`. */
         VideoTask: {
             /** @description The platform task id (also `task_id`). */
             id: string;
@@ -940,6 +940,8 @@ export interface components {
             task_status: components["schemas"]["VideoTaskStatus"];
             /** @description The provider's progress where it reports one; 0 while queued, 100 once completed. */
             progress: number;
+            /** @description While the task waits in the gateway's queue for its provider (an account shared by many customers, with a concurrency limit), its place: 1 is sent next. Each customer's oldest waiting task takes its turn in order, so the place can grow when other customers' tasks arrive, never by more than one place per customer per turn. Null once the task has been sent to the provider (or has ended). */
+            queue_position: number | null;
             /** @description Unix seconds. */
             created_at: number;
             updated_at: number;
@@ -2213,6 +2215,7 @@ export interface operations {
                      *           "status": "queued",
                      *           "task_status": "queued",
                      *           "progress": 0,
+                     *           "queue_position": null,
                      *           "created_at": 1779348818,
                      *           "updated_at": 1779348818,
                      *           "completed_at": null,

@@ -88,6 +88,12 @@ function semanticErrors(catalogue: Catalogue): string[] {
   for (const id of duplicates(catalogue.providers.map((p) => p.id))) errors.push(`providers: duplicate id "${id}"`);
   for (const id of duplicates(catalogue.models.map((m) => m.id))) errors.push(`models: duplicate id "${id}"`);
   catalogue.providers.forEach((provider, i) => errors.push(...providerProblems(provider, i)));
+  catalogue.providers.forEach((provider, i) => {
+    // The gateway's queue fronts task providers only: a request-response call has nothing to wait in.
+    for (const field of ['max_concurrent_tasks', 'max_queue_wait_seconds'] as const)
+      if (provider[field] !== undefined && !VIDEO_PROTOCOLS.has(provider.protocol))
+        errors.push(`providers.${i} (${provider.id}).${field}: only video providers queue tasks, ${provider.protocol} does not`);
+  });
   const providers = new Map(catalogue.providers.map((p) => [p.id, p]));
   catalogue.models.forEach((model, i) => {
     const where = `models.${i} (${model.id})`;

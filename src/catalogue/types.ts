@@ -38,7 +38,21 @@ export interface ProviderEntry {
   storage_uri?: string;
   /** vertex-veo, optional: the Cloud Storage JSON API root the videos are read back through (default https://storage.googleapis.com/storage/v1). */
   storage_base_url?: string;
+  /** Video providers: tasks the account may run at once (every key of the account shares it); more wait in the gateway's queue. */
+  max_concurrent_tasks?: number;
+  /** Video providers: how long a task may wait in the gateway's queue before it fails with its hold released (default 21600, 6 h). */
+  max_queue_wait_seconds?: number;
 }
+
+/** How the gateway queues a video provider's tasks (see src/domain/videos/queue.ts). */
+export interface ProviderQueue {
+  /** Undefined: no limit of ours (the provider's own refusals still queue tasks). */
+  maxConcurrent: number | undefined;
+  maxWaitMs: number;
+}
+
+/** How long a task may wait in the gateway's queue unless its provider says otherwise. */
+export const DEFAULT_MAX_QUEUE_WAIT_SECONDS = 6 * 3600;
 
 export interface RouteEntry {
   provider: string;
@@ -142,6 +156,8 @@ export interface ResolvedProvider {
   /** Undefined for a sandbox provider whose simulator is not running (it is still listed). */
   baseUrl: string | undefined;
   timeouts: Required<ProviderTimeouts>;
+  /** The gateway's queue in front of its account (video providers); absent: no limit, the default wait. */
+  queue?: ProviderQueue;
   credential(): string | undefined;
   /** The forward proxy its base_url is reached through (NO_PROXY decided once); undefined: direct. */
   proxy?: URL;

@@ -126,27 +126,33 @@ async function lateOrReplay(trx: Knex.Transaction, reservation: ReservationRow, 
   return { ...replay, charged: replay.charged + (posted ? BigInt(posted.entry.amount) : 0n), debt, replayed: posted?.replayed ?? false };
 }
 
-export async function release(ctx: LedgerContext, { ref, purpose }: { ref: string; purpose?: Purpose }): Promise<Released | LedgerError> {
-  return ctx.run(async (trx) => {
-    const reservation = await trx('reservations').where({ ref }).forUpdate().first<ReservationRow | undefined>();
-    if (!reservation) throw new LedgerAbort(LedgerError.ReservationNotFound);
-    if (reservation.status === 'settled') throw new LedgerAbort(LedgerError.AlreadySettled);
-    if (reservation.status === 'released') return { ref, released: reservation.amount, replayed: true };
-    await settleFreeHold(trx, reservation, 0n); // before the wallet: see the lock order in settle
-    await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount });
-    await trx('reservations').where({ ref }).update({ status: 'released', resolved_at: trx.fn.now() });
-    await insertEntry(trx, {
-      customer_id: reservation.customer_id,
-      kind: 'release',
-      reference: `release:${ref}`,
-      reservation_ref: ref,
-      amount: reservation.amount,
-      pending_delta: -reservation.amount,
-      price_version_id: reservation.price_version_id,
-      purpose: { ...reservation.purpose, ...purpose },
-    });
-    return { ref, released: reservation.amount, replayed: false };
+export async function release(ctx: LedgerContext, input: { ref: string; purpose?: Purpose }): Promise<Released | LedgerError> {
+  return ctx.run((trx) => releaseWithin(trx, input));
+}
+
+/**
+ * The release in the caller's transaction, so it commits with the caller's own change (a waiting
+ * video task cancelled): both or neither. Throws LedgerAbort, which rolls the transaction back.
+ */
+export async function releaseWithin(trx: Knex.Transaction, { ref, purpose }: { ref: string; purpose?: Purpose }): Promise<Released> {
+  const reservation = await trx('reservations').where({ ref }).forUpdate().first<ReservationRow | undefined>();
+  if (!reservation) throw new LedgerAbort(LedgerError.ReservationNotFound);
+  if (reservation.status === 'settled') throw new LedgerAbort(LedgerError.AlreadySettled);
+  if (reservation.status === 'released') return { ref, released: reservation.amount, replayed: true };
+  await settleFreeHold(trx, reservation, 0n); // before the wallet: see the lock order in settle
+  await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount });
+  await trx('reservations').where({ ref }).update({ status: 'released', resolved_at: trx.fn.now() });
+  await insertEntry(trx, {
+    customer_id: reservation.customer_id,
+    kind: 'release',
+    reference: `release:${ref}`,
+    reservation_ref: ref,
+    amount: reservation.amount,
+    pending_delta: -reservation.amount,
+    price_version_id: reservation.price_version_id,
+    purpose: { ...reservation.purpose, ...purpose },
   });
+  return { ref, released: reservation.amount, replayed: false };
 }
 
 /** Spends `used` of the reservation's held free units and returns the rest to the allowance. */

@@ -25,7 +25,7 @@ import type { EntryRow, ReservationRow } from './repo.ts';
 import type { KeyLimitRefusal } from './key-limits.ts';
 import { keySpend, reconcileKeySpend, type KeySpend, type KeySpendMismatch } from './key-spend.ts';
 import { reserve, reserveWithin, type ReserveInput, type Reserved } from './reserve.ts';
-import { release, settle, type Released, type SettleInput, type Settled } from './resolve.ts';
+import { release, releaseWithin, settle, type Released, type SettleInput, type Settled } from './resolve.ts';
 
 export type { Charge } from './context.ts';
 export { LedgerAbort, MAX_AMOUNT } from './context.ts';
@@ -58,6 +58,8 @@ export interface Ledger {
   reserveWithin(trx: Knex.Transaction, input: ReserveInput): Promise<Reserved>;
   settle(input: SettleInput): Promise<Settled | LedgerError>;
   release(input: { ref: string; purpose?: Record<string, unknown> }): Promise<Released | LedgerError>;
+  /** A release inside the caller's transaction (committed with its own change, or not at all); throws LedgerAbort. */
+  releaseWithin(trx: Knex.Transaction, input: { ref: string; purpose?: Record<string, unknown> }): Promise<Released>;
   /** One request's charge from a credit grant (the grant's hold, or the balance once it is gone). */
   charge(input: ChargeInput): Promise<Charged | LedgerError>;
   topUp(input: { ref: string; customerId: string; amount: bigint; purpose?: Record<string, unknown> }): Promise<Posted | LedgerError>;
@@ -94,6 +96,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     reserveWithin: (trx, input) => reserveWithin(ctx, trx, input),
     settle: (input) => settle(ctx, input),
     release: (input) => release(ctx, input),
+    releaseWithin: (trx, input) => releaseWithin(trx, input),
     charge: (input) => charge(ctx, input),
     context: ctx,
     topUp: (input) => topUp(ctx, input),

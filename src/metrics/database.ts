@@ -3,6 +3,7 @@
 // the poller's lag. The connection pool's use is read from knex's pool (this process only).
 import type { Knex } from 'knex';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { waitingByProvider } from '../domain/videos/queue.ts';
 import type { Logger } from '../logger.ts';
 
 const SCRAPE_QUERY_TIMEOUT_MS = 5000;
@@ -38,6 +39,18 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
   const pollerLag = new Gauge({
     name: 'gateway_video_poller_lag_seconds',
     help: 'How overdue the most overdue unleased live video task is (0: none due); all replicas.',
+    registers,
+  });
+  const queueDepth = new Gauge({
+    name: 'gateway_video_queue_depth',
+    help: "Video tasks waiting in the gateway's queue (nothing sent upstream yet), by provider; all replicas.",
+    labelNames: ['provider'],
+    registers,
+  });
+  const queueOldest = new Gauge({
+    name: 'gateway_video_queue_oldest_wait_seconds',
+    help: "How long the longest-waiting task of each provider's queue has waited so far; all replicas.",
+    labelNames: ['provider'],
     registers,
   });
   const failures = new Counter({
@@ -85,7 +98,7 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
       `select extract(epoch from now() - min(next_poll_at)) as lag from video_tasks
         where status in ('submitting', 'queued', 'in_progress') and next_poll_at <= now() and (lease_until is null or lease_until < now())`,
     );
-    return { holds: holds.rows, tasks: tasks.rows, lag: lag.rows[0]?.lag };
+    return { holds: holds.rows, tasks: tasks.rows, lag: lag.rows[0]?.lag, queues: await waitingByProvider(db) };
   }
 
   return {
@@ -94,7 +107,7 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
       const timeout = new Promise<never>(
         (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${SCRAPE_QUERY_TIMEOUT_MS} ms`)), SCRAPE_QUERY_TIMEOUT_MS)),
       );
-      for (const gauge of [pendingHolds, pendingAmount, videoTasks, pollerLag]) gauge.reset();
+      for (const gauge of [pendingHolds, pendingAmount, videoTasks, pollerLag, queueDepth, queueOldest]) gauge.reset();
       try {
         const snapshot = await Promise.race([read(), timeout]);
         const currency = deps.currency();
@@ -104,10 +117,14 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
           // Micro-units to currency units: a float is fine for a dashboard, never for money.
           pendingAmount.set({ kind, currency }, Number(BigInt(row?.amount ?? 0)) / 1e6);
         }
-        for (const status of ['submitting', 'queued', 'in_progress', 'completed', 'failed', 'cancelled', 'review']) {
+        for (const status of ['waiting', 'submitting', 'queued', 'in_progress', 'completed', 'failed', 'cancelled', 'review']) {
           videoTasks.set({ status }, Number(snapshot.tasks.find((r) => r.status === status)?.tasks ?? 0));
         }
         pollerLag.set(Math.max(0, Number(snapshot.lag ?? 0)));
+        for (const queue of snapshot.queues) {
+          queueDepth.set({ provider: queue.provider_id }, queue.depth);
+          queueOldest.set({ provider: queue.provider_id }, queue.oldest_wait_s);
+        }
       } catch (error) {
         failures.inc();
         deps.logger.warn({ err: (error as Error).message }, 'metrics: database gauges could not be read');

@@ -43,3 +43,11 @@ export interface ConnectionMetrics {
   /** Closed because its request head did not complete within HTTP_HEADERS_TIMEOUT_MS. */
   headersTimedOut(): void;
 }
+
+/** The gateway's queue in front of video providers (src/domain/videos/dispatch.ts). */
+export interface VideoQueueMetrics {
+  /** A waiting task was sent to its provider (and accepted) after `waitedSeconds` in the gateway's queue. */
+  videoDispatched(provider: string, waitedSeconds: number): void;
+  /** The provider refused a submission for its account's concurrency: the task went (back) to the queue. */
+  videoRequeued(provider: string): void;
+}

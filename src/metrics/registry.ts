@@ -8,9 +8,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { ROOT_DIR } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createDatabaseGauges } from './database.ts';
-import type { ConnectionMetrics, KeyChangeMetrics, RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics } from './hooks.ts';
+import type { ConnectionMetrics, KeyChangeMetrics, RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics, VideoQueueMetrics } from './hooks.ts';
 
-export interface Metrics extends RequestMetrics, UpstreamMetrics, SweepMetrics, KeyChangeMetrics, ConnectionMetrics {
+export interface Metrics extends RequestMetrics, UpstreamMetrics, SweepMetrics, KeyChangeMetrics, ConnectionMetrics, VideoQueueMetrics {
   readonly contentType: string;
   /** The text exposition, database gauges read now. */
   render(): Promise<string>;
@@ -94,6 +94,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   });
   const database = createDatabaseGauges(registry, deps);
   const connections = createConnectionMetrics(registers);
+  const videoQueue = createVideoQueueMetrics(registers);
 
   const modelLabel = (model: string | null | undefined) => (!model ? '' : deps.knownModel(model) ? model : 'unknown');
 
@@ -123,6 +124,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       if (listening) keyListenerStarts.inc();
     },
     ...connections,
+    ...videoQueue,
     async render() {
       await database.refresh();
       return registry.metrics();
@@ -147,6 +149,29 @@ function createConnectionMetrics(registers: Registry[]): ConnectionMetrics {
     connectionClosed: () => open.dec(),
     connectionRefused: () => refused.inc(),
     headersTimedOut: () => headTimeouts.inc(),
+  };
+}
+
+// A task waits for a slot at its provider: from none (a free slot) to hours (a long queue).
+const QUEUE_WAIT_BUCKETS = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
+
+function createVideoQueueMetrics(registers: Registry[]): VideoQueueMetrics {
+  const waits = new Histogram({
+    name: 'gateway_video_queue_wait_seconds',
+    help: "Time video tasks waited in the gateway's queue before their provider accepted them, by provider (tasks dispatched by this process).",
+    labelNames: ['provider'],
+    buckets: QUEUE_WAIT_BUCKETS,
+    registers,
+  });
+  const requeues = new Counter({
+    name: 'gateway_video_queue_requeues_total',
+    help: "Submissions a provider refused for its account's concurrency (the task went back to the gateway's queue), by provider.",
+    labelNames: ['provider'],
+    registers,
+  });
+  return {
+    videoDispatched: (provider, waitedSeconds) => waits.observe({ provider }, Math.max(0, waitedSeconds)),
+    videoRequeued: (provider) => requeues.inc({ provider }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ProviderEntry, RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
+import { DEFAULT_MAX_QUEUE_WAIT_SECONDS, type ProviderEntry, type ProviderQueue, type RegistryOptions, type ResolvedProvider } from '../catalogue/types.ts';
 import { proxyFor } from '../shared/egress-proxy.ts';
 import { PROTOCOLS } from './protocols.ts';
 import { attachTaskClient, type TaskCallObserver } from './task-client.ts';
@@ -21,6 +21,11 @@ export function resolveProviders(entries: readonly ProviderEntry[], options: Reg
   return enabled;
 }
 
+const queueOf = (entry: ProviderEntry): ProviderQueue => ({
+  maxConcurrent: entry.max_concurrent_tasks,
+  maxWaitMs: (entry.max_queue_wait_seconds ?? DEFAULT_MAX_QUEUE_WAIT_SECONDS) * 1000,
+});
+
 function enabledProviders(
   entries: readonly ProviderEntry[],
   options: RegistryOptions,
@@ -35,7 +40,16 @@ function enabledProviders(
       const baseUrl = options.sandboxUrls.get(entry.id);
       // A simulator may hand out a credential of its own (a simulated service account's key).
       const credential = options.sandboxCredentials?.get(entry.id) ?? 'sandbox';
-      enabled.set(entry.id, { id: entry.id, protocol: entry.protocol, sandbox: true, baseUrl, timeouts, credential: () => credential, ...storage });
+      enabled.set(entry.id, {
+        id: entry.id,
+        protocol: entry.protocol,
+        sandbox: true,
+        baseUrl,
+        timeouts,
+        queue: queueOf(entry),
+        credential: () => credential,
+        ...storage,
+      });
       continue;
     }
     const variable = entry.credential_env ?? '';
@@ -52,6 +66,7 @@ function enabledProviders(
       sandbox: false,
       baseUrl: entry.base_url,
       timeouts,
+      queue: queueOf(entry),
       credential: () => options.env[variable],
       proxy: entry.base_url ? proxyFor(options.egressProxy, new URL(entry.base_url)) : undefined,
       egressProxy: options.egressProxy,

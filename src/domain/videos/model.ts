@@ -2,7 +2,14 @@ import type { NormalisedVideoRequest } from '../../providers/video.ts';
 
 /** The life of a video task. Every change is an UPDATE guarded by the status it leaves. */
 export enum VideoStatus {
-  /** Entered on acceptance, in the transaction that reserves; left once the upstream id is stored (queued), on a refusal (failed), or by recovery. */
+  /**
+   * The gateway's queue: nothing sent upstream, no upstream id. Entered on acceptance when the
+   * provider's max_concurrent_tasks is reached, it is paused or others wait before it, or when the
+   * provider refuses a submission for its account's concurrency; left for submitting when
+   * dispatched (queue.ts), cancelled by the customer, or failed once it waited too long.
+   */
+  Waiting = 'waiting',
+  /** Entered on acceptance (or dispatch from waiting), in the transaction that reserves; left once the upstream id is stored (queued), on a concurrency refusal (waiting), another refusal (failed), or by recovery. */
   Submitting = 'submitting',
   /** Entered when the upstream accepted the task or reports it waiting; left for in_progress, completed, failed, cancelled or review. */
   Queued = 'queued',
@@ -10,9 +17,9 @@ export enum VideoStatus {
   InProgress = 'in_progress',
   /** Terminal. Entered when the delivered output is confirmed and the task is settled by it. */
   Completed = 'completed',
-  /** Terminal. Entered when the upstream refuses, fails or expires the task; the reservation is released. */
+  /** Terminal. Entered when the upstream refuses, fails or expires the task, or it waited in the gateway's queue too long; the reservation is released. */
   Failed = 'failed',
-  /** Terminal. Entered once the upstream confirms a cancel; the reservation is released. */
+  /** Terminal. Entered once the upstream confirms a cancel, or at once for a waiting task; the reservation is released. */
   Cancelled = 'cancelled',
   /** Entered when usage or cost cannot be confirmed, the status is unknown or the deadline passed; left only by an operator (settle or release). */
   Review = 'review',
@@ -49,6 +56,10 @@ export interface VideoTaskRow {
   /** The plan's cancel capability at acceptance; null on tasks older than the column. */
   cancellable: boolean | null;
   expires_at: Date | null;
+  /** When the task first entered the gateway's queue; null if it never waited there. */
+  queued_at?: Date | null;
+  /** Not a column: the place in its provider's queue (1: next), filled in by the service while waiting. */
+  queue_position?: number | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;

@@ -23,7 +23,9 @@ import { streamContent, type ContentRequest } from './content.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, type OutcomeDeps } from './outcome.ts';
+import { admit, cancelWaiting, withPositions } from './queue.ts';
 import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
+import { SUBMIT_LEASE_MS, submitTask } from './submit.ts';
 import { validateVideoRequest } from './validate.ts';
 
 export interface VideoPage {
@@ -59,10 +61,10 @@ export interface VideoServiceDeps {
   /** How long a task may take before it goes to review (default 48 h, Ark's own expiry). */
   deadlineMs?: number;
   pollIntervalMs?: number;
+  /** Told when a provider's concurrency refusal put a new task in the gateway's queue (metrics). */
+  onRequeue?: (providerId: string) => void;
 }
 
-/** A submission unconfirmed after this long is treated as orphaned by its process (see worker). */
-export const SUBMIT_LEASE_MS = 60_000;
 /** A task in review waits for an operator: clients need not look often. */
 const REVIEW_POLL_AFTER_MS = 60_000;
 
@@ -76,7 +78,8 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
 
   function replay(existing: VideoTaskRow, hash: string): VideoTaskRow | Failure {
     if (existing.request_hash !== hash) return videoFailures.keyReused();
-    if (existing.status === VideoStatus.Submitting && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS)
+    // Still in its create request (a task dispatched from the queue is not: it was answered long ago).
+    if (existing.status === VideoStatus.Submitting && !existing.queued_at && Date.now() - new Date(existing.created_at).getTime() < SUBMIT_LEASE_MS)
       return videoFailures.keyInFlight();
     return existing;
   }
@@ -104,8 +107,10 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
       const price = model.price as VideoPrice;
       const taskId = `vt_${randomBase62(24)}`;
       let rate: RateState | null = null;
+      let waits = false;
       try {
         await db.transaction(async (trx) => {
+          ({ waits } = await admit(trx, route.provider, caller.customerId));
           await trx('video_tasks').insert({
             id: taskId,
             customer_id: caller.customerId,
@@ -113,14 +118,15 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             model_id: model.id,
             provider_id: route.provider.id,
             upstream_model: route.upstreamModel,
-            status: VideoStatus.Submitting,
+            status: waits ? VideoStatus.Waiting : VideoStatus.Submitting,
+            queued_at: waits ? trx.fn.now() : null,
             request: JSON.stringify(request),
             price: JSON.stringify({ per_second: price.per_second, currency: deps.discovery.currency(), version: model.priceVersion.version }),
             price_version_id: model.priceVersion.id.toString(),
             reserved: '0',
             idempotency_key: idempotencyKey ?? null,
             request_hash: hash,
-            next_poll_at: new Date(Date.now() + SUBMIT_LEASE_MS),
+            next_poll_at: waits ? null : new Date(Date.now() + SUBMIT_LEASE_MS),
             deadline_at: new Date(Date.now() + (deps.deadlineMs ?? 48 * 3_600_000)),
             cancellable: video.cancellable,
           });
@@ -147,37 +153,18 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         throw error;
       }
 
-      const submitted = await videoAdapters[route.provider.protocol]!.submit(route.provider, route.upstreamModel, request);
-      if (submitted instanceof UpstreamError) {
-        if (submitted.kind === 'timeout' || submitted.kind === 'protocol') {
-          // The provider may have accepted it: never resubmit, never release blindly.
-          await transition(db, taskId, VideoStatus.Submitting, {
-            status: VideoStatus.Review,
-            error: JSON.stringify({ code: 'submission_unconfirmed', message: 'The provider did not confirm the submission.' }),
-            next_poll_at: null,
-          });
-          return { task: (await findTask(db, taskId))!, rate };
-        }
-        await ledger.release({ ref: taskId, purpose: { reason: `upstream refused: ${submitted.status ?? submitted.kind}` } });
-        await transition(db, taskId, VideoStatus.Submitting, {
-          status: VideoStatus.Failed,
-          error: JSON.stringify({ code: 'upstream_rejected', message: 'The provider rejected the task.' }),
-          next_poll_at: null,
-          completed_at: db.fn.now(),
-        });
-        return videoFailures.upstreamRefused(submitted, [[route.upstreamModel, model.id]]);
+      // Beyond the provider's limit (or behind others waiting): accepted, it waits at the gateway.
+      if (!waits) {
+        const task = { id: taskId, model_id: model.id, upstream_model: route.upstreamModel, request };
+        const sent = await submitTask({ db, ledger, logger: deps.logger, pollMs, onRequeue: deps.onRequeue }, task, route.provider);
+        if (sent.kind === 'refused') return sent.failure;
       }
-      await transition(db, taskId, VideoStatus.Submitting, {
-        status: VideoStatus.Queued,
-        upstream_task_id: submitted.upstreamId,
-        next_poll_at: new Date(Date.now() + pollMs),
-      });
-      return { task: (await findTask(db, taskId))!, rate };
+      return { task: (await withPositions(db, [(await findTask(db, taskId))!]))[0]!, rate };
     },
 
     async get(caller, taskId) {
       const task = await findTask(db, taskId);
-      return task && task.customer_id === caller.customerId ? task : videoFailures.taskNotFound();
+      return task && task.customer_id === caller.customerId ? (await withPositions(db, [task]))[0]! : videoFailures.taskNotFound();
     },
 
     async list(caller, page) {
@@ -186,7 +173,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         if (!cursor || cursor.customer_id !== caller.customerId) return videoFailures.invalid('after', 'No video task of yours with this id to page after.');
       }
       const rows = await listTasks(db, caller.customerId, page);
-      return { tasks: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+      return { tasks: await withPositions(db, rows.slice(0, page.limit)), hasMore: rows.length > page.limit };
     },
 
     async content(caller, taskId, request, sink) {
@@ -200,6 +187,8 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
     async cancel(caller, taskId) {
       const task = await findTask(db, taskId);
       if (!task || task.customer_id !== caller.customerId) return videoFailures.taskNotFound();
+      // Nothing was sent upstream: any plan's task is cancelled at once, its hold released with it.
+      if (task.status === VideoStatus.Waiting && (await cancelWaiting(db, ledger, taskId))) return (await findTask(db, taskId))!;
       // What the task was sold with decides, not today's catalogue (older rows: the catalogue).
       const cancellable = task.cancellable ?? deps.discovery.findCatalogued(caller, task.model_id)?.video?.cancellable ?? false;
       if (!cancellable) return videoFailures.cancelNotSupported(task.model_id);

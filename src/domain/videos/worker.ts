@@ -1,9 +1,12 @@
-// The poller: claims due tasks (SKIP LOCKED + lease), polls them with bounded concurrency and
-// per-task backoff, applies each outcome. No transaction is held across an upstream call.
+// The poller: dispatches waiting tasks (dispatch.ts), claims due tasks (SKIP LOCKED + lease),
+// polls them with bounded concurrency and per-task backoff, applies each outcome. No transaction
+// is held across an upstream call.
 import type { Knex } from 'knex';
 import type { CatalogueStore } from '../../catalogue/store.ts';
+import type { VideoQueueMetrics } from '../../metrics/hooks.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
+import { createDispatcher } from './dispatch.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, toReview, type OutcomeDeps } from './outcome.ts';
 import { batchedTransitions, claimDue, giveBack } from './repo.ts';
@@ -24,17 +27,21 @@ export interface VideoWorkerOptions extends Omit<OutcomeDeps, 'transition'> {
   batchSize?: number;
   concurrency?: number;
   maxBackoffMs?: number;
+  /** How long a dispatched task may take upstream before it goes to review (default 48 h). */
+  deadlineMs?: number;
+  metrics?: VideoQueueMetrics;
 }
 
 export interface VideoWorker {
-  /** Claims and processes one batch; returns how many tasks it handled (0: nothing due). */
+  /** Dispatches waiting tasks the providers have room for, then claims and processes one batch; returns how many tasks it handled (0: nothing due). */
   processBatch(): Promise<number>;
   /**
    * Processes due tasks until a claim comes back short (the poller's tick). The next batch is
    * claimed while the lanes still work on the last one, so they never wait for a claim as long as
    * work is due; returns how many tasks it handled. Once `stop` aborts (shutdown), no task is
    * claimed or started: the lanes finish the polls under way, and the tasks claimed but not
-   * started are given back at once rather than when their lease runs out.
+   * started are given back at once rather than when their lease runs out. Waiting tasks are
+   * dispatched first, and again once polls have ended tasks (their slots are free).
    */
   drain(stop?: AbortSignal): Promise<number>;
 }
@@ -44,6 +51,7 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
   const leaseMs = options.leaseMs ?? 60_000;
   const maxBackoff = options.maxBackoffMs ?? 300_000;
   const outcome: OutcomeDeps = { ledger: options.ledger, logger: options.logger, transition: batchedTransitions(options.db) };
+  const dispatcher = createDispatcher(options);
 
   async function handle(task: VideoTaskRow): Promise<void> {
     if (task.status === VideoStatus.Submitting) {
@@ -119,7 +127,15 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
   }
 
   return {
-    processBatch: () => work(true),
-    drain: (stop) => work(false, stop),
+    async processBatch() {
+      await dispatcher.dispatch();
+      return work(true);
+    },
+    async drain(stop) {
+      await dispatcher.dispatch(stop);
+      const handled = await work(false, stop);
+      if (handled > 0 && !stop?.aborted) await dispatcher.dispatch(stop);
+      return handled;
+    },
   };
 }

@@ -23,6 +23,7 @@ export const adminVideoTaskToWire = (task: VideoTaskRow): AdminComponents['schem
   error: task.error,
   result: task.result,
   attempts: task.attempts,
+  queued_at: iso(task.queued_at ?? null),
   created_at: iso(task.created_at)!,
   updated_at: iso(task.updated_at)!,
   completed_at: iso(task.completed_at),

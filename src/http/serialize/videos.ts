@@ -23,9 +23,11 @@ function withPlatformIds(node: unknown, replace: ReadonlyMap<string, string>): u
 /**
  * OpenAI's four statuses. `review` is `in_progress`: the outcome is not decided (an operator settles
  * or releases it) and the reservation is held, so it is neither done nor failed. `cancelled` is
- * `failed` with the code `cancelled`. Submitting is an internal step: queued.
+ * `failed` with the code `cancelled`. Submitting is an internal step, and waiting in the gateway's
+ * queue is waiting all the same: queued (with a queue_position while it waits at the gateway).
  */
 const OPENAI_STATUS: Record<VideoStatus, WireVideoTask['status']> = {
+  [VideoStatus.Waiting]: 'queued',
   [VideoStatus.Submitting]: 'queued',
   [VideoStatus.Queued]: 'queued',
   [VideoStatus.InProgress]: 'in_progress',
@@ -35,7 +37,8 @@ const OPENAI_STATUS: Record<VideoStatus, WireVideoTask['status']> = {
   [VideoStatus.Cancelled]: 'failed',
 };
 
-const taskStatus = (status: VideoStatus): WireVideoTask['task_status'] => (status === VideoStatus.Submitting ? 'queued' : status);
+const taskStatus = (status: VideoStatus): WireVideoTask['task_status'] =>
+  status === VideoStatus.Submitting || status === VideoStatus.Waiting ? 'queued' : status;
 
 /** Shorter side of a tier's name ("720p", "768P", "2K"). */
 const SHORT_SIDE: Record<string, number> = { '2k': 1440, '4k': 2160 };
@@ -72,6 +75,7 @@ export function videoTaskToWire(task: VideoTaskRow): WireVideoTask {
     status: OPENAI_STATUS[task.status],
     task_status: taskStatus(task.status),
     progress: task.status === VideoStatus.Completed ? 100 : Math.max(0, Math.min(100, Math.round(task.progress ?? 0))),
+    queue_position: task.status === VideoStatus.Waiting ? (task.queue_position ?? null) : null,
     created_at: seconds(task.created_at)!,
     updated_at: seconds(task.updated_at)!,
     completed_at: seconds(task.completed_at),

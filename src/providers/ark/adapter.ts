@@ -4,6 +4,7 @@
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
+import { arkSubmitRefusal } from './errors.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = {
   queued: 'queued',
@@ -58,7 +59,7 @@ const taskPath = (upstreamId: string) => `/contents/generations/tasks/${encodeUR
 export const arkAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
     const answer = await callJson(provider, 'POST', '/contents/generations/tasks', arkBody(upstreamModel, request));
-    if (answer instanceof UpstreamError) return answer;
+    if (answer instanceof UpstreamError) return arkSubmitRefusal(answer);
     const id = asId(answer.body.id);
     return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
   },

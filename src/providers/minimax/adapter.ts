@@ -6,6 +6,7 @@
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
+import { minimaxStatusRefusal, minimaxSubmitRefusal } from './errors.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = {
   queued: 'queued',
@@ -59,15 +60,9 @@ const queryPath = (upstreamId: string) => `/v2/query/video_generation/${encodeUR
 export const minimaxAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
     const answer = await callJson(provider, 'POST', '/v2/video_generation', minimaxBody(upstreamModel, request));
-    if (answer instanceof UpstreamError) return answer;
+    if (answer instanceof UpstreamError) return minimaxSubmitRefusal(answer);
     const code = asRecord(answer.body.base_resp).status_code;
-    if (typeof code === 'number' && code !== 0)
-      return new UpstreamError(
-        'status',
-        code === 1002,
-        code === 1002 ? 429 : 400,
-        JSON.stringify({ error: { message: String(asRecord(answer.body.base_resp).status_msg ?? '') } }),
-      );
+    if (typeof code === 'number' && code !== 0) return minimaxStatusRefusal(code, String(asRecord(answer.body.base_resp).status_msg ?? ''));
     const id = asId(answer.body.task_id);
     return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
   },

@@ -6,6 +6,7 @@ import { joinUrl } from '../http.ts';
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
+import { openaiVideosSubmitRefusal } from './errors.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = { queued: 'queued', in_progress: 'in_progress', completed: 'completed', failed: 'failed' };
 const SIZES: Record<string, [number, number]> = { '720p': [1280, 720], '1024p': [1792, 1024] };
@@ -53,7 +54,7 @@ export function parseVideo(body: Record<string, unknown>): VideoPoll {
 export const openaiVideosAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
     const answer = await callJson(provider, 'POST', '/videos', soraBody(upstreamModel, request));
-    if (answer instanceof UpstreamError) return answer;
+    if (answer instanceof UpstreamError) return openaiVideosSubmitRefusal(answer);
     const id = asId(answer.body.id);
     return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
   },

@@ -2,7 +2,9 @@
 // succeeded over time; DELETE follows Ark's matrix (cancel only while queued). Like the real API it
 // refuses what it documents as invalid (one text item, its resolutions and ratios), answers errors
 // as {error: {code, message, param, type}}, and serves the MP4 from a URL that expires (24 h unless
-// `[[sim url_ttl_ms=N]]`), as Ark's `video_url` does.
+// `[[sim url_ttl_ms=N]]`), as Ark's `video_url` does. An account limit (`accountLimit`, tests) on the
+// tasks queued or running at once refuses a submission past it as Ark refuses an account at its
+// cap of tasks: 429 TooManyRequests, code QuotaExceeded.
 import { randomBytes } from 'node:crypto';
 import type { Simulator } from '../simulator.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
@@ -17,6 +19,14 @@ export interface ArkSimulator extends Simulator {
   videoBytes(taskId: string): Buffer;
   /** Tests: the `video_url` to answer for a task instead of this simulator's own (a provider naming another place). */
   videoUrls: Map<string, string>;
+  /** Tests: the most tasks the account may have queued or running at once (undefined: no limit). */
+  accountLimit: number | undefined;
+  /** Tasks queued or running now. */
+  active(): number;
+  /** The most tasks that were ever queued or running at once. */
+  readonly peakActive: number;
+  /** Submissions refused because the account was at its limit. */
+  readonly limitRefusals: number;
 }
 
 const TYPES: Record<number, string> = {
@@ -54,8 +64,10 @@ function invalid(body: Record<string, unknown>): [string, string] | undefined {
   return undefined;
 }
 
-export async function startArkSimulator(options: { queuedMs?: number; runningMs?: number } = {}): Promise<ArkSimulator> {
+export async function startArkSimulator(options: { queuedMs?: number; runningMs?: number; accountLimit?: number } = {}): Promise<ArkSimulator> {
   const book = createTaskBook({ ...options, idPrefix: 'cgt-' });
+  const account = { limit: options.accountLimit, peak: 0, refusals: 0 };
+  const active = () => [...book.tasks.values()].filter((t) => ['queued', 'running'].includes(book.phase(t))).length;
   const { tasks } = book;
   const submissions: Array<Record<string, unknown>> = [];
   const stateOf = book.phase.bind(book);
@@ -112,6 +124,10 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
     if (req.method === 'POST' && !id) {
       const problem = invalid(req.body);
       if (problem) return arkError(400, 'InvalidParameter', problem[1], problem[0]);
+      if (account.limit !== undefined && active() >= account.limit) {
+        account.refusals++;
+        return arkError(429, 'QuotaExceeded', 'The request has exceeded the quota of tasks your account may run at once.');
+      }
       const task = book.add(req.body, req.body.content);
       const reject = task.behaviour.reject;
       if (reject === 429) {
@@ -131,6 +147,7 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
       }
       submissions.push(req.body);
       byAsset.set(task.asset, task);
+      account.peak = Math.max(account.peak, active());
       return { status: 200, body: { id: task.id } };
     }
     const task = id ? tasks.get(id) : undefined;
@@ -158,6 +175,19 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
     tasks,
     submissions,
     videoUrls,
+    get accountLimit() {
+      return account.limit;
+    },
+    set accountLimit(limit: number | undefined) {
+      account.limit = limit;
+    },
+    active,
+    get peakActive() {
+      return account.peak;
+    },
+    get limitRefusals() {
+      return account.refusals;
+    },
     videoBytes: (taskId) => {
       const task = tasks.get(taskId)!;
       return assetBytes(task.asset, book.bytes(task));

@@ -10,7 +10,7 @@ import { expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos
 
 // Every create option is mapped to the provider's own parameter or refused with 400 naming the
 // field and the model; nothing is dropped on the way. Plus the refusals that come from elsewhere:
-// no enabled provider (503), the provider's rate limit (429 with its headers), its error text.
+// no enabled provider (503), the provider's rate limit (the task waits at the gateway), its error text.
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
 
 function catalogueWith(extra: string): string {
@@ -199,13 +199,15 @@ describe('video create options: mapped for the provider or refused, never droppe
     expect(await wallet()).to.include({ reserved: '0.000000', debits: '0.000000' });
   });
 
-  it("the provider's rate limit: 429 with its retry-after and rate-limit headers, nothing charged", async () => {
+  it("the provider's rate limit: the task is accepted and waits in the gateway's queue with its hold; cancelled there, nothing is charged", async () => {
     const answer = await v.create({ model: 'sandbox/seedance', prompt: 'a [[sim reject=429]]' });
-    expect(answer.status).to.equal(429);
-    expect(answer.body.error.code).to.equal('upstream_rate_limited');
-    expect(answer.headers.get('retry-after')).to.equal('7');
-    expect(answer.headers.get('x-ratelimit-remaining-requests')).to.equal('0');
-    expect(answer.headers.get('x-ratelimit-limit-requests')).to.equal('600');
+    expect(answer.status).to.equal(202);
+    const task = (await v.get(answer.body.task_id)).body;
+    expect(task).to.include({ status: 'queued', task_status: 'queued', queue_position: 1, error: null });
+    expect(await wallet()).to.include({ reserved: '0.250000', debits: '0.000000' });
+    expect(ark.submissions).to.have.length(0);
+    const cancelled = await v.cancel(answer.body.task_id);
+    expect(cancelled.body).to.include({ status: 'failed', task_status: 'cancelled', queue_position: null });
     expect(await wallet()).to.include({ reserved: '0.000000', debits: '0.000000' });
   });
 
