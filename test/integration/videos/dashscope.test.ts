@@ -171,10 +171,12 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
     expect(((await expired.json()) as any).error.code).to.equal('content_not_available');
   });
 
-  it('throttling is a 429 (provider_concurrency upstream), arrears a provider failure not forwarded, a refused parameter a clear 400', async () => {
+  it("throttling waits in the gateway's queue (provider_concurrency), arrears a provider failure not forwarded, a refused parameter a clear 400", async () => {
     const throttled = await calls.create({ model: T2V, prompt: 'x [[sim reject=429]]', seconds: 5 });
-    expect(throttled.status).to.equal(429);
-    expect(throttled.body.error.type).to.equal('rate_limit_error');
+    expect(throttled.status).to.equal(202);
+    expect((await calls.get(throttled.body.task_id)).body).to.include({ task_status: 'queued', queue_position: 1 });
+    const left = await calls.cancel(throttled.body.task_id); // cancelled while waiting: its hold released at once
+    expect(left.body).to.include({ task_status: 'cancelled', queue_position: null });
     const arrears = await calls.create({ model: T2V, prompt: 'x [[sim arrears]]', seconds: 5 });
     expect(arrears.status).to.equal(502);
     expect(JSON.stringify(arrears.body)).to.not.match(/Arrearage|plesase|good standing/);

@@ -156,11 +156,12 @@ describe('video tasks on Kling (simulated upstream, real HTTP)', function () {
     expect(await wallet()).to.include({ reserved: '0.350000' });
   });
 
-  it('the account’s concurrency refusal (1303) is a 429 rate-limit error; arrears and an empty pack are the gateway’s own 502; nothing charged', async () => {
+  it('the account’s concurrency refusal (1303) waits in the gateway’s queue; arrears and an empty pack are the gateway’s own 502; nothing charged', async () => {
     const full = await calls.create({ model: MODEL, prompt: 'x [[sim reject=1303]]', seconds: 5 });
-    expect(full.status).to.equal(429);
-    expect(full.body.error).to.include({ type: 'rate_limit_error', code: 'upstream_rate_limited' });
-    expect(full.body.error.message).to.match(/Nothing was charged/);
+    expect(full.status).to.equal(202);
+    expect((await calls.get(full.body.task_id)).body).to.include({ task_status: 'queued', queue_position: 1 });
+    const left = await calls.cancel(full.body.task_id); // cancelled while waiting: its hold released at once
+    expect(left.body).to.include({ task_status: 'cancelled', queue_position: null });
     for (const code of [1101, 1102]) {
       const account = await calls.create({ model: MODEL, prompt: `x [[sim reject=${code}]]`, seconds: 5 });
       expect(account.status, String(code)).to.equal(502);
