@@ -1,4 +1,5 @@
 // One customer: status (suspend / reactivate), wallet and top-up, keys, journal, spend.
+import { useState } from 'preact/hooks';
 import { adminApi } from '../api/session.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
 import { Badge, ErrorNote, Field, Loading, Money, onSubmit, Section, Time } from '../ui/parts.tsx';
@@ -9,7 +10,8 @@ import { SpendReport } from './spend.tsx';
 
 export function CustomerDetail({ id }: { id: string }) {
   const customer = useLoad(() => adminApi.get('/admin/v1/customers/{customer_id}', { path: { customer_id: id } }), [id]);
-  const wallet = useLoad(() => adminApi.get('/admin/v1/customers/{customer_id}/wallet', { path: { customer_id: id } }), [id]);
+  const [credited, setCredited] = useState(0); // a top-up reloads the wallet and the journal
+  const wallet = useLoad(() => adminApi.get('/admin/v1/customers/{customer_id}/wallet', { path: { customer_id: id } }), [id, credited]);
   const status = useAction((next: 'active' | 'suspended') =>
     adminApi.patch('/admin/v1/customers/{customer_id}', { path: { customer_id: id }, body: { status: next } }),
   );
@@ -17,7 +19,7 @@ export function CustomerDetail({ id }: { id: string }) {
     adminApi.post('/admin/v1/customers/{customer_id}/credits', { path: { customer_id: id }, body: { amount, reference } }),
   );
   const c = customer.data;
-  const w = topUp.result?.wallet ?? wallet.data;
+  const w = wallet.data;
   return (
     <>
       <p class="crumbs">
@@ -82,7 +84,10 @@ export function CustomerDetail({ id }: { id: string }) {
           aria-label="Top up"
           class="inline"
           onSubmit={onSubmit(async ({ amount, reference }, form) => {
-            if (await topUp.run(amount ?? '', reference ?? '')) form.reset();
+            if (await topUp.run(amount ?? '', reference ?? '')) {
+              form.reset();
+              setCredited((n) => n + 1);
+            }
           })}
         >
           <Field label="Top-up amount" hint="Up to 6 decimals, e.g. 10.00">
@@ -103,7 +108,7 @@ export function CustomerDetail({ id }: { id: string }) {
         ) : null}
       </Section>
       <Keys customerId={id} />
-      <Journal customerId={id} refreshKey={topUp.result?.entry.id} />
+      <Journal customerId={id} refreshKey={credited} />
       <SpendReport customerId={id} />
     </>
   );

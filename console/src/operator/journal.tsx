@@ -3,7 +3,7 @@ import { adminApi } from '../api/session.ts';
 import { usePaged } from '../ui/hooks.ts';
 import { Badge, Empty, ErrorNote, Loading, Money, Pager, Section, Table, Time } from '../ui/parts.tsx';
 
-export function Journal({ customerId, refreshKey }: { customerId: string; refreshKey?: string | undefined }) {
+export function Journal({ customerId, refreshKey }: { customerId: string; refreshKey?: number }) {
   const list = usePaged(
     async (before) => {
       const page = await adminApi.get('/admin/v1/customers/{customer_id}/ledger', {
