@@ -32,6 +32,20 @@ describe(`the web console's files (CONSOLE) (${usingPostgres() ? 'PostgreSQL' : 
     expect(access.map((line) => line.level)).to.deep.equal([20, 20, 20]); // debug, as probes are
   });
 
+  it('is as small as docs/console.md says (within 10%), and under 30 kB gzipped', () => {
+    const build = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'dist/console/build.json'), 'utf8')) as {
+      sizes: Record<string, { bytes: number; gzip: number }>;
+    };
+    const sizes = Object.values(build.sizes);
+    const raw = sizes.reduce((n, s) => n + s.bytes, 0) / 1024;
+    const gzip = sizes.reduce((n, s) => n + s.gzip, 0) / 1024;
+    const stated = /\*\*([\d.]+) kB\*\* raw, \*\*([\d.]+) kB gzipped\*\*/.exec(fs.readFileSync(path.join(ROOT_DIR, 'docs/console.md'), 'utf8'));
+    expect(stated, 'the bundle size line of docs/console.md').to.not.equal(null);
+    expect(Math.abs(Number(stated![1]) - raw) / raw, `raw ${raw.toFixed(1)} kB`).to.be.lessThan(0.1);
+    expect(Math.abs(Number(stated![2]) - gzip) / gzip, `gzipped ${gzip.toFixed(1)} kB`).to.be.lessThan(0.1);
+    expect(gzip).to.be.lessThan(30);
+  });
+
   it('leaves /console/ to the API with CONSOLE=false: a 404 like any unknown path', async () => {
     const off = await startTestGateway({ env: { CONSOLE: 'false' }, reuseDatabase: true });
     try {
