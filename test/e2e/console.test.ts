@@ -31,6 +31,7 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
   let customer: ConsolePage;
   let customerId: string;
   let secret: string;
+  let videoKey: { id: string; key: string };
 
   before(async () => {
     execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts/build-console.js'), '--quiet'], { stdio: 'inherit' });
@@ -114,7 +115,7 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     secret = await page.getByLabel(`New key ${XSS_KEY}`).inputValue();
     expect(secret).to.match(/^sk-gw-[A-Za-z0-9]{40}$/);
     const item = page.getByRole('listitem', { name: `Key ${XSS_KEY}` });
-    expect(await item.getByText('Limits: spend 0.500000 per lifetime').count()).to.equal(1);
+    await item.getByText('Limits: spend 0.500000 per lifetime').waitFor();
     await shoot(page, 'operator-customer');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     await page.reload();
@@ -168,7 +169,8 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
 
   it('an operator settles a video task in review by hand; the customer downloads its finished video', async () => {
     const other = await gateway.admin('POST', `/admin/v1/customers/${customerId}/api-keys`, { name: 'videos' });
-    const videos = videoCalls(gateway, other.body.key);
+    videoKey = { id: other.body.id, key: other.body.key };
+    const videos = videoCalls(gateway, videoKey.key);
     const review = (await videos.create({ model: 'sandbox/seedance', prompt: `a lighthouse ${QUICK} [[sim no_duration]]` })).body;
     expect((await videos.finish(review.task_id)).task_status).to.equal('review');
     const done = (await videos.create({ model: 'sandbox/seedance', prompt: `a calico cat ${QUICK}` })).body;
@@ -194,7 +196,7 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     const item = customerPage.getByRole('listitem', { name: `Video task ${done.task_id}` });
     await item.waitFor();
     const reviewed = customerPage.getByRole('listitem', { name: `Video task ${review.task_id}` });
-    expect(await reviewed.getByText('billed 0.400000 USD').count()).to.equal(1);
+    await reviewed.getByText('billed 0.400000 USD').waitFor();
     const [download] = await Promise.all([customerPage.waitForEvent('download'), item.getByRole('button', { name: 'Download video' }).click()]);
     const file = fs.readFileSync((await download.path())!);
     const direct = Buffer.from(await (await videos.content(done.task_id)).arrayBuffer());
@@ -235,6 +237,39 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     await page.locator('p.total .amount').getByText(`${usage.total_spend} USD`).waitFor();
     expect(await page.locator('svg[role="img"]').count()).to.equal(1);
     await shoot(page, 'operator-spend');
+  });
+
+  it('an operator limits a key, rotates it with a grace period (both secrets work) and revokes it (neither does)', async () => {
+    const { page } = operator;
+    const keyStatus = (key: string) => fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    await page.goto(`${gateway.url}/console/#/operator/customers/${customerId}`);
+    const item = page.getByRole('listitem', { name: 'Key videos' });
+    await item.getByText('Limits and expiry').click();
+    const limits = item.getByRole('form', { name: 'Limits of videos' });
+    await limits.getByLabel('Requests per minute').fill('60');
+    await limits.getByRole('button', { name: 'Save limits' }).click();
+    await item.getByText('Limits: 60 requests/min').waitFor();
+    expect((await gateway.admin('GET', `/admin/v1/api-keys/${videoKey.id}`)).body.limits).to.deep.equal({
+      requests_per_minute: 60,
+      max_concurrent: null,
+      spend_limit: null,
+    });
+
+    await item.getByText('Rotate', { exact: true }).click();
+    const rotate = item.getByRole('form', { name: 'Rotate videos' });
+    await rotate.getByLabel('Grace seconds').fill('3600');
+    await rotate.getByRole('button', { name: 'Rotate key' }).click();
+    const rotated = await item.getByLabel('New secret').inputValue();
+    expect(rotated)
+      .to.match(/^sk-gw-/)
+      .and.not.equal(videoKey.key);
+    await item.getByText('previous secret valid until').waitFor();
+    expect([await keyStatus(videoKey.key), await keyStatus(rotated)]).to.deep.equal([200, 200]);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await item.getByRole('button', { name: 'Revoke' }).click();
+    await item.locator('.badge-revoked').waitFor();
+    expect([await keyStatus(videoKey.key), await keyStatus(rotated)]).to.deep.equal([401, 401]);
   });
 
   it('a suspended customer is told so on its next screen, in the API’s words', async () => {

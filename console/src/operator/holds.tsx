@@ -30,9 +30,9 @@ export function Holds() {
           )}
         >
           <Field label="Status">
-            <select name="status" defaultValue="pending">
-              <option value="">any</option>
+            <select name="status">
               <option value="pending">pending</option>
+              <option value="">any</option>
               <option value="settled">settled</option>
               <option value="released">released</option>
             </select>

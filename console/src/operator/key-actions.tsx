@@ -35,9 +35,9 @@ export function LimitsFields({ limits }: { limits?: AdminSchemas['KeyLimits'] })
         <input name="spend_amount" inputMode="decimal" pattern="[0-9]+(\.[0-9]{1,6})?" defaultValue={limits?.spend_limit?.amount ?? ''} />
       </Field>
       <Field label="Spend period">
-        <select name="spend_period" defaultValue={limits?.spend_limit?.period ?? 'month'}>
-          <option value="day">per UTC day</option>
+        <select name="spend_period" {...(limits?.spend_limit ? { value: limits.spend_limit.period } : {})}>
           <option value="month">per UTC month</option>
+          <option value="day">per UTC day</option>
           <option value="total">in total</option>
         </select>
       </Field>

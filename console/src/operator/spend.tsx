@@ -1,7 +1,7 @@
 // Spend over time per day and model: every customer's, or one customer's.
 import { useState } from 'preact/hooks';
 import { adminApi } from '../api/session.ts';
-import { Field, onSubmit } from '../ui/parts.tsx';
+import { Field, onSubmit, Section } from '../ui/parts.tsx';
 import { UsageView } from '../ui/usage.tsx';
 
 const adminUsage = (customerId: string | undefined) => (start: string, end: string) =>
@@ -12,12 +12,14 @@ export function Spend() {
   return (
     <>
       <h1>Spend</h1>
-      <form class="inline" aria-label="Whose spend" onSubmit={onSubmit(({ customer_id }) => setCustomerId(customer_id || undefined))}>
-        <Field label="Customer id" hint="Empty: every customer.">
-          <input name="customer_id" placeholder="cus_…" pattern="cus_[A-Za-z0-9]{1,64}" />
-        </Field>
-        <button type="submit">Show</button>
-      </form>
+      <Section title="Whose spend">
+        <form class="inline" aria-label="Whose spend" onSubmit={onSubmit(({ customer_id }) => setCustomerId(customer_id || undefined))}>
+          <Field label="Customer id" hint="Empty: every customer.">
+            <input name="customer_id" placeholder="cus_…" pattern="cus_[A-Za-z0-9]{1,64}" />
+          </Field>
+          <button type="submit">Show</button>
+        </form>
+      </Section>
       <UsageView title={customerId ? `Spend of ${customerId}` : 'Spend of every customer'} load={adminUsage(customerId)} deps={[customerId]} />
     </>
   );

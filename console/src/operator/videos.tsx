@@ -25,13 +25,13 @@ export function VideoTasks() {
           )}
         >
           <Field label="Status">
-            <select name="status" defaultValue="review">
-              <option value="">any</option>
+            <select name="status">
               {STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
               ))}
+              <option value="">any</option>
             </select>
           </Field>
           <Field label="Customer id">
