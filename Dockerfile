@@ -20,7 +20,8 @@ RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-sc
 COPY tsconfig.json tsconfig.build.json catalogue.sample.yaml ./
 COPY generated ./generated
 COPY src ./src
-COPY scripts/runtime-tree.sh scripts/admin.js ./scripts/
+COPY console ./console
+COPY scripts/runtime-tree.sh scripts/admin.js scripts/build-console.js ./scripts/
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
  && sh scripts/runtime-tree.sh /runtime

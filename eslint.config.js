@@ -80,6 +80,19 @@ export default defineConfig(
     },
   },
   {
+    // The web console (browser code, checked by console/tsconfig.json): files stay small too.
+    files: ['console/**/*.{ts,tsx}'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.browser },
+    },
+    rules: {
+      'max-lines': ['error', { max: 250 }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' }, // chai's property assertions: expect(x).to.be.empty
   },

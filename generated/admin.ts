@@ -196,6 +196,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Spend and units per day and model, across customers or for one
+         * @description The same report as a customer's `GET /v1/usage`, for every customer together or, with `customer_id`, for one. UTC days from `start_date` to `end_date` inclusive (at most 366 days; default: this month so far). Tokens and spend of messages and chat completions by the day of the request; video seconds and spend by the day the task was settled.
+         */
+        get: operations["admin_usage_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/request-logs": {
         parameters: {
             query?: never;
@@ -652,6 +672,34 @@ export interface components {
                 customers: number;
                 amount: components["schemas"]["Decimal"];
             };
+        };
+        /** @description One model's usage on one UTC day. */
+        UsageRow: {
+            /** Format: date */
+            date: string;
+            model: string;
+            /** @description Requests that succeeded or were charged (a video task counts when it is created). */
+            requests: number;
+            input_tokens: number;
+            output_tokens: number;
+            /** @description Billed seconds of video tasks settled that day. */
+            video_seconds: number;
+            spend: components["schemas"]["Decimal"];
+        };
+        UsageReport: {
+            /** @constant */
+            object: "usage";
+            currency: string;
+            /** Format: date */
+            start_date: string;
+            /**
+             * Format: date
+             * @description Inclusive.
+             */
+            end_date: string;
+            total_spend: components["schemas"]["Decimal"];
+            /** @description By day, then model. */
+            data: components["schemas"]["UsageRow"][];
         };
         /** @description One public API request. Never holds prompts, outputs or keys. */
         RequestLog: {
@@ -1911,6 +1959,68 @@ export interface operations {
                     "application/json": components["schemas"]["Reconciliation"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_usage_get: {
+        parameters: {
+            query?: {
+                /** @example 2026-11-01 */
+                start_date?: string;
+                /** @example 2026-11-30 */
+                end_date?: string;
+                /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
+                customer_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "usage",
+                     *       "currency": "USD",
+                     *       "start_date": "2026-11-01",
+                     *       "end_date": "2026-11-30",
+                     *       "total_spend": "1.250225",
+                     *       "data": [
+                     *         {
+                     *           "date": "2026-11-22",
+                     *           "model": "sandbox/claude-sonnet",
+                     *           "requests": 1,
+                     *           "input_tokens": 25,
+                     *           "output_tokens": 10,
+                     *           "video_seconds": 0,
+                     *           "spend": "0.000225"
+                     *         },
+                     *         {
+                     *           "date": "2026-11-22",
+                     *           "model": "sandbox/seedance",
+                     *           "requests": 1,
+                     *           "input_tokens": 0,
+                     *           "output_tokens": 0,
+                     *           "video_seconds": 5,
+                     *           "spend": "1.250000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];

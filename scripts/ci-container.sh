@@ -40,6 +40,10 @@ for _ in $(seq 1 120); do
 done
 curl -fsS "$url/readyz"; echo
 
+step "the image serves the web console"
+page=$(curl -fsS "$url/console/")
+grep -q 'assets/console-' <<<"$page" || { echo "the image does not serve the console" >&2; exit 1; }
+
 step "the process runs as the image's non-root user"
 user=$(podman exec "$name" id -un)
 [ "$user" = node ] || { echo "the gateway runs as $user, not node" >&2; exit 1; }

@@ -47,6 +47,11 @@ curl -fsS "$url/readyz"; echo
 # Read whole before matching: `curl | grep -q` fails under pipefail when grep stops reading first.
 metrics=$(curl -fsS -H "authorization: Bearer $token" "$url/metrics")
 grep -q '^gateway_build_info{' <<<"$metrics" || { echo "/metrics did not answer" >&2; exit 1; }
+# The web console's built files are in the runtime tree: the page and the script it names answer.
+page=$(curl -fsS "$url/console/")
+script=$(grep -o -m 1 'assets/console-[A-Za-z0-9]*\.js' <<<"$page")
+[ -n "$script" ] && curl -fsS -o /dev/null "$url/console/$script" || { echo "the console is not served from the runtime tree" >&2; exit 1; }
+grep -q "^Console: $url/console/" "$work/serve.log" || { cat "$work/serve.log" >&2; echo "the banner does not name the console" >&2; exit 1; }
 key=$(grep -o 'sk-gw-[A-Za-z0-9]*' "$work/serve.log" | head -n 1)
 answer=$(curl -fsS "$url/v1/messages" -H "x-api-key: $key" -H 'content-type: application/json' \
   -d '{"model":"sandbox/claude-haiku","max_tokens":32,"messages":[{"role":"user","content":"Hello"}]}') || answer=

@@ -1,4 +1,5 @@
-// npm start: compile src/ into dist/ (incremental tsc, a few seconds), then run the gateway in this
+// npm start: compile src/ into dist/ (incremental tsc, a few seconds) and bundle the web console
+// into dist/console (scripts/build-console.js), then run the gateway in this
 // same process. One process from npm's point of view, so a Ctrl-C or a SIGTERM sent to npm reaches
 // the gateway itself and nothing is left holding the port (a `build && node` script line runs
 // under a shell that npm's forwarded signal kills, orphaning node). Plain JavaScript: it runs
@@ -33,6 +34,13 @@ if (process.exitCode) process.exit();
 if (code !== 0) {
   process.stderr.write('npm start: the build failed (above); nothing started.\n');
   process.exit(code);
+}
+// The web console's files (dist/console), bundled by esbuild in well under a second.
+try {
+  const { buildConsole } = await import(pathToFileURL(path.join(root, 'scripts/build-console.js')).href);
+  await buildConsole({ root });
+} catch (error) {
+  process.stderr.write(`npm start: the console did not build (${error instanceof Error ? error.message : String(error)}); the API starts without it.\n`);
 }
 const { main } = await import(pathToFileURL(path.join(root, 'dist/src/main.js')).href);
 await main();

@@ -49,6 +49,8 @@ export interface Config {
   heartbeatMs: number;
   /** Keep an incoming x-request-id (a trusted proxy sets it) instead of minting one. */
   trustRequestId: boolean;
+  /** Serve the web console's built files at /console/ (CONSOLE). */
+  console: boolean;
   /** Origins whose browser pages may call the public API. */
   corsOrigins: CorsOrigins;
   /** Run the hold sweeper's tick (every second) in this process (tests drive it by hand). */
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatMs: clean.HEARTBEAT_MS,
     trustRequestId: clean.TRUST_REQUEST_ID,
     corsOrigins: clean.CORS_ORIGINS,
+    console: clean.CONSOLE,
     holdSweeper: clean.HOLD_SWEEPER,
     metricsPort: clean.METRICS_PORT,
     metricsHost: clean.METRICS_HOST ?? clean.HOST,

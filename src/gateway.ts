@@ -44,6 +44,8 @@ export interface Gateway {
   demo: DemoCredentials | undefined;
   services: Services;
   db: Knex;
+  /** The web console's files (CONSOLE), served at /console/; undefined when off. */
+  consoleDir: string | undefined;
   /** GET /metrics without authentication, when METRICS_PORT is set. */
   metricsUrl: string | undefined;
   /** The running simulated upstreams by sandbox provider id (sandbox mode). */
@@ -159,6 +161,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     loadSpec(path.join(ROOT_DIR, 'generated/openapi.json')),
     loadSpec(path.join(ROOT_DIR, 'generated/admin.json')),
   ]);
+  const consoleDir = config.console ? path.join(ROOT_DIR, 'dist', 'console') : undefined;
   const app = createApp({
     publicSurface: { spec: publicSpec, handlers: publicHandlers },
     adminSurface: { spec: adminSpec, handlers: adminHandlers, admin: true },
@@ -172,6 +175,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     trustProxy: config.trustProxy,
     metrics,
     cors: createCors(config.corsOrigins),
+    consoleDir,
   });
   const server = await startHttpServer(app.express, {
     host: config.host,
@@ -217,6 +221,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     demo,
     services,
     db,
+    consoleDir,
     metricsUrl: metricsServer?.url,
     simulators: sandbox?.simulators ?? new Map(),
     close: (options = {}) => (closing ??= shutdown(options.graceMs ?? config.shutdownGraceSeconds * 1000)),

@@ -1,5 +1,6 @@
 // The gateway's entry point: read the environment, check what it points at, start the gateway,
 // print how to call it, stop gracefully on SIGTERM or Ctrl-C (a second signal stops at once).
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from './config.ts';
@@ -20,6 +21,7 @@ function printWelcome(gateway: Gateway, config: Config): void {
     gateway.adminTokenGenerated || !config.adminToken
       ? `Admin token: ${gateway.adminToken}  (kept in ${path.join(config.dataDir, 'admin-token')})`
       : 'Admin token: from ADMIN_TOKEN',
+    consoleLine(gateway.consoleDir, url),
   ];
   if (gateway.demo) {
     lines.push(
@@ -37,6 +39,13 @@ function printWelcome(gateway: Gateway, config: Config): void {
     lines.push('Create a customer and a key:', '  npm run admin -- customers create --name "Acme"');
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+/** Where the web console is, or why it is not there. */
+function consoleLine(dir: string | undefined, url: string): string {
+  if (!dir) return 'Console: off (CONSOLE=false)';
+  if (!fs.existsSync(path.join(dir, 'index.html'))) return 'Console: not built (npm run build writes it into dist/console)';
+  return `Console: ${url}/console/  (operators sign in with the admin token, customers with an API key)`;
 }
 
 /**

@@ -140,6 +140,10 @@ export const ENV_SCHEMA = {
     default: new Set<string>(),
     desc: 'Browser pages of these origins may call the public API (CORS): origins separated by commas (`https://app.example.com`), or `*` for any page. Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',
   }),
+  CONSOLE: flag({
+    default: true,
+    desc: 'Serve the web console (operators sign in with the admin token, customers with an API key) at `/console/`, from the files `npm run build` writes into `dist/console/`; `false`: `/console/` is a 404 like any unknown path. It calls only the public and admin APIs.',
+  }),
   TRUST_REQUEST_ID: flag({
     default: false,
     desc: 'Echo an incoming `x-request-id` (set by a trusted proxy) and record it beside the request id the gateway mints (logs); it never keys a hold, a charge or a limit.',

@@ -6,11 +6,12 @@ import type { Logger } from '../logger.ts';
 import { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry, type RequestLogs } from '../logs/request-logs.ts';
 import type { RequestMetrics } from '../metrics/hooks.ts';
 import { CORS_PREFLIGHT } from './cors.ts';
+import { CONSOLE_ASSET } from './steps/console.ts';
 import type { Exchange } from './exchange.ts';
 import { formatMicros } from '../shared/money.ts';
 
-/** Probes, scrapes and CORS preflights would drown the request log (and are access-logged at debug only). */
-const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get', CORS_PREFLIGHT]);
+/** Probes, scrapes, CORS preflights and the console's files would drown the request log (and are access-logged at debug only). */
+const UNLOGGED = new Set(['health_get', 'readiness_get', 'metrics_get', CORS_PREFLIGHT, CONSOLE_ASSET]);
 
 export interface AccessLog {
   /** Called once the response closed: records the exchange when its handler is done. */

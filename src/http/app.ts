@@ -11,6 +11,7 @@ import type { Services } from '../services.ts';
 import { createAccessLog } from './access-log.ts';
 import type { Cors } from './cors.ts';
 import { authenticate } from './steps/authenticate.ts';
+import { serveConsole } from './steps/console.ts';
 import { corsHeaders } from './steps/cors.ts';
 import { dispatch } from './steps/dispatch.ts';
 import { errorHandler } from './steps/error-handler.ts';
@@ -42,6 +43,8 @@ export interface AppOptions {
   metrics?: RequestMetrics;
   /** Cross-origin access to the public surface; none when CORS is off. */
   cors?: Cors;
+  /** The built web console served at /console/ (CONSOLE); undefined: not served. */
+  consoleDir?: string;
 }
 
 export interface App {
@@ -66,6 +69,7 @@ export function createApp(options: AppOptions): App {
 
   app.use(requestId({ publicSurface: options.publicSurface, adminSurface: options.adminSurface, accessLog, trustRequestId: options.trustRequestId }));
   app.use(refuseUnroutable()); // 400 without Host, 417 for an Expect other than 100-continue
+  if (options.consoleDir) app.use('/console', serveConsole(options.consoleDir)); // static files, not operations
   app.use(corsHeaders(cors));
   app.use(route(cors)); // openapi-backend's router: 404, 405 with Allow, CORS preflights
   app.use(authenticate({ adminToken: options.adminToken, customers: services.customers }));

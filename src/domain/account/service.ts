@@ -39,6 +39,12 @@ export interface LegacyBilling {
   accessUntil: number;
 }
 
+/** UTC days, YYYY-MM-DD, both inclusive. */
+export interface UsageRange {
+  start?: string;
+  end?: string;
+}
+
 const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
@@ -56,6 +62,18 @@ export function createAccountService(deps: {
     const key = await deps.customers.getApiKey(caller.keyId);
     if (typeof key === 'string') throw new Error(`the calling key ${caller.keyId} vanished`); // authenticated a moment ago
     return key;
+  }
+
+  async function usageOf(customerId: string | undefined, range: UsageRange): Promise<{ start: string; end: string; rows: UsageRow[] } | Failure> {
+    const today = now().toISOString().slice(0, 10);
+    const end = range.end ?? today;
+    const start = range.start ?? `${(range.end ?? today).slice(0, 8)}01`;
+    const from = new Date(`${start}T00:00:00Z`);
+    const to = new Date(new Date(`${end}T00:00:00Z`).getTime() + DAY_MS);
+    if (from >= to) return new Failure(AccountError.InvalidDateRange, 'start_date must not be after end_date.', { param: 'start_date' });
+    if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS)
+      return new Failure(AccountError.InvalidDateRange, `At most ${MAX_RANGE_DAYS} days at a time.`, { param: 'end_date' });
+    return { start, end, rows: await usageByDay(deps.db, customerId, from, to) };
   }
 
   return {
@@ -88,17 +106,10 @@ export function createAccountService(deps: {
     },
 
     /** UTC days `start` to `end` inclusive (YYYY-MM-DD); default: this month so far. */
-    async usage(caller: Caller, range: { start?: string; end?: string }): Promise<{ start: string; end: string; rows: UsageRow[] } | Failure> {
-      const today = now().toISOString().slice(0, 10);
-      const end = range.end ?? today;
-      const start = range.start ?? `${(range.end ?? today).slice(0, 8)}01`;
-      const from = new Date(`${start}T00:00:00Z`);
-      const to = new Date(new Date(`${end}T00:00:00Z`).getTime() + DAY_MS);
-      if (from >= to) return new Failure(AccountError.InvalidDateRange, 'start_date must not be after end_date.', { param: 'start_date' });
-      if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS)
-        return new Failure(AccountError.InvalidDateRange, `At most ${MAX_RANGE_DAYS} days at a time.`, { param: 'end_date' });
-      return { start, end, rows: await usageByDay(deps.db, caller.customerId, from, to) };
-    },
+    usage: (caller: Caller, range: UsageRange) => usageOf(caller.customerId, range),
+
+    /** The same report for operators: one customer's, or every customer's (`customerId` undefined). */
+    usageOf,
 
     /**
      * A key with a `total` spend limit is described by itself (its limit, capped by what the wallet

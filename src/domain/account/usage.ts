@@ -1,4 +1,4 @@
-// A customer's usage per UTC day and model, from the request logs (messages, chat: tokens and
+// A customer's usage (or every customer's, for operators) per UTC day and model, from the request logs (messages, chat: tokens and
 // what each request was charged) and the video tasks (billed seconds and amount, on the day each
 // was settled). Requests count when they succeeded or were charged.
 import type { Knex } from 'knex';
@@ -13,8 +13,10 @@ export interface UsageRow {
   spend: bigint;
 }
 
-/** [from, to): UTC instants. */
-export async function usageByDay(db: Knex, customerId: string, from: Date, to: Date): Promise<UsageRow[]> {
+/** [from, to): UTC instants; every customer's when `customerId` is undefined. */
+export async function usageByDay(db: Knex, customerId: string | undefined, from: Date, to: Date): Promise<UsageRow[]> {
+  const whose = customerId === undefined ? '' : 'customer_id = ? and';
+  const who = customerId === undefined ? [] : [customerId];
   const { rows } = await db.raw<{
     rows: Array<{ day: string; model: string; requests: string; input_tokens: string; output_tokens: string; video_seconds: string; spend: string }>;
   }>(
@@ -23,19 +25,19 @@ export async function usageByDay(db: Knex, customerId: string, from: Date, to: D
               coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens,
               0 as video_seconds, coalesce(sum(cost), 0) as spend
          from request_logs
-        where customer_id = ? and created_at >= ? and created_at < ? and model is not null and (status < 400 or cost > 0)
+        where ${whose} created_at >= ? and created_at < ? and model is not null and (status < 400 or cost > 0)
         group by 1, 2),
      videos as (
        select (completed_at at time zone 'UTC')::date as day, model_id as model, 0 as requests, 0 as input_tokens, 0 as output_tokens,
               coalesce(sum(billed_seconds), 0) as video_seconds, coalesce(sum(billed_amount), 0) as spend
          from video_tasks
-        where customer_id = ? and billed_amount is not null and completed_at >= ? and completed_at < ?
+        where ${whose} billed_amount is not null and completed_at >= ? and completed_at < ?
         group by 1, 2)
      select day::text as day, model, sum(requests)::text as requests, sum(input_tokens)::text as input_tokens, sum(output_tokens)::text as output_tokens,
             sum(video_seconds)::text as video_seconds, sum(spend)::text as spend
        from (select * from logs union all select * from videos) usage
       group by 1, 2 order by 1, 2`,
-    [customerId, from, to, customerId, from, to],
+    [...who, from, to, ...who, from, to],
   );
   return rows.map((r) => ({
     date: r.day,

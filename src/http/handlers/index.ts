@@ -14,6 +14,7 @@ import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
 import { admin_reservations_list } from './admin_reservations_list.ts';
 import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
+import { admin_usage_get } from './admin_usage_get.ts';
 import { admin_wallets_get } from './admin_wallets_get.ts';
 import { admin_video_tasks_get } from './admin_video_tasks_get.ts';
 import { admin_video_tasks_list } from './admin_video_tasks_list.ts';
@@ -87,6 +88,7 @@ export const adminHandlers = {
   admin_wallets_get,
   admin_ledger_list,
   admin_request_logs_list,
+  admin_usage_get,
   admin_reconciliation_get,
   admin_reservations_list,
   admin_reservations_resolve,

@@ -129,6 +129,29 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
     expect((await get(mine.key, '/v1/usage?start_date=2020-01-01&end_date=2026-01-01')).body.error.code).to.equal('invalid_date_range');
   });
 
+  it('gives operators the same report for one customer, and for every customer summed by day and model (GET /admin/v1/usage)', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const range = `start_date=${today}&end_date=${today}`;
+    const own = (await get(mine.key, `/v1/usage?${range}`)).body;
+    const theirsOwn = (await get(theirs.key, `/v1/usage?${range}`)).body;
+    const one = await gateway.admin('GET', `/admin/v1/usage?${range}&customer_id=${mine.customerId}`);
+    expect(one.status).to.equal(200);
+    expect(one.body).to.deep.equal(own);
+    const all = (await gateway.admin('GET', `/admin/v1/usage?${range}`)).body;
+    const micros = (amount: string) => BigInt(amount.replace('.', ''));
+    expect(micros(all.total_spend)).to.equal(micros(own.total_spend) + micros(theirsOwn.total_spend));
+    for (const row of all.data) {
+      const parts = [own, theirsOwn].map((report) => report.data.find((r: any) => r.date === row.date && r.model === row.model));
+      expect(row.requests, row.model).to.equal(parts.reduce((n, r) => n + (r?.requests ?? 0), 0));
+      expect(micros(row.spend), row.model).to.equal(parts.reduce((n, r) => n + (r ? micros(r.spend) : 0n), 0n));
+    }
+    expect((await gateway.admin('GET', `/admin/v1/usage?${range}&customer_id=cus_nobody`)).body).to.include({ total_spend: '0.000000' });
+    const backwards = await gateway.admin('GET', '/admin/v1/usage?start_date=2026-02-01&end_date=2026-01-01');
+    expect(backwards.status).to.equal(400);
+    expect(backwards.body.error.code).to.equal('invalid_date_range');
+    expect((await gateway.admin('GET', `/admin/v1/usage?customer_id=bad`)).status).to.equal(400);
+  });
+
   it('answers the legacy dashboard shapes so that a client shows the balance as hard_limit_usd - total_usage / 100', async () => {
     const wallet = await gateway.wallet(mine.customerId);
     const subscription = (await get(mine.key, '/v1/dashboard/billing/subscription')).body;

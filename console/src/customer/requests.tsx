@@ -1,0 +1,63 @@
+// The customer's request log with the API's filters, paged by its `after` cursor.
+import { useState } from 'preact/hooks';
+import { publicApi } from '../api/session.ts';
+import { localInputToIso } from '../ui/format.ts';
+import { usePaged } from '../ui/hooks.ts';
+import { LogTable } from '../ui/log-table.tsx';
+import { Empty, ErrorNote, Field, Loading, onSubmit, Pager, Section } from '../ui/parts.tsx';
+
+export function Requests() {
+  const [filter, setFilter] = useState<Record<string, string>>({});
+  const list = usePaged(
+    async (after) => {
+      const query = {
+        limit: 50,
+        model: filter.model || undefined,
+        key_id: filter.key_id || undefined,
+        status: filter.status ? Number(filter.status) : undefined,
+        from: localInputToIso(filter.from ?? ''),
+        to: localInputToIso(filter.to ?? ''),
+        after,
+      };
+      const page = await publicApi.get('/v1/requests', { query });
+      return { items: page.data, next: page.has_more ? (page.last_id ?? undefined) : undefined };
+    },
+    [filter],
+  );
+  return (
+    <>
+      <h1>Requests</h1>
+      <Section title="Filters">
+        <form class="inline" aria-label="Request filters" onSubmit={onSubmit((fields) => setFilter(fields))}>
+          <Field label="Model">
+            <input name="model" placeholder="sandbox/claude-haiku" />
+          </Field>
+          <Field label="Key id">
+            <input name="key_id" placeholder="key_…" />
+          </Field>
+          <Field label="HTTP status">
+            <input name="status" type="number" min="100" max="599" />
+          </Field>
+          <Field label="From (your time)">
+            <input name="from" type="datetime-local" />
+          </Field>
+          <Field label="To (your time)">
+            <input name="to" type="datetime-local" />
+          </Field>
+          <button type="submit">Apply</button>
+        </form>
+      </Section>
+      <Section title="Your requests">
+        <ErrorNote error={list.error} />
+        {list.loading && list.items.length === 0 ? (
+          <Loading what="requests" />
+        ) : list.items.length === 0 && !list.error ? (
+          <Empty>No request matches.</Empty>
+        ) : (
+          <LogTable rows={list.items} operator={false} />
+        )}
+        <Pager loading={list.loading && list.items.length > 0} hasMore={list.hasMore} onMore={list.loadMore} count={list.items.length} />
+      </Section>
+    </>
+  );
+}
