@@ -250,6 +250,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of one of the calling customer's requests or video tasks
+         * @description Everything a customer needs to check a charge to the micro-unit: the provider's usage as reported, the price version and unit prices, the hold and what became of it, the charge, the free units spent, and whether usage was measured or estimated and why. A request has a receipt once its charge is final (a moment after its answer ended); a video task (`vt_...`) has one from acceptance (its hold `pending` until it is settled). Another customer's id, or one that names nothing, is 404.
+         */
+        get: operations["requests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -1151,6 +1171,101 @@ export interface components {
             /** @description Pass as `after` for the next (older) page. */
             last_id: string | null;
         };
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        Receipt: {
+            /** @constant */
+            object: "receipt";
+            /** @description The request id (`request-id` of its answer) or the video task id. */
+            id: string;
+            /** @enum {string} */
+            type: "request" | "video_task";
+            customer_id: string | null;
+            key_id: string | null;
+            /** @description The operationId (`messages_create`, `chat_completions_create`, `videos_create`). */
+            endpoint: string | null;
+            model: string | null;
+            /** @description The status the request was answered with; null for a video task. */
+            http_status: number | null;
+            /** @description The video task's status; null for a request. */
+            task_status: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
+             */
+            settled_at: string | null;
+            currency: string;
+            /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
+            price: {
+                version: number;
+                model: string;
+                /** @description Tokens: `input_per_mtok`, `output_per_mtok`, `cache_read_per_mtok`, `cache_write_per_mtok`, `cache_write_1h_per_mtok`, `web_search_per_1k_requests`, `multipliers`; video: `per_second` by resolution tier. Decimal strings. */
+                unit_prices: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            usage: {
+                /** @description The provider's usage object as it reported it (Anthropic: `input_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`, `cache_creation`, `output_tokens`, `server_tool_use`, `service_tier`; OpenAI: `prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens`, and the answer's `service_tier`); for a video task the delivered duration and resolution the provider reported. Null when it reported none. */
+                reported: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description The units priced. Requests: `input_tokens` (uncached), `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, and when present `cache_write_1h_tokens`, `web_search_requests`, `reasoning_tokens` (part of output), `service_tier`, `multiplier`, `output_tokens_reported`. Video tasks: `requested_seconds`, `requested_resolution`, `billed_seconds` (the delivered duration rounded to the nearest whole second, halves up, at least one) and `tier`. */
+                billed: {
+                    [key: string]: unknown;
+                };
+            };
+            measurement: {
+                estimated: boolean;
+                /** @description Codes joined by commas: `input_not_reported` (input estimated from the request), `output_not_reported` (output estimated from the delivered content), `output_not_final` (the stream ended before the provider's final count: output estimated from what was delivered, never below the last count), `owner_gone` (the serving process died: charged at its last checkpoint), `operator_settled` (a video task an operator settled after review). */
+                reason: string | null;
+                explanation: string;
+            };
+            hold: {
+                /**
+                 * @description `grant`: drawn from the process's credit grant (no journal row of its own until the charge); `reservation`: a reservation of its own; `video_task`: the task's reservation; null: nothing was held (refused before any provider call).
+                 * @enum {string|null}
+                 */
+                source: "grant" | "reservation" | "video_task" | null;
+                /** @description The money held, after free units. */
+                amount: components["schemas"]["Decimal"] | null;
+                /** @description Units of the model's free allowance held beside the money. */
+                free_units_held: number;
+                /**
+                 * @description `settled`: charged for what was delivered and the rest released; `released`: given back whole (nothing delivered, a failure, a cancel); `pending`: still held (a task in flight or in review); `none`: nothing was held.
+                 * @enum {string}
+                 */
+                outcome: "settled" | "released" | "pending" | "none";
+                /** @description What of the hold went back to the balance. */
+                released: components["schemas"]["Decimal"] | null;
+            };
+            charge: {
+                /** @description Posted to the wallet's debits (settle, charge and true-up entries). */
+                amount: components["schemas"]["Decimal"];
+                /** @description Of the cost, what the balance could not cover, recorded as debt (repaid by the next credit). */
+                debt: components["schemas"]["Decimal"];
+                /** @description Posted after the hold ended (the serving process reported late; see docs/money.md). */
+                true_up: components["schemas"]["Decimal"];
+                /** @description amount + debt. */
+                total: components["schemas"]["Decimal"];
+                /** @description Free units of the model's allowance the charge spent. */
+                free_units: number;
+                /** @description What those free units were worth at the price version. */
+                free_amount: components["schemas"]["Decimal"];
+            };
+            /** @description The journal entries of this request or task, oldest first. */
+            journal: {
+                /** @enum {string} */
+                kind: "reserve" | "charge" | "settle" | "release" | "true_up";
+                reference: string;
+                amount: components["schemas"]["Decimal"];
+                free_units: number;
+                free_amount: components["schemas"]["Decimal"];
+                debt: components["schemas"]["Decimal"];
+                /** Format: date-time */
+                created_at: string;
+            }[];
+        };
         /** @description One model's usage on one UTC day. */
         UsageRow: {
             /** Format: date */
@@ -1576,6 +1691,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No request or video task of this customer with this id, or no receipt yet (its charge is not final). */
+        RequestNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1608,6 +1733,11 @@ export interface components {
          * @example 50
          */
         PageLimit: number;
+        /**
+         * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
+         * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+         */
+        ReceiptId: string;
     };
     requestBodies: never;
     headers: {
@@ -2649,6 +2779,39 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requests_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
+                 * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+                 */
+                request_id: components["parameters"]["ReceiptId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["RequestNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

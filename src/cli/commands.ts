@@ -173,4 +173,9 @@ export const COMMANDS: Record<string, Command> = {
     path: (_, o = {}) =>
       `/admin/v1/request-logs${query({ customer_id: o.customer, model: o.model, endpoint: o.endpoint, from: o.from, to: o.to, limit: o.limit, before: o.before })}`,
   },
+  'receipts get': {
+    usage: 'receipts get REQUEST_ID|TASK_ID   (usage as reported, price version, hold, charge, free units, estimated or not)',
+    method: 'GET',
+    path: ([id]) => `/admin/v1/receipts/${enc(id)}`,
+  },
 };

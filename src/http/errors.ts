@@ -118,6 +118,7 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [CatalogueError.CatalogueInvalid]: { status: 422, type: 'invalid_request_error' },
 
   [AccountError.InvalidDateRange]: invalid(),
+  [AccountError.RequestNotFound]: notFound(),
 
   [LedgerError.InsufficientFunds]: { status: 402, type: 'billing_error', message: 'The wallet balance does not cover this amount.' },
   [LedgerError.ReferenceConflict]: conflict('This reference was already used for a different amount or customer.'),

@@ -13,6 +13,7 @@ import { admin_ledger_list } from './admin_ledger_list.ts';
 import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
 import { admin_reservations_list } from './admin_reservations_list.ts';
 import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
+import { admin_receipts_get } from './admin_receipts_get.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_wallets_get } from './admin_wallets_get.ts';
 import { admin_video_tasks_get } from './admin_video_tasks_get.ts';
@@ -39,6 +40,7 @@ import { videos_list } from './videos_list.ts';
 import { billing_subscription_get } from './billing_subscription_get.ts';
 import { billing_usage_get } from './billing_usage_get.ts';
 import { key_get } from './key_get.ts';
+import { requests_get } from './requests_get.ts';
 import { requests_list } from './requests_list.ts';
 import { usage_get } from './usage_get.ts';
 import { wallet_get } from './wallet_get.ts';
@@ -65,6 +67,7 @@ export const publicHandlers = {
   wallet_get,
   key_get,
   requests_list,
+  requests_get,
   usage_get,
   billing_subscription_get,
   billing_usage_get,
@@ -87,6 +90,7 @@ export const adminHandlers = {
   admin_wallets_get,
   admin_ledger_list,
   admin_request_logs_list,
+  admin_receipts_get,
   admin_reconciliation_get,
   admin_reservations_list,
   admin_reservations_resolve,
