@@ -290,6 +290,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling customer's charges in a period, line by line, as CSV or NDJSON
+         * @description Every charge of the customer's requests and video tasks posted in `[from, to)`, read from the journal page by page and streamed as it is read, then a totals line that equals the journal's debits for those entries to the micro-unit. Each line names its request or task id, whose receipt (`GET /v1/requests/{id}`) shows how the charge was made.
+         */
+        get: operations["usage_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dashboard/billing/subscription": {
         parameters: {
             query?: never;
@@ -1701,6 +1721,29 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
+        UsageExport: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                /** @description `attachment; filename="usage-<customer>-<from>-<to>.csv"` (or `.ndjson`). */
+                "content-disposition"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
+                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,1200,350,8000,0,,,false,0,0.000000,0.003750,0.000000,USD
+                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
+                 *     ,,,total,2 lines,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
+                 */
+                "text/csv": string;
+                /**
+                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 */
+                "application/x-ndjson": string;
+            };
+        };
     };
     parameters: {
         /**
@@ -1738,6 +1781,21 @@ export interface components {
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
          */
         ReceiptId: string;
+        /**
+         * @description Inclusive start of the period: an RFC 3339 instant (`2026-11-26T10:15:00Z`: a period may cut through a day) or a date (`2026-11-01`: its 00:00 UTC). Default: the first day of this month, UTC.
+         * @example 2026-11-01
+         */
+        ExportFrom: string;
+        /**
+         * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+         * @example 2026-12-01
+         */
+        ExportTo: string;
+        /**
+         * @description `csv` or `ndjson`. Without it the `Accept` header decides (`application/x-ndjson` or `application/ndjson`: NDJSON; anything else: CSV).
+         * @example csv
+         */
+        ExportFormat: "csv" | "ndjson";
     };
     requestBodies: never;
     headers: {
@@ -2870,6 +2928,40 @@ export interface operations {
                     "application/json": components["schemas"]["UsageReport"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    usage_export: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Inclusive start of the period: an RFC 3339 instant (`2026-11-26T10:15:00Z`: a period may cut through a day) or a date (`2026-11-01`: its 00:00 UTC). Default: the first day of this month, UTC.
+                 * @example 2026-11-01
+                 */
+                from?: components["parameters"]["ExportFrom"];
+                /**
+                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+                 * @example 2026-12-01
+                 */
+                to?: components["parameters"]["ExportTo"];
+                /**
+                 * @description `csv` or `ndjson`. Without it the `Accept` header decides (`application/x-ndjson` or `application/ndjson`: NDJSON; anything else: CSV).
+                 * @example csv
+                 */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UsageExport"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

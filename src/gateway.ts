@@ -9,6 +9,7 @@ import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.
 import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
+import { createBillingService } from './domain/billing/service.ts';
 import { createChatService } from './domain/chat/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
@@ -124,6 +125,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
+    billing: createBillingService({ db, discovery }),
     catalogue,
     discovery,
     health: createHealthService({ db, catalogue, draining: () => draining }),

@@ -178,4 +178,9 @@ export const COMMANDS: Record<string, Command> = {
     method: 'GET',
     path: ([id]) => `/admin/v1/receipts/${enc(id)}`,
   },
+  'usage export': {
+    usage: 'usage export [--customer ID] [--from DATE|ISO] [--to DATE|ISO] [--format csv|ndjson]   (every customer without --customer; to stdout)',
+    method: 'GET',
+    path: (_, o = {}) => `/admin/v1/usage/export${query({ customer_id: o.customer, from: o.from, to: o.to, format: o.format })}`,
+  },
 };

@@ -117,6 +117,31 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(negativeTopUp.stderr).to.not.match(/\n\s+at /);
   });
 
+  it("shows a request's receipt and exports a customer's charges to stdout as CSV or NDJSON", async () => {
+    const made = await gateway.customerWithKey();
+    await admin(['credits', 'add', made.customerId, '--amount', '1.00', '--reference', 'inv-r']);
+    const answer = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': made.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const requestId = answer.headers.get('request-id')!;
+    await answer.text();
+    await gateway.settled();
+    await gateway.requestLog(requestId);
+    const receipt = JSON.parse((await admin(['receipts', 'get', requestId])).stdout);
+    expect(receipt).to.include({ object: 'receipt', id: requestId, provider: 'sandbox-anthropic' });
+    const csv = await admin(['usage', 'export', '--customer', made.customerId]);
+    expect(csv.code, csv.stderr).to.equal(0);
+    const rows = csv.stdout.trimEnd().split('\r\n');
+    expect(rows[0]).to.match(/^posted_at,customer_id,key_id,type,id,entry,/);
+    expect(rows[1]).to.include(requestId);
+    expect(rows.at(-1)).to.match(new RegExp(`,total,1 lines,.*,${receipt.charge.amount.replace('.', '\\.')},0\\.000000,USD$`));
+    const ndjson = await admin(['usage', 'export', '--customer', made.customerId, '--format', 'ndjson']);
+    expect(ndjson.code, ndjson.stderr + ndjson.stdout).to.equal(0);
+    expect(JSON.parse(ndjson.stdout.trimEnd().split('\n').at(-1)!)).to.include({ object: 'usage_export.totals', lines: 1, charged: receipt.charge.amount });
+  });
+
   it('exits non-zero with one line per failure, and with usage on nonsense', async () => {
     const missing = await admin(['customers', 'get', 'cus_nobody']);
     expect(missing.code).to.equal(1);

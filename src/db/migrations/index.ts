@@ -12,6 +12,7 @@ import * as customerControls from './20261124100000_customer_controls.ts';
 import * as keyChangeNotifications from './20261126100000_key_change_notifications.ts';
 import * as debtAndTrueUp from './20261126110000_debt_and_true_up.ts';
 import * as requestLogReceipts from './20261127100000_request_log_receipts.ts';
+import * as usageExportIndex from './20261127110000_usage_export_index.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261126100000_key_change_notifications', keyChangeNotifications],
   ['20261126110000_debt_and_true_up', debtAndTrueUp],
   ['20261127100000_request_log_receipts', requestLogReceipts],
+  ['20261127110000_usage_export_index', usageExportIndex],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

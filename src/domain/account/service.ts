@@ -9,7 +9,6 @@ import { periodEnd } from '../../ledger/free-quota.ts';
 import type { RequestLogRow, RequestLogs } from '../../logs/request-logs.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
-import { findReceipt } from '../billing/receipts.ts';
 import { AccountError } from './errors.ts';
 import { usageByDay, type UsageRow } from './usage.ts';
 
@@ -87,11 +86,6 @@ export function createAccountService(deps: {
       // The customer's rows only; a key filter naming another customer's key simply finds nothing.
       return deps.requestLogs.list({ ...rest, customerId: caller.customerId, ...(after !== undefined ? { before: after } : {}) });
     },
-
-    /** The receipt of one of the caller's requests or video tasks. */
-    receipt: (caller: Caller, id: string) => findReceipt(deps.db, id, caller.customerId),
-    /** Any customer's (operators). */
-    receiptOfAny: (id: string) => findReceipt(deps.db, id),
 
     /** UTC days `start` to `end` inclusive (YYYY-MM-DD); default: this month so far. */
     async usage(caller: Caller, range: { start?: string; end?: string }): Promise<{ start: string; end: string; rows: UsageRow[] } | Failure> {

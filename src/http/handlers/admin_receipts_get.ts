@@ -4,8 +4,8 @@ import type { Ok, RequestContext } from '../handler.ts';
 import { adminReceiptToWire } from '../serialize/receipts.ts';
 
 export async function admin_receipts_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_receipts_get'> | Failure> {
-  const { account } = ctx.services;
-  const receipt = await account.receiptOfAny(ctx.params.request_id ?? '');
+  const { billing, discovery } = ctx.services;
+  const receipt = await billing.receiptOfAny(ctx.params.request_id ?? '');
   if (receipt instanceof Failure) return receipt;
-  return { status: 200, body: adminReceiptToWire(receipt, account.currency()) };
+  return { status: 200, body: adminReceiptToWire(receipt, discovery.currency()) };
 }

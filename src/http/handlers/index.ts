@@ -15,6 +15,7 @@ import { admin_reservations_list } from './admin_reservations_list.ts';
 import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
 import { admin_receipts_get } from './admin_receipts_get.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
+import { admin_usage_export } from './admin_usage_export.ts';
 import { admin_wallets_get } from './admin_wallets_get.ts';
 import { admin_video_tasks_get } from './admin_video_tasks_get.ts';
 import { admin_video_tasks_list } from './admin_video_tasks_list.ts';
@@ -42,6 +43,7 @@ import { billing_usage_get } from './billing_usage_get.ts';
 import { key_get } from './key_get.ts';
 import { requests_get } from './requests_get.ts';
 import { requests_list } from './requests_list.ts';
+import { usage_export } from './usage_export.ts';
 import { usage_get } from './usage_get.ts';
 import { wallet_get } from './wallet_get.ts';
 
@@ -69,6 +71,7 @@ export const publicHandlers = {
   requests_list,
   requests_get,
   usage_get,
+  usage_export,
   billing_subscription_get,
   billing_usage_get,
 } satisfies HandlersOf<PublicOperations>;
@@ -92,6 +95,7 @@ export const adminHandlers = {
   admin_request_logs_list,
   admin_receipts_get,
   admin_reconciliation_get,
+  admin_usage_export,
   admin_reservations_list,
   admin_reservations_resolve,
   admin_video_tasks_list,

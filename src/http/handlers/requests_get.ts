@@ -4,8 +4,8 @@ import type { Ok, RequestContext } from '../handler.ts';
 import { receiptToWire } from '../serialize/receipts.ts';
 
 export async function requests_get(ctx: RequestContext): Promise<Ok<PublicOperations, 'requests_get'> | Failure> {
-  const { account } = ctx.services;
-  const receipt = await account.receipt(ctx.caller!, ctx.params.request_id ?? '');
+  const { billing, discovery } = ctx.services;
+  const receipt = await billing.receipt(ctx.caller!, ctx.params.request_id ?? '');
   if (receipt instanceof Failure) return receipt;
-  return { status: 200, body: receiptToWire(receipt, account.currency()) };
+  return { status: 200, body: receiptToWire(receipt, discovery.currency()) };
 }
