@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Price list
-         * @description Per visible model: its current price version, prices as decimal strings in the service currency, context window and free quota. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
+         * @description The prices that apply to the calling key: per model the key may reach, its current price version, every unit price as a decimal string in the service currency (cache writes by lifetime, server tools, premiums; video per second by tier with the seconds a request may ask for and the billing rule), the context window and the free quota. A downstream gateway can price itself from it: a charge is these units x these prices, rounded up once to the micro-unit. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
          */
         get: operations["models_pricing"];
         put?: never;
@@ -140,7 +140,7 @@ export interface paths {
         put?: never;
         /**
          * Create a video task
-         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the task: the OpenAI video object (what the OpenAI SDK's `videos.create` returns) beside the platform envelope, with the platform task id as both `id` and `task_id`. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds).
+         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the task: the OpenAI video object (what the OpenAI SDK's `videos.create` returns) beside the platform envelope, with the platform task id as both `id` and `task_id`. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds). With `dry_run: true` it answers 200 with a quote instead (`VideoQuote`): the exact hold, price version, tier and billing rule a create would take now, creating and charging nothing.
          */
         post: operations["videos_create"];
         delete?: never;
@@ -928,6 +928,17 @@ export interface components {
             output_per_mtok: components["schemas"]["Decimal"];
             cache_read_per_mtok: components["schemas"]["Decimal"] | null;
             cache_write_per_mtok: components["schemas"]["Decimal"] | null;
+            /** @description 1-hour cache writes, when priced apart from `cache_write_per_mtok`. */
+            cache_write_1h_per_mtok: components["schemas"]["Decimal"] | null;
+            /** @description Server web searches the provider reports, per thousand (never paid by free units). */
+            web_search_per_1k_requests: components["schemas"]["Decimal"] | null;
+            /** @description Server web fetches the provider reports, per thousand. */
+            web_fetch_per_1k_requests: components["schemas"]["Decimal"] | null;
+            /** @description Premiums on every token price, as decimal multipliers, when the catalogue prices them: `fast` (Anthropic fast mode), `priority` (answers served at `service_tier: priority`). Empty: none. */
+            multipliers: {
+                fast?: string;
+                priority?: string;
+            };
         };
         /** @description Price per billed second of delivered video, by resolution tier. */
         VideoPrice: {
@@ -936,6 +947,10 @@ export interface components {
             per_second: {
                 [key: string]: components["schemas"]["Decimal"];
             };
+            /** @description The durations a request may ask for. */
+            seconds: number[];
+            /** @description How a task is settled (the same text a `dry_run` quote states). */
+            billed_seconds_rule: string;
         };
         ModelPricing: {
             model: string;
@@ -946,6 +961,7 @@ export interface components {
             free_quota: components["schemas"]["FreeQuota"] | null;
             price: components["schemas"]["TokenPrice"] | components["schemas"]["VideoPrice"];
         };
+        /** @description The prices that apply to the caller: with a key, the models that key may reach (its allow-list, or every public model) at the catalogue's prices; anonymously, the public models. The catalogue prices a model once for everyone (no per-key or per-group price lists), so these are exactly the unit prices charges are computed from, under `price_version`. */
         ModelPricingList: {
             /** @constant */
             object: "list";
@@ -1068,6 +1084,35 @@ export interface components {
             generate_audio?: boolean | ("true" | "false");
             /** @description Only for models whose provider has a watermark switch. */
             watermark?: boolean | ("true" | "false");
+            /** @description `true`: answer a quote (200, `VideoQuote`) of what this request would hold and how it would be billed, creating, reserving and submitting nothing. Validated exactly as a create. */
+            dry_run?: boolean | ("true" | "false");
+        };
+        /** @description What `POST /v1/videos` would hold for this request now, and how the task would be billed: nothing was created, reserved or charged. A create that follows with nothing in between (no other task of the customer taking free units) holds exactly `hold` at `price_version`. */
+        VideoQuote: {
+            /** @constant */
+            object: "video.quote";
+            model: string;
+            /** @description The price version a create now would be accepted, held and settled under. */
+            price_version: number;
+            currency: string;
+            /** @description The requested duration. */
+            seconds: number;
+            /** @description The priced resolution tier the request stands for (from `size`, or `resolution`). */
+            resolution: string;
+            ratio: string | null;
+            size: string | null;
+            /** @description The tier's price per billed second at this version. */
+            per_second: components["schemas"]["Decimal"];
+            /** @description The requested seconds at that price, before free units. */
+            cost: components["schemas"]["Decimal"];
+            /** @description Units of the model's free allowance the hold would take (seconds for video models). */
+            free_units: number;
+            /** @enum {string|null} */
+            free_unit: "tokens" | "seconds" | "requests" | null;
+            /** @description The money a create would reserve now (cost minus the free units' value). */
+            hold: components["schemas"]["Decimal"];
+            /** @description How the task is settled once the provider delivers. */
+            billed_seconds_rule: string;
         };
         /** @description The platform task id, the only id a client ever sees, under both names: `task_id` (the platform's) and `id` (what the OpenAI SDK's `videos.create` reads). Poll `GET /v1/videos/{task_id}` for the task. */
         VideoTaskAccepted: {
@@ -2282,7 +2327,11 @@ export interface operations {
                      *             "input_per_mtok": "3.000000",
                      *             "output_per_mtok": "15.000000",
                      *             "cache_read_per_mtok": "0.300000",
-                     *             "cache_write_per_mtok": "3.750000"
+                     *             "cache_write_per_mtok": "3.750000",
+                     *             "cache_write_1h_per_mtok": null,
+                     *             "web_search_per_1k_requests": null,
+                     *             "web_fetch_per_1k_requests": null,
+                     *             "multipliers": {}
                      *           }
                      *         },
                      *         {
@@ -2297,7 +2346,12 @@ export interface operations {
                      *               "480p": "0.050000",
                      *               "720p": "0.100000",
                      *               "1080p": "0.250000"
-                     *             }
+                     *             },
+                     *             "seconds": [
+                     *               5,
+                     *               10
+                     *             ],
+                     *             "billed_seconds_rule": "Settled once the provider delivers: the delivered duration rounded to the nearest whole second (halves up, at least one), at the delivered resolution tier's price of this version, free seconds first. A task that fails or is cancelled is charged nothing."
                      *           }
                      *         }
                      *       ]
@@ -2472,6 +2526,34 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A quote (`dry_run: true`): the hold, price version, tier and billing rule a create would take now. Nothing was created or charged; `Idempotency-Key` is not consulted. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "video.quote",
+                     *       "model": "sandbox/seedance",
+                     *       "price_version": 1,
+                     *       "currency": "USD",
+                     *       "seconds": 10,
+                     *       "resolution": "720p",
+                     *       "ratio": "16:9",
+                     *       "size": "1280x720",
+                     *       "per_second": "0.100000",
+                     *       "cost": "1.000000",
+                     *       "free_units": 4,
+                     *       "free_unit": "seconds",
+                     *       "hold": "0.600000",
+                     *       "billed_seconds_rule": "Settled once the provider delivers: the delivered duration rounded to the nearest whole second (halves up, at least one), at the delivered resolution tier's price of this version, free seconds first. A task that fails or is cancelled is charged nothing."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoQuote"];
+                };
+            };
             /** @description Accepted; the body carries only the platform task id (as `task_id` and as `id`). */
             202: {
                 headers: {

@@ -125,7 +125,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
-    billing: createBillingService({ db, discovery }),
+    billing: createBillingService({ db, ledger, discovery }),
     catalogue,
     discovery,
     health: createHealthService({ db, catalogue, draining: () => draining }),

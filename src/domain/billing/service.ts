@@ -1,6 +1,7 @@
 // Billing a customer can check (issue 28): receipts per request and task, and usage exports that
 // tie out to the journal. Scoped to the caller's customer where a caller is given.
 import type { Knex } from 'knex';
+import type { Ledger } from '../../ledger/service.ts';
 import type { Caller } from '../../customers/service.ts';
 import { customerExists } from '../../ledger/repo.ts';
 import { CustomerError } from '../../customers/errors.ts';
@@ -9,6 +10,7 @@ import { Failure } from '../failure.ts';
 import type { Sink } from '../sink.ts';
 import { AccountError } from '../account/errors.ts';
 import { streamExport, type ExportFormat } from './export.ts';
+import { quoteVideo } from './quote.ts';
 import { findReceipt } from './receipts.ts';
 
 export interface ExportRequest {
@@ -22,7 +24,7 @@ export interface ExportRequest {
 /** A date (YYYY-MM-DD) is its midnight UTC; anything else the contract admitted is an instant. */
 const instant = (value: string): Date => new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 
-export function createBillingService(deps: { db: Knex; discovery: DiscoveryService; now?: () => Date }) {
+export function createBillingService(deps: { db: Knex; ledger: Ledger; discovery: DiscoveryService; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
 
   function range(request: ExportRequest, customerId: string | undefined) {
@@ -38,6 +40,9 @@ export function createBillingService(deps: { db: Knex; discovery: DiscoveryServi
     receipt: (caller: Caller, id: string) => findReceipt(deps.db, id, caller.customerId),
     /** Any customer's (operators). */
     receiptOfAny: (id: string) => findReceipt(deps.db, id),
+
+    /** What `POST /v1/videos` would hold for this body now (`dry_run: true`): nothing is created or charged. */
+    quoteVideo: (caller: Caller, body: Record<string, unknown>) => quoteVideo(deps, caller, body),
 
     /** Streams the caller's export to the sink; a failure comes before any byte. */
     async exportOwn(caller: Caller, request: ExportRequest, sink: Sink) {
