@@ -216,6 +216,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/customers/{customer_id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer's low-balance alert and webhook settings */
+        get: operations["admin_alerts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a customer's low-balance threshold, webhook URL and video events
+         * @description Changes the fields given. A threshold arms the alert: the next check (within a second) compares the available balance with it, and a balance already below it sends one `balance.low`. The webhook URL must be a public http(s) address (the operator may allow internal ones with `WEBHOOK_ALLOW_INTERNAL`); host names are checked again on every delivery, on the address connected to.
+         */
+        patch: operations["admin_alerts_update"];
+        trace?: never;
+    };
+    "/admin/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook delivery log, newest first
+         * @description Every webhook queued (low balance, video events), its body, its status and every attempt: when, the receiver's status or why there was none, how long it took.
+         */
+        get: operations["admin_webhook_deliveries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/request-logs": {
         parameters: {
             query?: never;
@@ -693,6 +734,79 @@ export interface components {
                 amount: components["schemas"]["Decimal"];
             };
         };
+        /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
+        AlertSettings: {
+            /** @constant */
+            object: "alert_settings";
+            customer_id: string;
+            /** @description Null when no threshold is set. */
+            low_balance_threshold: components["schemas"]["Decimal"] | null;
+            /** @description True while the balance is at or above the threshold (the next crossing below sends one webhook). */
+            armed: boolean;
+            /** @description Where webhooks are sent (public http(s) addresses only). Null: nothing is sent. */
+            webhook_url: string | null;
+            /** @description The signing secret (`whsec_` + base64), minted with the first setting; `rotate_secret` replaces it. */
+            webhook_secret: string | null;
+            video_events: boolean;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        /** @description The fields to change; those left out keep their value. */
+        AlertSettingsUpdate: {
+            /** @description A decimal amount in the service currency (at most 6 decimals); null removes the threshold. Setting it arms the alert. */
+            low_balance_threshold?: string | null;
+            /** @description An http(s) URL on a public address (no credentials in it); null stops all webhooks. */
+            webhook_url?: string | null;
+            /** @description Announce video tasks' terminal states (needs a webhook_url). */
+            video_events?: boolean;
+            /** @description `true`: mint a new webhook_secret (deliveries from now on are signed with it). */
+            rotate_secret?: boolean;
+        };
+        /** @description One webhook, its body and every attempt to deliver it. */
+        WebhookDelivery: {
+            /** @constant */
+            object: "webhook_delivery";
+            /** @description The `webhook-id` header of every attempt. */
+            id: string;
+            customer_id: string;
+            /** @description `balance.low`, `video.completed`, `video.failed` or `video.cancelled`. */
+            type: string;
+            url: string;
+            /** @description The JSON body sent, `{type, timestamp, data}`. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `pending`: waiting for its next attempt; `delivered`: a 2xx came back; `failed`: given up after 12 attempts.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            last_status: number | null;
+            last_error: string | null;
+            log: {
+                attempt: number;
+                /** Format: date-time */
+                at: string;
+                status: number | null;
+                error: string | null;
+                ms: number;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+        };
+        WebhookDeliveryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+            /** @description Pass as `before` for the next (older) page. */
+            next_before: string | null;
+        };
         /** @description One public API request. Never holds prompts, outputs or keys. */
         RequestLog: {
             id: string;
@@ -1054,6 +1168,16 @@ export interface components {
                  *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  */
                 "application/x-ndjson": string;
+            };
+        };
+        /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
+        WebhookUrlRefused: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description No request or video task of this customer with this id, or no receipt yet (its charge is not final). */
@@ -2140,6 +2264,174 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_alerts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (defaults when none were set). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_alerts_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "low_balance_threshold": "5.00",
+                 *       "webhook_url": "https://hooks.example.com/gateway",
+                 *       "video_events": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            400: components["responses"]["WebhookUrlRefused"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_webhook_deliveries_list: {
+        parameters: {
+            query?: {
+                /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
+                customer_id?: string;
+                /** @example failed */
+                status?: "pending" | "delivered" | "failed";
+                /**
+                 * @description The previous page's `next_before`.
+                 * @example msg_0b9f3c2e8d7a4f6e9c1b2a3d4e5f6a7b
+                 */
+                before?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_delivery",
+                     *           "id": "msg_0b9f3c2e8d7a4f6e9c1b2a3d4e5f6a7b",
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "type": "balance.low",
+                     *           "url": "https://hooks.example.com/gateway",
+                     *           "payload": {
+                     *             "type": "balance.low",
+                     *             "timestamp": "2026-11-26T10:00:00.000Z",
+                     *             "data": {
+                     *               "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *               "available": "4.990000",
+                     *               "threshold": "5.000000",
+                     *               "currency": "USD"
+                     *             }
+                     *           },
+                     *           "status": "delivered",
+                     *           "attempts": 2,
+                     *           "next_attempt_at": null,
+                     *           "last_status": 200,
+                     *           "last_error": null,
+                     *           "log": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-11-26T10:00:00.120Z",
+                     *               "status": 503,
+                     *               "error": null,
+                     *               "ms": 41
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "at": "2026-11-26T10:00:05.130Z",
+                     *               "status": 200,
+                     *               "error": null,
+                     *               "ms": 12
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-26T10:00:00.100Z",
+                     *           "delivered_at": "2026-11-26T10:00:05.142Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_before": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

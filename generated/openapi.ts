@@ -310,6 +310,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling customer's low-balance alert and webhook settings */
+        get: operations["alerts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the calling customer's low-balance threshold, webhook URL and video events
+         * @description Changes the fields given. A threshold arms the alert: the next check (within a second) compares the available balance with it, and a balance already below it sends one `balance.low`. The webhook URL must be a public http(s) address (the operator may allow internal ones with `WEBHOOK_ALLOW_INTERNAL`); host names are checked again on every delivery, on the address connected to.
+         */
+        patch: operations["alerts_update"];
+        trace?: never;
+    };
     "/v1/dashboard/billing/subscription": {
         parameters: {
             query?: never;
@@ -1359,6 +1380,34 @@ export interface components {
             /** @description By day, then model. */
             data: components["schemas"]["UsageRow"][];
         };
+        /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
+        AlertSettings: {
+            /** @constant */
+            object: "alert_settings";
+            customer_id: string;
+            /** @description Null when no threshold is set. */
+            low_balance_threshold: components["schemas"]["Decimal"] | null;
+            /** @description True while the balance is at or above the threshold (the next crossing below sends one webhook). */
+            armed: boolean;
+            /** @description Where webhooks are sent (public http(s) addresses only). Null: nothing is sent. */
+            webhook_url: string | null;
+            /** @description The signing secret (`whsec_` + base64), minted with the first setting; `rotate_secret` replaces it. */
+            webhook_secret: string | null;
+            video_events: boolean;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        /** @description The fields to change; those left out keep their value. */
+        AlertSettingsUpdate: {
+            /** @description A decimal amount in the service currency (at most 6 decimals); null removes the threshold. Setting it arms the alert. */
+            low_balance_threshold?: string | null;
+            /** @description An http(s) URL on a public address (no credentials in it); null stops all webhooks. */
+            webhook_url?: string | null;
+            /** @description Announce video tasks' terminal states (needs a webhook_url). */
+            video_events?: boolean;
+            /** @description `true`: mint a new webhook_secret (deliveries from now on are signed with it). */
+            rotate_secret?: boolean;
+        };
         /** @description The legacy OpenAI dashboard shape that chat clients read to show a balance: they show `hard_limit_usd - total_usage / 100` (GET /v1/dashboard/billing/usage). Amounts are plain numbers in the service currency (whatever it is, despite the `_usd` names). For a key with a `total` spend limit they describe the key (its limit, capped by the balance); otherwise the customer's wallet (all it was charged plus what is available). */
         BillingSubscription: {
             /** @constant */
@@ -1787,6 +1836,16 @@ export interface components {
                  *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  */
                 "application/x-ndjson": string;
+            };
+        };
+        /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
+        WebhookUrlRefused: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
     };
@@ -3048,6 +3107,72 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    alerts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (defaults when none were set). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    alerts_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "low_balance_threshold": "5.00",
+                 *       "webhook_url": "https://hooks.example.com/gateway",
+                 *       "video_events": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            400: components["responses"]["WebhookUrlRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -85,6 +85,10 @@ function parseCommandLine(argv: string[]) {
       grace: { type: 'string' },
       'record-debt': { type: 'boolean' },
       format: { type: 'string' },
+      threshold: { type: 'string' },
+      url: { type: 'string' },
+      'video-events': { type: 'string' },
+      'rotate-secret': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

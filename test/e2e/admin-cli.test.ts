@@ -142,6 +142,21 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(JSON.parse(ndjson.stdout.trimEnd().split('\n').at(-1)!)).to.include({ object: 'usage_export.totals', lines: 1, charged: receipt.charge.amount });
   });
 
+  it("sets a customer's low-balance alert and lists webhook deliveries", async () => {
+    const made = await gateway.customerWithKey();
+    const set = JSON.parse((await admin(['alerts', 'set', made.customerId, '--threshold', '2.50', '--url', 'https://hooks.example.com/x'])).stdout);
+    expect(set).to.include({ object: 'alert_settings', low_balance_threshold: '2.500000', webhook_url: 'https://hooks.example.com/x', armed: true });
+    expect(set.webhook_secret).to.match(/^whsec_/);
+    const rotated = JSON.parse((await admin(['alerts', 'set', made.customerId, '--threshold', 'none', '--rotate-secret'])).stdout);
+    expect(rotated.low_balance_threshold).to.equal(null);
+    expect(rotated.webhook_secret).to.not.equal(set.webhook_secret);
+    expect(JSON.parse((await admin(['alerts', 'get', made.customerId])).stdout).webhook_url).to.equal('https://hooks.example.com/x');
+    const refused = await admin(['alerts', 'set', made.customerId, '--url', 'http://10.0.0.1/x']);
+    expect(refused.stderr).to.match(/^HTTP 400 webhook_url_refused: .+\n$/);
+    const listed = JSON.parse((await admin(['webhooks', 'list', '--customer', made.customerId])).stdout);
+    expect(listed).to.deep.equal({ object: 'list', data: [], has_more: false, next_before: null });
+  });
+
   it('exits non-zero with one line per failure, and with usage on nonsense', async () => {
     const missing = await admin(['customers', 'get', 'cus_nobody']);
     expect(missing.code).to.equal(1);

@@ -16,6 +16,9 @@ import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
 import { admin_receipts_get } from './admin_receipts_get.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_usage_export } from './admin_usage_export.ts';
+import { admin_alerts_get } from './admin_alerts_get.ts';
+import { admin_alerts_update } from './admin_alerts_update.ts';
+import { admin_webhook_deliveries_list } from './admin_webhook_deliveries_list.ts';
 import { admin_wallets_get } from './admin_wallets_get.ts';
 import { admin_video_tasks_get } from './admin_video_tasks_get.ts';
 import { admin_video_tasks_list } from './admin_video_tasks_list.ts';
@@ -44,6 +47,8 @@ import { key_get } from './key_get.ts';
 import { requests_get } from './requests_get.ts';
 import { requests_list } from './requests_list.ts';
 import { usage_export } from './usage_export.ts';
+import { alerts_get } from './alerts_get.ts';
+import { alerts_update } from './alerts_update.ts';
 import { usage_get } from './usage_get.ts';
 import { wallet_get } from './wallet_get.ts';
 
@@ -72,6 +77,8 @@ export const publicHandlers = {
   requests_get,
   usage_get,
   usage_export,
+  alerts_get,
+  alerts_update,
   billing_subscription_get,
   billing_usage_get,
 } satisfies HandlersOf<PublicOperations>;
@@ -96,6 +103,9 @@ export const adminHandlers = {
   admin_receipts_get,
   admin_reconciliation_get,
   admin_usage_export,
+  admin_alerts_get,
+  admin_alerts_update,
+  admin_webhook_deliveries_list,
   admin_reservations_list,
   admin_reservations_resolve,
   admin_video_tasks_list,
