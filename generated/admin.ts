@@ -216,6 +216,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One customer's charges in a period, or every customer's, as CSV or NDJSON
+         * @description The export a customer gets at `GET /v1/usage/export`, for one customer (`customer_id`) or for all, streamed from the journal page by page, then a totals line equal to the journal's debits for those entries.
+         */
+        get: operations["admin_usage_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/customers/{customer_id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer's low-balance alert and webhook settings */
+        get: operations["admin_alerts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a customer's low-balance threshold, webhook URL and video events
+         * @description Changes the fields given. A threshold arms the alert: the next check (within a second) compares the available balance with it, and a balance already below it sends one `balance.low`. The webhook URL must be a public http(s) address (the operator may allow internal ones with `WEBHOOK_ALLOW_INTERNAL`); host names are checked again on every delivery, on the address connected to.
+         */
+        patch: operations["admin_alerts_update"];
+        trace?: never;
+    };
+    "/admin/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook delivery log, newest first
+         * @description Every webhook queued (low balance, video events), its body, its status and every attempt: when, the receiver's status or why there was none, how long it took.
+         */
+        get: operations["admin_webhook_deliveries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/request-logs": {
         parameters: {
             query?: never;
@@ -225,6 +286,26 @@ export interface paths {
         };
         /** List request logs, newest first */
         get: operations["admin_request_logs_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/receipts/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of any request or video task
+         * @description The receipt a customer sees at `GET /v1/requests/{request_id}`, for any customer's request id or video task id, with the provider route and the provider's request id.
+         */
+        get: operations["admin_receipts_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -701,6 +782,79 @@ export interface components {
             /** @description By day, then model. */
             data: components["schemas"]["UsageRow"][];
         };
+        /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
+        AlertSettings: {
+            /** @constant */
+            object: "alert_settings";
+            customer_id: string;
+            /** @description Null when no threshold is set. */
+            low_balance_threshold: components["schemas"]["Decimal"] | null;
+            /** @description True while the balance is at or above the threshold (the next crossing below sends one webhook). */
+            armed: boolean;
+            /** @description Where webhooks are sent (public http(s) addresses only). Null: nothing is sent. */
+            webhook_url: string | null;
+            /** @description The signing secret (`whsec_` + base64), minted with the first setting; `rotate_secret` replaces it. */
+            webhook_secret: string | null;
+            video_events: boolean;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        /** @description The fields to change; those left out keep their value. */
+        AlertSettingsUpdate: {
+            /** @description A decimal amount in the service currency (at most 6 decimals); null removes the threshold. Setting it arms the alert. */
+            low_balance_threshold?: string | null;
+            /** @description An http(s) URL on a public address (no credentials in it); null stops all webhooks. */
+            webhook_url?: string | null;
+            /** @description Announce video tasks' terminal states (needs a webhook_url). */
+            video_events?: boolean;
+            /** @description `true`: mint a new webhook_secret (deliveries from now on are signed with it). */
+            rotate_secret?: boolean;
+        };
+        /** @description One webhook, its body and every attempt to deliver it. */
+        WebhookDelivery: {
+            /** @constant */
+            object: "webhook_delivery";
+            /** @description The `webhook-id` header of every attempt. */
+            id: string;
+            customer_id: string;
+            /** @description `balance.low`, `video.completed`, `video.failed` or `video.cancelled`. */
+            type: string;
+            url: string;
+            /** @description The JSON body sent, `{type, timestamp, data}`. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `pending`: waiting for its next attempt; `delivered`: a 2xx came back; `failed`: given up after 12 attempts.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            last_status: number | null;
+            last_error: string | null;
+            log: {
+                attempt: number;
+                /** Format: date-time */
+                at: string;
+                status: number | null;
+                error: string | null;
+                ms: number;
+            }[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+        };
+        WebhookDeliveryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+            /** @description Pass as `before` for the next (older) page. */
+            next_before: string | null;
+        };
         /** @description One public API request. Never holds prompts, outputs or keys. */
         RequestLog: {
             id: string;
@@ -743,6 +897,107 @@ export interface components {
             data: components["schemas"]["RequestLog"][];
             has_more: boolean;
             next_before: string | null;
+        };
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        Receipt: {
+            /** @constant */
+            object: "receipt";
+            /** @description The request id (`request-id` of its answer) or the video task id. */
+            id: string;
+            /** @enum {string} */
+            type: "request" | "video_task";
+            customer_id: string | null;
+            key_id: string | null;
+            /** @description The operationId (`messages_create`, `chat_completions_create`, `videos_create`). */
+            endpoint: string | null;
+            model: string | null;
+            /** @description The status the request was answered with; null for a video task. */
+            http_status: number | null;
+            /** @description The video task's status; null for a request. */
+            task_status: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
+             */
+            settled_at: string | null;
+            currency: string;
+            /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
+            price: {
+                version: number;
+                model: string;
+                /** @description Tokens: `input_per_mtok`, `output_per_mtok`, `cache_read_per_mtok`, `cache_write_per_mtok`, `cache_write_1h_per_mtok`, `web_search_per_1k_requests`, `multipliers`; video: `per_second` by resolution tier. Decimal strings. */
+                unit_prices: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            usage: {
+                /** @description The provider's usage object as it reported it (Anthropic: `input_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`, `cache_creation`, `output_tokens`, `server_tool_use`, `service_tier`; OpenAI: `prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens`, and the answer's `service_tier`); for a video task the delivered duration and resolution the provider reported. Null when it reported none. */
+                reported: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description The units priced. Requests: `input_tokens` (uncached), `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, and when present `cache_write_1h_tokens`, `web_search_requests`, `reasoning_tokens` (part of output), `service_tier`, `multiplier`, `output_tokens_reported`. Video tasks: `requested_seconds`, `requested_resolution`, `billed_seconds` (the delivered duration rounded to the nearest whole second, halves up, at least one) and `tier`. */
+                billed: {
+                    [key: string]: unknown;
+                };
+            };
+            measurement: {
+                estimated: boolean;
+                /** @description Codes joined by commas: `input_not_reported` (input estimated from the request), `output_not_reported` (output estimated from the delivered content), `output_not_final` (the stream ended before the provider's final count: output estimated from what was delivered, never below the last count), `owner_gone` (the serving process died: charged at its last checkpoint), `operator_settled` (a video task an operator settled after review). */
+                reason: string | null;
+                explanation: string;
+            };
+            hold: {
+                /**
+                 * @description `grant`: drawn from the process's credit grant (no journal row of its own until the charge); `reservation`: a reservation of its own; `video_task`: the task's reservation; null: nothing was held (refused before any provider call).
+                 * @enum {string|null}
+                 */
+                source: "grant" | "reservation" | "video_task" | null;
+                /** @description The money held, after free units. */
+                amount: components["schemas"]["Decimal"] | null;
+                /** @description Units of the model's free allowance held beside the money. */
+                free_units_held: number;
+                /**
+                 * @description `settled`: charged for what was delivered and the rest released; `released`: given back whole (nothing delivered, a failure, a cancel); `pending`: still held (a task in flight or in review); `none`: nothing was held.
+                 * @enum {string}
+                 */
+                outcome: "settled" | "released" | "pending" | "none";
+                /** @description What of the hold went back to the balance. */
+                released: components["schemas"]["Decimal"] | null;
+            };
+            charge: {
+                /** @description Posted to the wallet's debits (settle, charge and true-up entries). */
+                amount: components["schemas"]["Decimal"];
+                /** @description Of the cost, what the balance could not cover, recorded as debt (repaid by the next credit). */
+                debt: components["schemas"]["Decimal"];
+                /** @description Posted after the hold ended (the serving process reported late; see docs/money.md). */
+                true_up: components["schemas"]["Decimal"];
+                /** @description amount + debt. */
+                total: components["schemas"]["Decimal"];
+                /** @description Free units of the model's allowance the charge spent. */
+                free_units: number;
+                /** @description What those free units were worth at the price version. */
+                free_amount: components["schemas"]["Decimal"];
+            };
+            /** @description The journal entries of this request or task, oldest first. */
+            journal: {
+                /** @enum {string} */
+                kind: "reserve" | "charge" | "settle" | "release" | "true_up";
+                reference: string;
+                amount: components["schemas"]["Decimal"];
+                free_units: number;
+                free_amount: components["schemas"]["Decimal"];
+                debt: components["schemas"]["Decimal"];
+                /** Format: date-time */
+                created_at: string;
+            }[];
+        };
+        /** @description A receipt as operators see it, with the internal routing a customer does not see. */
+        AdminReceipt: components["schemas"]["Receipt"] & {
+            /** @description The provider route that served it. */
+            provider: string | null;
+            upstream_request_id: string | null;
         };
         /** @description A video task as operators see it, with the provider's id and raw result. `waiting`: in the gateway's queue for its provider (nothing sent upstream yet). */
         AdminVideoTask: {
@@ -945,6 +1200,49 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
+        UsageExport: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                /** @description `attachment; filename="usage-<customer>-<from>-<to>.csv"` (or `.ndjson`). */
+                "content-disposition"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
+                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,1200,350,8000,0,,,false,0,0.000000,0.003750,0.000000,USD
+                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
+                 *     ,,,total,2 lines,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
+                 */
+                "text/csv": string;
+                /**
+                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 */
+                "application/x-ndjson": string;
+            };
+        };
+        /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
+        WebhookUrlRefused: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No request or video task of this customer with this id, or no receipt yet (its charge is not final). */
+        RequestNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description No video task with this id for this customer. */
         TaskNotFound: {
             headers: {
@@ -1027,6 +1325,26 @@ export interface components {
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
          */
         ReservationRef: string;
+        /**
+         * @description Inclusive start of the period: an RFC 3339 instant (`2026-11-26T10:15:00Z`: a period may cut through a day) or a date (`2026-11-01`: its 00:00 UTC). Default: the first day of this month, UTC.
+         * @example 2026-11-01
+         */
+        ExportFrom: string;
+        /**
+         * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+         * @example 2026-12-01
+         */
+        ExportTo: string;
+        /**
+         * @description `csv` or `ndjson`. Without it the `Accept` header decides (`application/x-ndjson` or `application/ndjson`: NDJSON; anything else: CSV).
+         * @example csv
+         */
+        ExportFormat: "csv" | "ndjson";
+        /**
+         * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
+         * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+         */
+        ReceiptId: string;
         /**
          * @description The platform video task id returned by `POST /v1/videos`. An id outside this pattern names no task: 404, like an unknown one.
          * @example vt_4fR8kP2mQ9xL7nB3vC6d
@@ -2027,6 +2345,213 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    admin_usage_export: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this customer's charges; without it, every customer's.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id?: string;
+                /**
+                 * @description Inclusive start of the period: an RFC 3339 instant (`2026-11-26T10:15:00Z`: a period may cut through a day) or a date (`2026-11-01`: its 00:00 UTC). Default: the first day of this month, UTC.
+                 * @example 2026-11-01
+                 */
+                from?: components["parameters"]["ExportFrom"];
+                /**
+                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+                 * @example 2026-12-01
+                 */
+                to?: components["parameters"]["ExportTo"];
+                /**
+                 * @description `csv` or `ndjson`. Without it the `Accept` header decides (`application/x-ndjson` or `application/ndjson`: NDJSON; anything else: CSV).
+                 * @example csv
+                 */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UsageExport"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_alerts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (defaults when none were set). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_alerts_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "low_balance_threshold": "5.00",
+                 *       "webhook_url": "https://hooks.example.com/gateway",
+                 *       "video_events": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            400: components["responses"]["WebhookUrlRefused"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_webhook_deliveries_list: {
+        parameters: {
+            query?: {
+                /** @example cus_5Jk2Lm9Np3Qr7St1Uv4W */
+                customer_id?: string;
+                /** @example failed */
+                status?: "pending" | "delivered" | "failed";
+                /**
+                 * @description The previous page's `next_before`.
+                 * @example msg_0b9f3c2e8d7a4f6e9c1b2a3d4e5f6a7b
+                 */
+                before?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_delivery",
+                     *           "id": "msg_0b9f3c2e8d7a4f6e9c1b2a3d4e5f6a7b",
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "type": "balance.low",
+                     *           "url": "https://hooks.example.com/gateway",
+                     *           "payload": {
+                     *             "type": "balance.low",
+                     *             "timestamp": "2026-11-26T10:00:00.000Z",
+                     *             "data": {
+                     *               "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *               "available": "4.990000",
+                     *               "threshold": "5.000000",
+                     *               "currency": "USD"
+                     *             }
+                     *           },
+                     *           "status": "delivered",
+                     *           "attempts": 2,
+                     *           "next_attempt_at": null,
+                     *           "last_status": 200,
+                     *           "last_error": null,
+                     *           "log": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-11-26T10:00:00.120Z",
+                     *               "status": 503,
+                     *               "error": null,
+                     *               "ms": 41
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "at": "2026-11-26T10:00:05.130Z",
+                     *               "status": 200,
+                     *               "error": null,
+                     *               "ms": 12
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-26T10:00:00.100Z",
+                     *           "delivered_at": "2026-11-26T10:00:05.142Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_before": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     admin_request_logs_list: {
         parameters: {
             query?: {
@@ -2115,6 +2640,114 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_receipts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
+                 * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+                 */
+                request_id: components["parameters"]["ReceiptId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "receipt",
+                     *       "id": "req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *       "type": "request",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "key_id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *       "endpoint": "chat_completions_create",
+                     *       "model": "sandbox/chat-model",
+                     *       "http_status": 200,
+                     *       "task_status": null,
+                     *       "created_at": "2026-11-22T12:00:00.412Z",
+                     *       "settled_at": "2026-11-22T12:00:00.455Z",
+                     *       "currency": "USD",
+                     *       "price": {
+                     *         "version": 1,
+                     *         "model": "sandbox/chat-model",
+                     *         "unit_prices": {
+                     *           "input_per_mtok": "0.500000",
+                     *           "output_per_mtok": "1.500000",
+                     *           "cache_read_per_mtok": "0.250000"
+                     *         }
+                     *       },
+                     *       "usage": {
+                     *         "reported": null,
+                     *         "billed": {
+                     *           "input_tokens": 12,
+                     *           "output_tokens": 40,
+                     *           "cache_read_tokens": 0,
+                     *           "cache_write_tokens": 0
+                     *         }
+                     *       },
+                     *       "measurement": {
+                     *         "estimated": true,
+                     *         "reason": "input_not_reported,output_not_reported",
+                     *         "explanation": "The provider reported no usage: input was estimated from the request, output from the content delivered."
+                     *       },
+                     *       "hold": {
+                     *         "source": "reservation",
+                     *         "amount": "0.024582",
+                     *         "free_units_held": 0,
+                     *         "outcome": "settled",
+                     *         "released": "0.024516"
+                     *       },
+                     *       "charge": {
+                     *         "amount": "0.000066",
+                     *         "debt": "0.000000",
+                     *         "true_up": "0.000000",
+                     *         "total": "0.000066",
+                     *         "free_units": 0,
+                     *         "free_amount": "0.000000"
+                     *       },
+                     *       "journal": [
+                     *         {
+                     *           "kind": "reserve",
+                     *           "reference": "reserve:req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *           "amount": "0.024582",
+                     *           "free_units": 0,
+                     *           "free_amount": "0.000000",
+                     *           "debt": "0.000000",
+                     *           "created_at": "2026-11-22T12:00:00.020Z"
+                     *         },
+                     *         {
+                     *           "kind": "settle",
+                     *           "reference": "settle:req_7hX2kQ9mZ4pL1vB8nC3dF6sA",
+                     *           "amount": "0.000066",
+                     *           "free_units": 0,
+                     *           "free_amount": "0.000000",
+                     *           "debt": "0.000000",
+                     *           "created_at": "2026-11-22T12:00:00.455Z"
+                     *         }
+                     *       ],
+                     *       "provider": "sandbox-openai-chat",
+                     *       "upstream_request_id": "chatcmpl-9x8y7z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminReceipt"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RequestNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * Price list
-         * @description Per visible model: its current price version, prices as decimal strings in the service currency, context window and free quota. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
+         * @description The prices that apply to the calling key: per model the key may reach, its current price version, every unit price as a decimal string in the service currency (cache writes by lifetime, server tools, premiums; video per second by tier with the seconds a request may ask for and the billing rule), the context window and the free quota. A downstream gateway can price itself from it: a charge is these units x these prices, rounded up once to the micro-unit. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
          */
         get: operations["models_pricing"];
         put?: never;
@@ -140,7 +140,7 @@ export interface paths {
         put?: never;
         /**
          * Create a video task
-         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the task: the OpenAI video object (what the OpenAI SDK's `videos.create` returns) beside the platform envelope, with the platform task id as both `id` and `task_id`. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds).
+         * @description Validates the request against the model's catalogue entry, reserves the price of the requested output at the price in force, submits it to the provider and answers with the task: the OpenAI video object (what the OpenAI SDK's `videos.create` returns) beside the platform envelope, with the platform task id as both `id` and `task_id`. Poll `GET /v1/videos/{task_id}`. The task is settled once, by the delivered output (resolution tier x whole billed seconds). With `dry_run: true` it answers 200 with a quote instead (`VideoQuote`): the exact hold, price version, tier and billing rule a create would take now, creating and charging nothing.
          */
         post: operations["videos_create"];
         delete?: never;
@@ -250,6 +250,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of one of the calling customer's requests or video tasks
+         * @description Everything a customer needs to check a charge to the micro-unit: the provider's usage as reported, the price version and unit prices, the hold and what became of it, the charge, the free units spent, and whether usage was measured or estimated and why. A request has a receipt once its charge is final (a moment after its answer ended); a video task (`vt_...`) has one from acceptance (its hold `pending` until it is settled). Another customer's id, or one that names nothing, is 404.
+         */
+        get: operations["requests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -268,6 +288,47 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling customer's charges in a period, line by line, as CSV or NDJSON
+         * @description Every charge of the customer's requests and video tasks posted in `[from, to)`, read from the journal page by page and streamed as it is read, then a totals line that equals the journal's debits for those entries to the micro-unit. Each line names its request or task id, whose receipt (`GET /v1/requests/{id}`) shows how the charge was made.
+         */
+        get: operations["usage_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling customer's low-balance alert and webhook settings */
+        get: operations["alerts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the calling customer's low-balance threshold, webhook URL and video events
+         * @description Changes the fields given. A threshold arms the alert: the next check (within a second) compares the available balance with it, and a balance already below it sends one `balance.low`. The webhook URL must be a public http(s) address (the operator may allow internal ones with `WEBHOOK_ALLOW_INTERNAL`); host names are checked again on every delivery, on the address connected to.
+         */
+        patch: operations["alerts_update"];
         trace?: never;
     };
     "/v1/dashboard/billing/subscription": {
@@ -888,6 +949,17 @@ export interface components {
             output_per_mtok: components["schemas"]["Decimal"];
             cache_read_per_mtok: components["schemas"]["Decimal"] | null;
             cache_write_per_mtok: components["schemas"]["Decimal"] | null;
+            /** @description 1-hour cache writes, when priced apart from `cache_write_per_mtok`. */
+            cache_write_1h_per_mtok: components["schemas"]["Decimal"] | null;
+            /** @description Server web searches the provider reports, per thousand (never paid by free units). */
+            web_search_per_1k_requests: components["schemas"]["Decimal"] | null;
+            /** @description Server web fetches the provider reports, per thousand. */
+            web_fetch_per_1k_requests: components["schemas"]["Decimal"] | null;
+            /** @description Premiums on every token price, as decimal multipliers, when the catalogue prices them: `fast` (Anthropic fast mode), `priority` (answers served at `service_tier: priority`). Empty: none. */
+            multipliers: {
+                fast?: string;
+                priority?: string;
+            };
         };
         /** @description Price per billed second of delivered video, by resolution tier. A tier `<resolution>+audio` (`720p+audio`) is the price of a second with sound where sound costs more: a task that asks for `generate_audio: true` is priced and settled at it; without one, sound costs what silence does. */
         VideoPrice: {
@@ -896,6 +968,10 @@ export interface components {
             per_second: {
                 [key: string]: components["schemas"]["Decimal"];
             };
+            /** @description The durations a request may ask for. */
+            seconds: number[];
+            /** @description How a task is settled (the same text a `dry_run` quote states). */
+            billed_seconds_rule: string;
         };
         ModelPricing: {
             model: string;
@@ -906,6 +982,7 @@ export interface components {
             free_quota: components["schemas"]["FreeQuota"] | null;
             price: components["schemas"]["TokenPrice"] | components["schemas"]["VideoPrice"];
         };
+        /** @description The prices that apply to the caller: with a key, the models that key may reach (its allow-list, or every public model) at the catalogue's prices; anonymously, the public models. The catalogue prices a model once for everyone (no per-key or per-group price lists), so these are exactly the unit prices charges are computed from, under `price_version`. */
         ModelPricingList: {
             /** @constant */
             object: "list";
@@ -1031,6 +1108,35 @@ export interface components {
             generate_audio?: boolean | ("true" | "false");
             /** @description Only for models whose provider has a watermark switch. */
             watermark?: boolean | ("true" | "false");
+            /** @description `true`: answer a quote (200, `VideoQuote`) of what this request would hold and how it would be billed, creating, reserving and submitting nothing. Validated exactly as a create. */
+            dry_run?: boolean | ("true" | "false");
+        };
+        /** @description What `POST /v1/videos` would hold for this request now, and how the task would be billed: nothing was created, reserved or charged. A create that follows with nothing in between (no other task of the customer taking free units) holds exactly `hold` at `price_version`. */
+        VideoQuote: {
+            /** @constant */
+            object: "video.quote";
+            model: string;
+            /** @description The price version a create now would be accepted, held and settled under. */
+            price_version: number;
+            currency: string;
+            /** @description The requested duration. */
+            seconds: number;
+            /** @description The priced resolution tier the request stands for (from `size`, or `resolution`). */
+            resolution: string;
+            ratio: string | null;
+            size: string | null;
+            /** @description The tier's price per billed second at this version. */
+            per_second: components["schemas"]["Decimal"];
+            /** @description The requested seconds at that price, before free units. */
+            cost: components["schemas"]["Decimal"];
+            /** @description Units of the model's free allowance the hold would take (seconds for video models). */
+            free_units: number;
+            /** @enum {string|null} */
+            free_unit: "tokens" | "seconds" | "requests" | null;
+            /** @description The money a create would reserve now (cost minus the free units' value). */
+            hold: components["schemas"]["Decimal"];
+            /** @description How the task is settled once the provider delivers. */
+            billed_seconds_rule: string;
         };
         /** @description The platform task id, the only id a client ever sees, under both names: `task_id` (the platform's) and `id` (what the OpenAI SDK's `videos.create` reads). Poll `GET /v1/videos/{task_id}` for the task. */
         VideoTaskAccepted: {
@@ -1154,6 +1260,101 @@ export interface components {
             /** @description Pass as `after` for the next (older) page. */
             last_id: string | null;
         };
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        Receipt: {
+            /** @constant */
+            object: "receipt";
+            /** @description The request id (`request-id` of its answer) or the video task id. */
+            id: string;
+            /** @enum {string} */
+            type: "request" | "video_task";
+            customer_id: string | null;
+            key_id: string | null;
+            /** @description The operationId (`messages_create`, `chat_completions_create`, `videos_create`). */
+            endpoint: string | null;
+            model: string | null;
+            /** @description The status the request was answered with; null for a video task. */
+            http_status: number | null;
+            /** @description The video task's status; null for a request. */
+            task_status: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
+             */
+            settled_at: string | null;
+            currency: string;
+            /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
+            price: {
+                version: number;
+                model: string;
+                /** @description Tokens: `input_per_mtok`, `output_per_mtok`, `cache_read_per_mtok`, `cache_write_per_mtok`, `cache_write_1h_per_mtok`, `web_search_per_1k_requests`, `multipliers`; video: `per_second` by resolution tier. Decimal strings. */
+                unit_prices: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            usage: {
+                /** @description The provider's usage object as it reported it (Anthropic: `input_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`, `cache_creation`, `output_tokens`, `server_tool_use`, `service_tier`; OpenAI: `prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens`, and the answer's `service_tier`); for a video task the delivered duration and resolution the provider reported. Null when it reported none. */
+                reported: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description The units priced. Requests: `input_tokens` (uncached), `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, and when present `cache_write_1h_tokens`, `web_search_requests`, `reasoning_tokens` (part of output), `service_tier`, `multiplier`, `output_tokens_reported`. Video tasks: `requested_seconds`, `requested_resolution`, `billed_seconds` (the delivered duration rounded to the nearest whole second, halves up, at least one) and `tier`. */
+                billed: {
+                    [key: string]: unknown;
+                };
+            };
+            measurement: {
+                estimated: boolean;
+                /** @description Codes joined by commas: `input_not_reported` (input estimated from the request), `output_not_reported` (output estimated from the delivered content), `output_not_final` (the stream ended before the provider's final count: output estimated from what was delivered, never below the last count), `owner_gone` (the serving process died: charged at its last checkpoint), `operator_settled` (a video task an operator settled after review). */
+                reason: string | null;
+                explanation: string;
+            };
+            hold: {
+                /**
+                 * @description `grant`: drawn from the process's credit grant (no journal row of its own until the charge); `reservation`: a reservation of its own; `video_task`: the task's reservation; null: nothing was held (refused before any provider call).
+                 * @enum {string|null}
+                 */
+                source: "grant" | "reservation" | "video_task" | null;
+                /** @description The money held, after free units. */
+                amount: components["schemas"]["Decimal"] | null;
+                /** @description Units of the model's free allowance held beside the money. */
+                free_units_held: number;
+                /**
+                 * @description `settled`: charged for what was delivered and the rest released; `released`: given back whole (nothing delivered, a failure, a cancel); `pending`: still held (a task in flight or in review); `none`: nothing was held.
+                 * @enum {string}
+                 */
+                outcome: "settled" | "released" | "pending" | "none";
+                /** @description What of the hold went back to the balance. */
+                released: components["schemas"]["Decimal"] | null;
+            };
+            charge: {
+                /** @description Posted to the wallet's debits (settle, charge and true-up entries). */
+                amount: components["schemas"]["Decimal"];
+                /** @description Of the cost, what the balance could not cover, recorded as debt (repaid by the next credit). */
+                debt: components["schemas"]["Decimal"];
+                /** @description Posted after the hold ended (the serving process reported late; see docs/money.md). */
+                true_up: components["schemas"]["Decimal"];
+                /** @description amount + debt. */
+                total: components["schemas"]["Decimal"];
+                /** @description Free units of the model's allowance the charge spent. */
+                free_units: number;
+                /** @description What those free units were worth at the price version. */
+                free_amount: components["schemas"]["Decimal"];
+            };
+            /** @description The journal entries of this request or task, oldest first. */
+            journal: {
+                /** @enum {string} */
+                kind: "reserve" | "charge" | "settle" | "release" | "true_up";
+                reference: string;
+                amount: components["schemas"]["Decimal"];
+                free_units: number;
+                free_amount: components["schemas"]["Decimal"];
+                debt: components["schemas"]["Decimal"];
+                /** Format: date-time */
+                created_at: string;
+            }[];
+        };
         /** @description One model's usage on one UTC day. */
         UsageRow: {
             /** Format: date */
@@ -1181,6 +1382,34 @@ export interface components {
             total_spend: components["schemas"]["Decimal"];
             /** @description By day, then model. */
             data: components["schemas"]["UsageRow"][];
+        };
+        /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
+        AlertSettings: {
+            /** @constant */
+            object: "alert_settings";
+            customer_id: string;
+            /** @description Null when no threshold is set. */
+            low_balance_threshold: components["schemas"]["Decimal"] | null;
+            /** @description True while the balance is at or above the threshold (the next crossing below sends one webhook). */
+            armed: boolean;
+            /** @description Where webhooks are sent (public http(s) addresses only). Null: nothing is sent. */
+            webhook_url: string | null;
+            /** @description The signing secret (`whsec_` + base64), minted with the first setting; `rotate_secret` replaces it. */
+            webhook_secret: string | null;
+            video_events: boolean;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        /** @description The fields to change; those left out keep their value. */
+        AlertSettingsUpdate: {
+            /** @description A decimal amount in the service currency (at most 6 decimals); null removes the threshold. Setting it arms the alert. */
+            low_balance_threshold?: string | null;
+            /** @description An http(s) URL on a public address (no credentials in it); null stops all webhooks. */
+            webhook_url?: string | null;
+            /** @description Announce video tasks' terminal states (needs a webhook_url). */
+            video_events?: boolean;
+            /** @description `true`: mint a new webhook_secret (deliveries from now on are signed with it). */
+            rotate_secret?: boolean;
         };
         /** @description The legacy OpenAI dashboard shape that chat clients read to show a balance: they show `hard_limit_usd - total_usage / 100` (GET /v1/dashboard/billing/usage). Amounts are plain numbers in the service currency (whatever it is, despite the `_usd` names). For a key with a `total` spend limit they describe the key (its limit, capped by the balance); otherwise the customer's wallet (all it was charged plus what is available). */
         BillingSubscription: {
@@ -1579,6 +1808,49 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No request or video task of this customer with this id, or no receipt yet (its charge is not final). */
+        RequestNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
+        UsageExport: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                /** @description `attachment; filename="usage-<customer>-<from>-<to>.csv"` (or `.ndjson`). */
+                "content-disposition"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
+                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,1200,350,8000,0,,,false,0,0.000000,0.003750,0.000000,USD
+                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
+                 *     ,,,total,2 lines,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
+                 */
+                "text/csv": string;
+                /**
+                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 */
+                "application/x-ndjson": string;
+            };
+        };
+        /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
+        WebhookUrlRefused: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1611,6 +1883,26 @@ export interface components {
          * @example 50
          */
         PageLimit: number;
+        /**
+         * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
+         * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+         */
+        ReceiptId: string;
+        /**
+         * @description Inclusive start of the period: an RFC 3339 instant (`2026-11-26T10:15:00Z`: a period may cut through a day) or a date (`2026-11-01`: its 00:00 UTC). Default: the first day of this month, UTC.
+         * @example 2026-11-01
+         */
+        ExportFrom: string;
+        /**
+         * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+         * @example 2026-12-01
+         */
+        ExportTo: string;
+        /**
+         * @description `csv` or `ndjson`. Without it the `Accept` header decides (`application/x-ndjson` or `application/ndjson`: NDJSON; anything else: CSV).
+         * @example csv
+         */
+        ExportFormat: "csv" | "ndjson";
     };
     requestBodies: never;
     headers: {
@@ -2097,7 +2389,11 @@ export interface operations {
                      *             "input_per_mtok": "3.000000",
                      *             "output_per_mtok": "15.000000",
                      *             "cache_read_per_mtok": "0.300000",
-                     *             "cache_write_per_mtok": "3.750000"
+                     *             "cache_write_per_mtok": "3.750000",
+                     *             "cache_write_1h_per_mtok": null,
+                     *             "web_search_per_1k_requests": null,
+                     *             "web_fetch_per_1k_requests": null,
+                     *             "multipliers": {}
                      *           }
                      *         },
                      *         {
@@ -2112,7 +2408,12 @@ export interface operations {
                      *               "480p": "0.050000",
                      *               "720p": "0.100000",
                      *               "1080p": "0.250000"
-                     *             }
+                     *             },
+                     *             "seconds": [
+                     *               5,
+                     *               10
+                     *             ],
+                     *             "billed_seconds_rule": "Settled once the provider delivers: the delivered duration rounded to the nearest whole second (halves up, at least one), at the delivered resolution tier's price of this version, free seconds first. A task that fails or is cancelled is charged nothing."
                      *           }
                      *         }
                      *       ]
@@ -2288,6 +2589,34 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A quote (`dry_run: true`): the hold, price version, tier and billing rule a create would take now. Nothing was created or charged; `Idempotency-Key` is not consulted. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "video.quote",
+                     *       "model": "sandbox/seedance",
+                     *       "price_version": 1,
+                     *       "currency": "USD",
+                     *       "seconds": 10,
+                     *       "resolution": "720p",
+                     *       "ratio": "16:9",
+                     *       "size": "1280x720",
+                     *       "per_second": "0.100000",
+                     *       "cost": "1.000000",
+                     *       "free_units": 4,
+                     *       "free_unit": "seconds",
+                     *       "hold": "0.600000",
+                     *       "billed_seconds_rule": "Settled once the provider delivers: the delivered duration rounded to the nearest whole second (halves up, at least one), at the delivered resolution tier's price of this version, free seconds first. A task that fails or is cancelled is charged nothing."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VideoQuote"];
+                };
+            };
             /** @description Accepted; the body carries only the platform task id (as `task_id` and as `id`). */
             202: {
                 headers: {
@@ -2658,6 +2987,39 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    requests_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
+                 * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
+                 */
+                request_id: components["parameters"]["ReceiptId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["RequestNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     usage_get: {
         parameters: {
             query?: {
@@ -2715,6 +3077,106 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    usage_export: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Inclusive start of the period: an RFC 3339 instant (`2026-11-26T10:15:00Z`: a period may cut through a day) or a date (`2026-11-01`: its 00:00 UTC). Default: the first day of this month, UTC.
+                 * @example 2026-11-01
+                 */
+                from?: components["parameters"]["ExportFrom"];
+                /**
+                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+                 * @example 2026-12-01
+                 */
+                to?: components["parameters"]["ExportTo"];
+                /**
+                 * @description `csv` or `ndjson`. Without it the `Accept` header decides (`application/x-ndjson` or `application/ndjson`: NDJSON; anything else: CSV).
+                 * @example csv
+                 */
+                format?: components["parameters"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UsageExport"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    alerts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (defaults when none were set). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    alerts_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "low_balance_threshold": "5.00",
+                 *       "webhook_url": "https://hooks.example.com/gateway",
+                 *       "video_events": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            400: components["responses"]["WebhookUrlRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -8,7 +8,8 @@
 // is. A chat stream that asks for `stream_options.include_usage` gets the example with the usage
 // chunk. The OpenAI SDK downloads a video with `Accept: application/binary`, which names no media
 // type of the contract (the gateway itself answers the provider's, video/mp4 or image/webp): the
-// front asks Prism for the download's own types instead of letting it answer 406.
+// front asks Prism for the download's own types instead of letting it answer 406. POST /v1/videos
+// gets its 202 example, or the quote (200) when the body says `dry_run: true`.
 // `Prefer: code=404` or `Prefer: example=<name>` picks another example. Ctrl-C or SIGTERM stops
 // the front and every Prism process it started.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -59,6 +60,8 @@ function front(target: number): http.Server {
       const asked = req.method === 'POST' && STREAMING_PATHS.has(pathname) ? streamAsked(body) : undefined;
       if (asked?.stream) headers.accept = 'text/event-stream';
       if (asked?.usage && pathname === '/v1/chat/completions' && !headers.prefer) headers.prefer = 'example=stream_with_usage';
+      // POST /v1/videos answers a quote (200) only to `dry_run: true`; a create is accepted (202).
+      if (req.method === 'POST' && pathname === '/v1/videos' && !headers.prefer) headers.prefer = `code=${dryRun(body) ? 200 : 202}`;
       if (req.method === 'GET' && DOWNLOAD.test(pathname) && /application\/binary/.test(String(headers.accept ?? '')))
         headers.accept = 'video/mp4, image/webp, application/octet-stream';
       const upstream = http.request({ host, port: target, method: req.method, path: req.url, headers }, (answer) => {
@@ -76,6 +79,17 @@ function front(target: number): http.Server {
 
 /** The video download, whatever the task id. */
 const DOWNLOAD = /^\/v1\/videos\/[^/]+\/content$/;
+
+/** A video request asking for a quote, as JSON or as a multipart field. */
+function dryRun(body: Buffer): boolean {
+  const text = body.toString('utf8');
+  try {
+    const value = (JSON.parse(text) as { dry_run?: unknown }).dry_run;
+    return value === true || value === 'true';
+  } catch {
+    return /name="dry_run"\r\n(?:[^\r\n]+\r\n)*\r\ntrue\r\n/.test(text);
+  }
+}
 
 /** Whether the body asks for a stream, and for the usage chunk of a chat stream. */
 function streamAsked(body: Buffer): { stream: boolean; usage: boolean } {

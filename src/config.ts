@@ -81,6 +81,10 @@ export interface Config {
   };
   /** The forward proxy of provider calls (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); undefined: direct. */
   egressProxy: EgressProxy | undefined;
+  /** Run the billing alerts tick (queue and deliver webhooks) in this process. */
+  webhooks: boolean;
+  /** Internal addresses and subnets webhooks may reach anyway. */
+  webhookAllowInternal: string[];
 }
 
 /** Proxy variables are also read in lower case, as curl and most tools do; upper case wins. */
@@ -157,5 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: clean.MAX_CONNECTIONS,
     },
     egressProxy: egressProxy({ httpProxy: clean.HTTP_PROXY, httpsProxy: clean.HTTPS_PROXY, noProxy: clean.NO_PROXY }),
+    webhooks: clean.WEBHOOKS,
+    webhookAllowInternal: clean.WEBHOOK_ALLOW_INTERNAL,
   };
 }

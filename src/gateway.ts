@@ -9,6 +9,9 @@ import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.
 import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
+import { createBillingService } from './domain/billing/service.ts';
+import { createAlerts } from './domain/alerts/service.ts';
+import { webhookEgress } from './domain/alerts/egress.ts';
 import { createChatService } from './domain/chat/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
@@ -127,6 +130,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
+    billing: createBillingService({ db, ledger, discovery }),
+    alerts: createAlerts({ db, logger, discovery, egress: webhookEgress(config.webhookAllowInternal) }),
     catalogue,
     discovery,
     health: createHealthService({ db, catalogue, draining: () => draining }),
@@ -144,7 +149,11 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
   };
   await settler.replayOrphans();
-  const tickers = startBackgroundJobs(config, { sweep: () => services.sweeper.sweep(), drainVideos: (stop) => services.videoWorker.drain(stop) }, logger);
+  const tickers = startBackgroundJobs(
+    config,
+    { sweep: () => services.sweeper.sweep(), drainVideos: (stop) => services.videoWorker.drain(stop), webhooks: () => services.alerts.tick() },
+    logger,
+  );
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = await prepareDemo({
     customers,

@@ -1,5 +1,7 @@
 import type { CatalogueStore } from './catalogue/store.ts';
 import type { AccountService } from './domain/account/service.ts';
+import type { BillingService } from './domain/billing/service.ts';
+import type { Alerts } from './domain/alerts/service.ts';
 import type { ChatService } from './domain/chat/service.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
@@ -21,6 +23,10 @@ export interface Services {
   customers: CustomerService;
   /** A customer's own view (wallet, key, requests, usage), scoped to the caller. */
   account: AccountService;
+  /** Receipts and usage exports (a caller's own, or any for operators). */
+  billing: BillingService;
+  /** Low-balance alerts and video events as signed webhooks, and their delivery log. */
+  alerts: Alerts;
   catalogue: CatalogueStore;
   discovery: DiscoveryService;
   health: HealthService;

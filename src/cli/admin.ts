@@ -84,6 +84,11 @@ function parseCommandLine(argv: string[]) {
       spend: { type: 'string' },
       grace: { type: 'string' },
       'record-debt': { type: 'boolean' },
+      format: { type: 'string' },
+      threshold: { type: 'string' },
+      url: { type: 'string' },
+      'video-events': { type: 'string' },
+      'rotate-secret': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -109,6 +114,11 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
+    if (response.ok && response.body && !(response.headers.get('content-type') ?? '').startsWith('application/json')) {
+      // An export (CSV, NDJSON) goes to stdout as it arrives.
+      for await (const chunk of response.body) process.stdout.write(chunk);
+      return 0;
+    }
     const text = await response.text();
     if (!response.ok) {
       process.stderr.write(`${errorLine(response.status, text)}\n`);

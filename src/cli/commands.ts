@@ -173,4 +173,32 @@ export const COMMANDS: Record<string, Command> = {
     path: (_, o = {}) =>
       `/admin/v1/request-logs${query({ customer_id: o.customer, model: o.model, endpoint: o.endpoint, from: o.from, to: o.to, limit: o.limit, before: o.before })}`,
   },
+  'receipts get': {
+    usage: 'receipts get REQUEST_ID|TASK_ID   (usage as reported, price version, hold, charge, free units, estimated or not)',
+    method: 'GET',
+    path: ([id]) => `/admin/v1/receipts/${enc(id)}`,
+  },
+  'usage export': {
+    usage: 'usage export [--customer ID] [--from DATE|ISO] [--to DATE|ISO] [--format csv|ndjson]   (every customer without --customer; to stdout)',
+    method: 'GET',
+    path: (_, o = {}) => `/admin/v1/usage/export${query({ customer_id: o.customer, from: o.from, to: o.to, format: o.format })}`,
+  },
+  'alerts get': { usage: 'alerts get CUSTOMER_ID', method: 'GET', path: ([id]) => `/admin/v1/customers/${enc(id)}/alerts` },
+  'alerts set': {
+    usage: 'alerts set CUSTOMER_ID [--threshold 5.00|none] [--url https://...|none] [--video-events true|false] [--rotate-secret]',
+    method: 'PATCH',
+    path: ([id]) => `/admin/v1/customers/${enc(id)}/alerts`,
+    body: (o) =>
+      defined({
+        low_balance_threshold: orNull(o.threshold, (v) => v),
+        webhook_url: orNull(o.url, (v) => v),
+        video_events: o['video-events'] === undefined ? undefined : o['video-events'] === 'true',
+        rotate_secret: o['rotate-secret'] === undefined ? undefined : true,
+      }),
+  },
+  'webhooks list': {
+    usage: 'webhooks list [--customer ID] [--status pending|delivered|failed] [--limit N] [--before MSG_ID]   (every attempt of each)',
+    method: 'GET',
+    path: (_, o = {}) => `/admin/v1/webhook-deliveries${query({ customer_id: o.customer, status: o.status, limit: o.limit, before: o.before })}`,
+  },
 };

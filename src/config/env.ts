@@ -5,6 +5,7 @@
 import { str } from 'envalid';
 import {
   LOG_LEVELS,
+  addressList,
   adminToken,
   corsOrigins,
   flag,
@@ -170,6 +171,14 @@ export const ENV_SCHEMA = {
     default: [],
     desc: 'Hosts reached without the proxy: commas or spaces between entries; `example.com` covers its subdomains, `host:port` one port, `*` everything. Sandbox simulators are never proxied. `no_proxy` is read when this is unset.',
   }),
+  WEBHOOKS: flag({
+    default: true,
+    desc: 'Run the billing alerts tick (every second) in this process: queue low-balance crossings and video terminal states as webhooks, and deliver them (retried with backoff). Any number of replicas may.',
+  }),
+  WEBHOOK_ALLOW_INTERNAL: addressList({
+    default: [],
+    desc: 'Internal addresses and subnets webhooks may reach anyway (`10.0.0.0/8`, `127.0.0.1`), separated by commas; by default a webhook URL on a loopback, private or link-local address is refused, as provider-named URLs are.',
+  }),
 } as const;
 
 export type EnvName = keyof typeof ENV_SCHEMA;
@@ -181,4 +190,5 @@ export const DEFAULT_SHOWN: Partial<Record<EnvName, string>> = {
   METRICS_HOST: 'same as `HOST`',
   CORS_ORIGINS: '`none` (no page may call)',
   NO_PROXY: 'none',
+  WEBHOOK_ALLOW_INTERNAL: 'none',
 };

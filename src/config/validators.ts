@@ -128,3 +128,17 @@ export const proxyUrl = makeValidator<URL>((raw) => {
 });
 
 export const noProxy = makeValidator<EgressProxy['noProxy']>((raw) => parseNoProxy(raw));
+
+/** Addresses and subnets (`127.0.0.1`, `::1`, `10.0.0.0/8`), separated by commas or spaces; `none`: empty. */
+export const addressList = makeValidator<string[]>((raw) => {
+  if (raw.trim().toLowerCase() === 'none') return [];
+  const entries = raw.split(/[\s,]+/).filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    if (family === 0 || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits)))
+      throw new EnvError(`must be IP addresses or subnets (127.0.0.1, 10.0.0.0/8, ::1) separated by commas; "${entry}" is not one`);
+  }
+  return entries;
+});

@@ -24,6 +24,10 @@ export interface Hold {
   readonly customerId: string;
   /** What is held: the request's upper bound, after free units. */
   readonly amount: bigint;
+  /** Free units of the model's allowance held beside the money (a reservation of its own only). */
+  readonly freeUnitsHeld: bigint;
+  /** A draw from this process's credit grant, or a reservation of its own. */
+  readonly source: 'grant' | 'reservation';
   readonly ended: boolean;
   /** The key's rate-limit state after this request (keys with a rate limit). */
   readonly rate: RateState | null;
@@ -65,7 +69,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
 
   // Holds are object literals with `ended` a plain field, not a getter: a literal with an accessor
   // gets a hidden class of its own per request.
-  function reservationHold(input: HoldInput, amount: bigint, rate: RateState | null): ReservationHold {
+  function reservationHold(input: HoldInput, amount: bigint, freeUnitsHeld: bigint, rate: RateState | null): ReservationHold {
     const end = (settlement: Parameters<Settler['submit']>[0]) => {
       if (hold.ended) return Promise.resolve(LedgerError.AlreadySettled as SettlementResult);
       hold.ended = true;
@@ -78,6 +82,8 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
       ref: input.ref,
       customerId: input.customerId,
       amount,
+      freeUnitsHeld,
+      source: 'reservation',
       rate,
       progress: undefined,
       dirty: false,
@@ -105,6 +111,8 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
       ref: draw.ref,
       customerId: draw.customerId,
       amount: draw.bound,
+      freeUnitsHeld: 0n,
+      source: 'grant',
       rate: null,
       ended: false,
       checkpoint: (charge, usage) => draw.checkpoint(charge, usage),
@@ -144,7 +152,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
     if (reserved instanceof KeyLimitRefusal && reserved.limit === 'max_concurrent' && (await settling.drain(keyOf(input)!, 2_000))) reserved = await attempt();
     if (typeof reserved === 'string' || reserved instanceof KeyLimitRefusal) return reserved;
     if (input.free && !usedUp && reserved.freeUnitsHeld === 0n) freeUsedUp.set(freeKey(input), nextPeriod(input.free.quota.period));
-    const hold = reservationHold(input, reserved.amount, reserved.rate ?? null);
+    const hold = reservationHold(input, reserved.amount, reserved.freeUnitsHeld, reserved.rate ?? null);
     reservations.set(input.ref, hold);
     return hold;
   }

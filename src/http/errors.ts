@@ -4,6 +4,7 @@
 import { CatalogueError } from '../catalogue/errors.ts';
 import { CustomerError } from '../customers/errors.ts';
 import { AccountError } from '../domain/account/errors.ts';
+import { AlertError } from '../domain/alerts/errors.ts';
 import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
@@ -30,7 +31,7 @@ export enum HttpError {
   Internal = 'internal_error',
 }
 
-export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError;
+export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError | AlertError;
 
 export interface AnthropicErrorBody {
   type: 'error';
@@ -118,6 +119,9 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [CatalogueError.CatalogueInvalid]: { status: 422, type: 'invalid_request_error' },
 
   [AccountError.InvalidDateRange]: invalid(),
+  [AccountError.RequestNotFound]: notFound(),
+  [AlertError.WebhookUrlRefused]: invalid(),
+  [AlertError.WebhookUrlRequired]: invalid(),
 
   [LedgerError.InsufficientFunds]: { status: 402, type: 'billing_error', message: 'The wallet balance does not cover this amount.' },
   [LedgerError.ReferenceConflict]: conflict('This reference was already used for a different amount or customer.'),

@@ -64,14 +64,15 @@ export function repeat(ms: number, name: string, logger: Logger, work: () => Pro
   };
 }
 
-/** The jobs this process ticks (each may run in any number of replicas): holds, then videos. */
+/** The jobs this process ticks (each may run in any number of replicas): holds, videos, then webhooks. */
 export function startBackgroundJobs(
-  config: { holdSweeper: boolean; videoPoller: boolean },
-  work: { sweep(): Promise<unknown>; drainVideos(stop: AbortSignal): Promise<unknown> },
+  config: { holdSweeper: boolean; videoPoller: boolean; webhooks?: boolean },
+  work: { sweep(): Promise<unknown>; drainVideos(stop: AbortSignal): Promise<unknown>; webhooks?(): Promise<unknown> },
   logger: Logger,
 ): Ticker[] {
   const tickers: Ticker[] = [];
   if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => work.sweep()));
   if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, (stop) => work.drainVideos(stop)));
+  if (config.webhooks && work.webhooks) tickers.push(every('* * * * * *', 'webhooks', logger, () => work.webhooks!()));
   return tickers;
 }

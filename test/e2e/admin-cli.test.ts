@@ -117,6 +117,46 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(negativeTopUp.stderr).to.not.match(/\n\s+at /);
   });
 
+  it("shows a request's receipt and exports a customer's charges to stdout as CSV or NDJSON", async () => {
+    const made = await gateway.customerWithKey();
+    await admin(['credits', 'add', made.customerId, '--amount', '1.00', '--reference', 'inv-r']);
+    const answer = await fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': made.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sandbox/claude-haiku', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const requestId = answer.headers.get('request-id')!;
+    await answer.text();
+    await gateway.settled();
+    await gateway.requestLog(requestId);
+    const receipt = JSON.parse((await admin(['receipts', 'get', requestId])).stdout);
+    expect(receipt).to.include({ object: 'receipt', id: requestId, provider: 'sandbox-anthropic' });
+    const csv = await admin(['usage', 'export', '--customer', made.customerId]);
+    expect(csv.code, csv.stderr).to.equal(0);
+    const rows = csv.stdout.trimEnd().split('\r\n');
+    expect(rows[0]).to.match(/^posted_at,customer_id,key_id,type,id,entry,/);
+    expect(rows[1]).to.include(requestId);
+    expect(rows.at(-1)).to.match(new RegExp(`,total,1 lines,.*,${receipt.charge.amount.replace('.', '\\.')},0\\.000000,USD$`));
+    const ndjson = await admin(['usage', 'export', '--customer', made.customerId, '--format', 'ndjson']);
+    expect(ndjson.code, ndjson.stderr + ndjson.stdout).to.equal(0);
+    expect(JSON.parse(ndjson.stdout.trimEnd().split('\n').at(-1)!)).to.include({ object: 'usage_export.totals', lines: 1, charged: receipt.charge.amount });
+  });
+
+  it("sets a customer's low-balance alert and lists webhook deliveries", async () => {
+    const made = await gateway.customerWithKey();
+    const set = JSON.parse((await admin(['alerts', 'set', made.customerId, '--threshold', '2.50', '--url', 'https://hooks.example.com/x'])).stdout);
+    expect(set).to.include({ object: 'alert_settings', low_balance_threshold: '2.500000', webhook_url: 'https://hooks.example.com/x', armed: true });
+    expect(set.webhook_secret).to.match(/^whsec_/);
+    const rotated = JSON.parse((await admin(['alerts', 'set', made.customerId, '--threshold', 'none', '--rotate-secret'])).stdout);
+    expect(rotated.low_balance_threshold).to.equal(null);
+    expect(rotated.webhook_secret).to.not.equal(set.webhook_secret);
+    expect(JSON.parse((await admin(['alerts', 'get', made.customerId])).stdout).webhook_url).to.equal('https://hooks.example.com/x');
+    const refused = await admin(['alerts', 'set', made.customerId, '--url', 'http://10.0.0.1/x']);
+    expect(refused.stderr).to.match(/^HTTP 400 webhook_url_refused: .+\n$/);
+    const listed = JSON.parse((await admin(['webhooks', 'list', '--customer', made.customerId])).stdout);
+    expect(listed).to.deep.equal({ object: 'list', data: [], has_more: false, next_before: null });
+  });
+
   it('exits non-zero with one line per failure, and with usage on nonsense', async () => {
     const missing = await admin(['customers', 'get', 'cus_nobody']);
     expect(missing.code).to.equal(1);

@@ -70,7 +70,17 @@ describe('official openai SDK: chat completions against the gateway and the simu
     const pricing = (await (await fetch(`${gateway.url}/v1/models/pricing`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
     expect(pricing.data.find((m: any) => m.model === CHAT_MODEL)).to.deep.include({
       group: 'chat',
-      price: { type: 'tokens', input_per_mtok: '0.500000', output_per_mtok: '1.500000', cache_read_per_mtok: '0.250000', cache_write_per_mtok: null },
+      price: {
+        type: 'tokens',
+        input_per_mtok: '0.500000',
+        output_per_mtok: '1.500000',
+        cache_read_per_mtok: '0.250000',
+        cache_write_per_mtok: null,
+        cache_write_1h_per_mtok: null,
+        web_search_per_1k_requests: null,
+        web_fetch_per_1k_requests: null,
+        multipliers: {},
+      },
     });
   });
 

@@ -63,7 +63,9 @@ export function checkResponse(surfaces: Surfaces, operations: Map<string, FuzzOp
   if (!isString(response.headers['request-id']) || !/^req_[A-Za-z0-9]+$/.test(response.headers['request-id'])) problems.push('no request-id header');
   // Streams and files (a finished video's bytes) are not JSON; everything else must be.
   const type = String(response.headers['content-type'] ?? '');
-  const streamed = type.startsWith('text/event-stream') || (status < 400 && /^(video|image|audio)\/|^application\/octet-stream|^text\/plain/.test(type));
+  const streamed =
+    type.startsWith('text/event-stream') ||
+    (status < 400 && /^(video|image|audio)\/|^application\/octet-stream|^text\/plain|^text\/csv|^application\/x-ndjson/.test(type));
   let body: unknown;
   if (!streamed && request.method !== 'HEAD') {
     try {

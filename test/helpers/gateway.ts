@@ -53,6 +53,7 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
       LOG_LEVEL: 'debug',
       VIDEO_POLLER: 'false',
       HOLD_SWEEPER: 'false',
+      WEBHOOKS: 'false', // tests drive the alerts tick by hand (services.alerts.check/deliver)
       VIDEO_POLL_INTERVAL_MS: '100',
       ...options.env,
     }),

@@ -12,6 +12,9 @@ import * as customerControls from './20261124100000_customer_controls.ts';
 import * as keyChangeNotifications from './20261126100000_key_change_notifications.ts';
 import * as debtAndTrueUp from './20261126110000_debt_and_true_up.ts';
 import * as videoQueue from './20261126120000_video_queue.ts';
+import * as requestLogReceipts from './20261127100000_request_log_receipts.ts';
+import * as usageExportIndex from './20261127110000_usage_export_index.ts';
+import * as billingAlerts from './20261127120000_billing_alerts.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +39,9 @@ const migrations: Array<[string, Migration]> = [
   ['20261126100000_key_change_notifications', keyChangeNotifications],
   ['20261126110000_debt_and_true_up', debtAndTrueUp],
   ['20261126120000_video_queue', videoQueue],
+  ['20261127100000_request_log_receipts', requestLogReceipts],
+  ['20261127110000_usage_export_index', usageExportIndex],
+  ['20261127120000_billing_alerts', billingAlerts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -7,6 +7,7 @@ import type { TokenPrice } from '../../catalogue/types.ts';
 import { tokenLines } from '../../pricing/cost.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { TextTally } from '../passthrough/estimate.ts';
+import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { isRecord } from './fields.ts';
 
@@ -21,6 +22,7 @@ export class ChatUsage {
   private cached: number | undefined;
   private reasoning: number | undefined;
   private serviceTier: string | undefined;
+  private reported: Record<string, unknown> | undefined;
   private delivered = new TextTally();
 
   constructor(
@@ -32,6 +34,7 @@ export class ChatUsage {
   /** A `usage` object of a JSON answer or of the stream's usage chunk (a total, never a delta). */
   observe(usage: unknown): void {
     if (!isRecord(usage)) return;
+    this.reported = mergeReported(this.reported, usage);
     this.prompt = count(usage.prompt_tokens) ?? this.prompt;
     this.completion = count(usage.completion_tokens) ?? this.completion;
     if (isRecord(usage.prompt_tokens_details)) this.cached = count(usage.prompt_tokens_details.cached_tokens) ?? this.cached;
@@ -98,6 +101,9 @@ export class ChatUsage {
         cache_read_tokens: cached,
         cache_write_tokens: 0,
         usage_detail: Object.keys(detail).length ? detail : null,
+        // The answer's service_tier sits beside its usage object; the receipt shows them together.
+        upstream_usage: this.reported ? { ...this.reported, ...(this.serviceTier ? { service_tier: this.serviceTier } : {}) } : null,
+        estimate_reason: estimateReason([this.prompt === undefined && 'input_not_reported', this.completion === undefined && 'output_not_reported']),
       },
     };
   }

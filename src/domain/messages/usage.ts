@@ -6,6 +6,7 @@ import type { TokenPrice } from '../../catalogue/types.ts';
 import { tokenLines } from '../../pricing/cost.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { estimateJsonTokens, TextTally } from '../passthrough/estimate.ts';
+import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 
 const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
@@ -26,6 +27,7 @@ export class AnthropicUsage {
   private serviceTier: string | undefined;
   private speed: string | undefined;
   private finalSeen = false;
+  private reported: Record<string, unknown> | undefined;
   private delivered = new TextTally();
   /** A JSON answer's content blocks, estimated only if the provider reported no output count. */
   private deliveredJson: unknown[] = [];
@@ -41,6 +43,7 @@ export class AnthropicUsage {
   observe(usage: unknown, final: boolean): void {
     const u = record(usage);
     if (!u) return;
+    this.reported = mergeReported(this.reported, u);
     this.input = count(u.input_tokens) ?? this.input;
     this.output = count(u.output_tokens) ?? this.output;
     this.cacheWrite = count(u.cache_creation_input_tokens) ?? this.cacheWrite;
@@ -111,6 +114,11 @@ export class AnthropicUsage {
         cache_read_tokens: usage.cache_read_input_tokens,
         cache_write_tokens: usage.cache_creation_input_tokens,
         usage_detail: Object.keys(detail).length ? detail : null,
+        upstream_usage: this.reported ?? null,
+        estimate_reason: estimateReason([
+          this.input === undefined && 'input_not_reported',
+          !this.finalSeen && (this.output === undefined ? 'output_not_reported' : 'output_not_final'),
+        ]),
       },
     };
   }

@@ -21,6 +21,7 @@ import { keyLimitFailure, rateLimitHeaders, withRateHeaders, type HeaderStyle } 
 import type { Sink } from '../sink.ts';
 import { PassthroughError, passthroughFailures } from './errors.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
+import { holdFields, settledFields } from './receipt-fields.ts';
 import { readJson, relayStream, type Relayed } from './relay.ts';
 
 export interface PassthroughDeps {
@@ -111,7 +112,7 @@ export function createPassthrough(deps: PassthroughDeps) {
   ): Promise<PassthroughResult> {
     const started = Date.now();
     const answer = await forward(protocol, request, resolved, inspected, sink.signal);
-    const log: LogFields = { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id };
+    const log: LogFields = { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id, ...holdFields(resolved.model, hold) };
     if ('error' in answer) {
       void hold.release(`upstream ${answer.error.kind}`);
       const failure = withRateHeaders(protocol.failure(answer.error, answer.route, resolved.model.id), styleOf(protocol), hold.rate);
@@ -143,7 +144,7 @@ export function createPassthrough(deps: PassthroughDeps) {
         return { cost: null };
       }
       // What the delivered usage cost: posted, plus what the balance could not cover (recorded as debt).
-      return { cost: 'charged' in result ? result.charged + ('debt' in result ? (result.debt ?? 0n) : 0n) : 0n };
+      return settledFields(result);
     });
     return {
       log: {

@@ -92,7 +92,8 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         ref: task.id,
         customerId: task.customer_id,
         charge: { lines: videoLines(perSecond, seconds) },
-        purpose: { billed_seconds: seconds, tier },
+        // The duration as the provider reported it, for the task's receipt.
+        purpose: { billed_seconds: seconds, tier, delivered_seconds: String(poll.deliveredSeconds) },
       });
       if (isLedgerError(settled)) {
         deps.logger.error({ video_task_id: task.id, error: settled }, 'video settle refused');

@@ -13,8 +13,13 @@ import { admin_ledger_list } from './admin_ledger_list.ts';
 import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
 import { admin_reservations_list } from './admin_reservations_list.ts';
 import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
+import { admin_receipts_get } from './admin_receipts_get.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_usage_get } from './admin_usage_get.ts';
+import { admin_usage_export } from './admin_usage_export.ts';
+import { admin_alerts_get } from './admin_alerts_get.ts';
+import { admin_alerts_update } from './admin_alerts_update.ts';
+import { admin_webhook_deliveries_list } from './admin_webhook_deliveries_list.ts';
 import { admin_wallets_get } from './admin_wallets_get.ts';
 import { admin_video_tasks_get } from './admin_video_tasks_get.ts';
 import { admin_video_tasks_list } from './admin_video_tasks_list.ts';
@@ -40,7 +45,11 @@ import { videos_list } from './videos_list.ts';
 import { billing_subscription_get } from './billing_subscription_get.ts';
 import { billing_usage_get } from './billing_usage_get.ts';
 import { key_get } from './key_get.ts';
+import { requests_get } from './requests_get.ts';
 import { requests_list } from './requests_list.ts';
+import { usage_export } from './usage_export.ts';
+import { alerts_get } from './alerts_get.ts';
+import { alerts_update } from './alerts_update.ts';
 import { usage_get } from './usage_get.ts';
 import { wallet_get } from './wallet_get.ts';
 
@@ -66,7 +75,11 @@ export const publicHandlers = {
   wallet_get,
   key_get,
   requests_list,
+  requests_get,
   usage_get,
+  usage_export,
+  alerts_get,
+  alerts_update,
   billing_subscription_get,
   billing_usage_get,
 } satisfies HandlersOf<PublicOperations>;
@@ -89,7 +102,12 @@ export const adminHandlers = {
   admin_ledger_list,
   admin_request_logs_list,
   admin_usage_get,
+  admin_receipts_get,
   admin_reconciliation_get,
+  admin_usage_export,
+  admin_alerts_get,
+  admin_alerts_update,
+  admin_webhook_deliveries_list,
   admin_reservations_list,
   admin_reservations_resolve,
   admin_video_tasks_list,

@@ -1,6 +1,7 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { WireModel, WireModelPricing } from '../../types.ts';
+import { BILLED_SECONDS_RULE } from './quotes.ts';
 
 /** OpenAI's Model object: `created` falls back to a fixed value so lists are stable across restarts. */
 export const modelToWire = (model: ResolvedModel, serviceName: string, name = model.id): WireModel => ({
@@ -27,6 +28,8 @@ export function pricingToWire(model: ResolvedModel): WireModelPricing {
         ? {
             type: 'video_seconds',
             per_second: Object.fromEntries(Object.entries(price.per_second).map(([tier, p]) => [tier, money(p)])),
+            seconds: model.video?.seconds ?? [],
+            billed_seconds_rule: BILLED_SECONDS_RULE,
           }
         : {
             type: 'tokens',
@@ -34,6 +37,10 @@ export function pricingToWire(model: ResolvedModel): WireModelPricing {
             output_per_mtok: money(price.output_per_mtok),
             cache_read_per_mtok: optionalMoney(price.cache_read_per_mtok),
             cache_write_per_mtok: optionalMoney(price.cache_write_per_mtok),
+            cache_write_1h_per_mtok: optionalMoney(price.cache_write_1h_per_mtok),
+            web_search_per_1k_requests: optionalMoney(price.web_search_per_1k_requests),
+            web_fetch_per_1k_requests: optionalMoney(price.web_fetch_per_1k_requests),
+            multipliers: { ...price.multipliers },
           },
   };
 }

@@ -1,0 +1,68 @@
+// The export's lines, one page at a time: every journal entry that charged a request or a video
+// task (settle, charge, true_up) posted in [from, to), oldest first, with what the request's log
+// row or the task's row says about it. Keyset paging on (created_at, id): each page is one short
+// query, so an export of any size streams with a page in memory and no transaction held open.
+import type { Knex } from 'knex';
+
+/** The journal kinds that charge a request or a task (as the key spend rollup counts them). */
+export const CHARGING_KINDS = ['settle', 'charge', 'true_up'] as const;
+
+export interface ExportLine {
+  id: bigint;
+  /** The entry's time as PostgreSQL text (microseconds kept): the next page's cursor. */
+  cursor_at: string;
+  posted_at: string;
+  customer_id: string;
+  key_id: string | null;
+  kind: (typeof CHARGING_KINDS)[number];
+  ref: string;
+  is_task: boolean;
+  endpoint: string | null;
+  model: string | null;
+  price_version: number | null;
+  input_tokens: bigint | null;
+  output_tokens: bigint | null;
+  cache_read_tokens: bigint | null;
+  cache_write_tokens: bigint | null;
+  video_seconds: number | null;
+  video_tier: string | null;
+  estimated: boolean | null;
+  free_units: bigint;
+  free_amount: bigint;
+  charged: bigint;
+  debt: bigint;
+}
+
+export interface ExportRange {
+  customerId?: string;
+  from: Date;
+  to: Date;
+}
+
+export async function exportPage(db: Knex, range: ExportRange, after: { at: string; id: bigint } | undefined, limit: number): Promise<ExportLine[]> {
+  // Conditions are left out rather than made optional in SQL, so the planner sees the index's shape.
+  const customer = range.customerId ? 'and e.customer_id = ?' : '';
+  const cursor = after ? 'and (e.created_at, e.id) > (?::timestamptz, ?::bigint)' : '';
+  const { rows } = await db.raw<{ rows: ExportLine[] }>(
+    `select e.id, e.created_at::text as cursor_at,
+            to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as posted_at,
+            e.customer_id, coalesce(e.key_id, l.key_id, v.key_id) as key_id, e.kind, r.ref, v.id is not null as is_task,
+            coalesce(l.endpoint, case when v.id is not null then 'videos_create' end) as endpoint,
+            coalesce(l.model, v.model_id, e.purpose ->> 'model') as model, pv.version as price_version,
+            l.input_tokens, l.output_tokens, l.cache_read_tokens, l.cache_write_tokens,
+            case when e.kind = 'settle' then v.billed_seconds end as video_seconds,
+            case when e.kind = 'settle' then v.billed_tier end as video_tier,
+            coalesce(l.usage_estimated, (e.purpose ->> 'estimated') = 'true') as estimated,
+            e.free_units, e.free_amount, e.debits_delta as charged, e.debt_delta as debt
+       from ledger_entries e
+       cross join lateral (select substr(e.reference, strpos(e.reference, ':') + 1) as ref) r
+       left join request_logs l on l.request_id = r.ref
+       left join video_tasks v on v.id = r.ref
+       left join price_versions pv on pv.id = coalesce(e.price_version_id, l.price_version_id, v.price_version_id)
+      where e.kind in ('settle', 'charge', 'true_up') and e.created_at >= ? and e.created_at < ? ${customer} ${cursor}
+      order by e.created_at, e.id
+      limit ?`,
+    [range.from, range.to, ...(range.customerId ? [range.customerId] : []), ...(after ? [after.at, after.id.toString()] : []), limit],
+  );
+  return rows;
+}

@@ -1,0 +1,64 @@
+// Billing a customer can check (issue 28): receipts per request and task, and usage exports that
+// tie out to the journal. Scoped to the caller's customer where a caller is given.
+import type { Knex } from 'knex';
+import type { Ledger } from '../../ledger/service.ts';
+import type { Caller } from '../../customers/service.ts';
+import { customerExists } from '../../ledger/repo.ts';
+import { CustomerError } from '../../customers/errors.ts';
+import type { DiscoveryService } from '../discovery/service.ts';
+import { Failure } from '../failure.ts';
+import type { Sink } from '../sink.ts';
+import { AccountError } from '../account/errors.ts';
+import { streamExport, type ExportFormat } from './export.ts';
+import { quoteVideo } from './quote.ts';
+import { findReceipt } from './receipts.ts';
+
+export interface ExportRequest {
+  /** Inclusive: an RFC 3339 instant, or a date (its 00:00 UTC). Default: the first of this month. */
+  from?: string;
+  /** Exclusive, as `from`. Default: now. */
+  to?: string;
+  format: ExportFormat;
+}
+
+/** A date (YYYY-MM-DD) is its midnight UTC; anything else the contract admitted is an instant. */
+const instant = (value: string): Date => new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+
+export function createBillingService(deps: { db: Knex; ledger: Ledger; discovery: DiscoveryService; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+
+  function range(request: ExportRequest, customerId: string | undefined) {
+    const to = request.to ? instant(request.to) : now();
+    const from = request.from ? instant(request.from) : new Date(`${now().toISOString().slice(0, 8)}01T00:00:00Z`);
+    if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to)
+      return new Failure(AccountError.InvalidDateRange, '`from` must be before `to` (an RFC 3339 instant or a date, UTC).', { param: 'from' });
+    return { from, to, ...(customerId ? { customerId } : {}) };
+  }
+
+  return {
+    /** The receipt of one of the caller's requests or video tasks. */
+    receipt: (caller: Caller, id: string) => findReceipt(deps.db, id, caller.customerId),
+    /** Any customer's (operators). */
+    receiptOfAny: (id: string) => findReceipt(deps.db, id),
+
+    /** What `POST /v1/videos` would hold for this body now (`dry_run: true`): nothing is created or charged. */
+    quoteVideo: (caller: Caller, body: Record<string, unknown>) => quoteVideo(deps, caller, body),
+
+    /** Streams the caller's export to the sink; a failure comes before any byte. */
+    async exportOwn(caller: Caller, request: ExportRequest, sink: Sink) {
+      const period = range(request, caller.customerId);
+      if (period instanceof Failure) return period;
+      return streamExport(deps.db, period, request.format, deps.discovery.currency(), sink);
+    },
+
+    /** One customer's export, or every customer's (operators). */
+    async exportAny(customerId: string | undefined, request: ExportRequest, sink: Sink) {
+      const period = range(request, customerId);
+      if (period instanceof Failure) return period;
+      if (customerId && !(await customerExists(deps.db, customerId))) return new Failure(CustomerError.CustomerNotFound, 'No customer with this id.');
+      return streamExport(deps.db, period, request.format, deps.discovery.currency(), sink);
+    },
+  };
+}
+
+export type BillingService = ReturnType<typeof createBillingService>;

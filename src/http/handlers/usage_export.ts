@@ -1,0 +1,15 @@
+import { Failure } from '../../domain/failure.ts';
+import { exportFormat } from '../export-format.ts';
+import type { RequestContext, StreamedReply } from '../handler.ts';
+
+/** The export goes out through ctx.sink page by page; failures (JSON errors) come before any byte. */
+export async function usage_export(ctx: RequestContext): Promise<StreamedReply | Failure> {
+  const q = ctx.query as { from?: string; to?: string };
+  const written = await ctx.services.billing.exportOwn(
+    ctx.caller!,
+    { ...(q.from ? { from: q.from } : {}), ...(q.to ? { to: q.to } : {}), format: exportFormat(ctx.query, ctx.headers.accept) },
+    ctx.sink,
+  );
+  if (written instanceof Failure) return written;
+  return { streamed: true };
+}

@@ -1,0 +1,167 @@
+// The request log's row: what the domain learned about a request, and the one statement that
+// writes a batch of rows. Never prompts, outputs or keys.
+
+/** What the domain learned about a request, for its log row. */
+export interface LogFields {
+  model?: string | null;
+  provider?: string | null;
+  ttfb_ms?: number | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  /** Billing components beyond the four token counts (1-hour cache writes, server tool requests, speed). */
+  usage_detail?: Record<string, unknown> | null;
+  cost?: bigint | null;
+  usage_estimated?: boolean;
+  stream?: boolean;
+  /** The exchange did not end normally (client gone, upstream cut, shutdown, swept after a crash). */
+  interrupted?: boolean;
+  upstream_request_id?: string | null;
+  /** Why the provider could not be reached (the OS error, or the failure's kind); access log only. */
+  upstream_error?: string | null;
+  /** The price version the request was priced at (its unit prices are in price_versions). */
+  price_version_id?: bigint | null;
+  /** What was held before the call (money, after free units), and from where. */
+  hold_amount?: bigint | null;
+  hold_source?: 'grant' | 'reservation' | null;
+  /** Free units the hold took from the model's allowance, and those the charge spent (with their value). */
+  free_units_held?: bigint | null;
+  free_units?: bigint | null;
+  free_amount?: bigint | null;
+  /** Of the cost, what the balance could not cover and was recorded as debt. */
+  debt?: bigint | null;
+  /** Why usage was estimated (usage_estimated): which counts the provider did not report. */
+  estimate_reason?: string | null;
+  /** The provider's usage object as it reported it (counts, tiers; never content). */
+  upstream_usage?: Record<string, unknown> | null;
+}
+
+/** One row per public API request: who asked, what for, what it cost. Never prompts, outputs or keys. */
+export interface RequestLogEntry extends Required<LogFields> {
+  request_id: string;
+  customer_id: string | null;
+  key_id: string | null;
+  endpoint: string;
+  status: number;
+  error_type: string | null;
+  latency_ms: number;
+  created_at: Date;
+  /** The id the client sent (`x-request-id` behind a trusted proxy), kept beside the gateway's own. */
+  client_request_id?: string | null;
+  /** Written by a sweeper for a process it took for dead: the owner's own row, if it comes, replaces it. */
+  swept?: boolean;
+}
+
+type Counts = 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens';
+type Amounts = 'price_version_id' | 'hold_amount' | 'free_units_held' | 'free_units' | 'free_amount' | 'debt';
+
+export interface RequestLogRow extends Omit<RequestLogEntry, Counts | Amounts> {
+  id: bigint;
+  input_tokens: bigint | null;
+  output_tokens: bigint | null;
+  cache_read_tokens: bigint | null;
+  cache_write_tokens: bigint | null;
+  price_version_id: bigint | null;
+  hold_amount: bigint | null;
+  free_units_held: bigint | null;
+  free_units: bigint | null;
+  free_amount: bigint | null;
+  debt: bigint | null;
+}
+
+export const EMPTY_LOG_FIELDS: Required<LogFields> = {
+  model: null,
+  provider: null,
+  ttfb_ms: null,
+  input_tokens: null,
+  output_tokens: null,
+  cache_read_tokens: null,
+  cache_write_tokens: null,
+  usage_detail: null,
+  cost: null,
+  usage_estimated: false,
+  stream: false,
+  interrupted: false,
+  upstream_request_id: null,
+  upstream_error: null,
+  price_version_id: null,
+  hold_amount: null,
+  hold_source: null,
+  free_units_held: null,
+  free_units: null,
+  free_amount: null,
+  debt: null,
+  estimate_reason: null,
+  upstream_usage: null,
+};
+
+const COLUMNS = [
+  'request_id text',
+  'customer_id text',
+  'key_id text',
+  'endpoint text',
+  'model text',
+  'provider text',
+  'status int',
+  'error_type text',
+  'latency_ms int',
+  'ttfb_ms int',
+  'input_tokens bigint',
+  'output_tokens bigint',
+  'cache_read_tokens bigint',
+  'cache_write_tokens bigint',
+  'usage_detail jsonb',
+  'cost bigint',
+  'usage_estimated boolean',
+  'stream boolean',
+  'interrupted boolean',
+  'upstream_request_id text',
+  'created_at timestamptz',
+  'client_request_id text',
+  'swept boolean',
+  'price_version_id bigint',
+  'hold_amount bigint',
+  'hold_source text',
+  'free_units_held bigint',
+  'free_units bigint',
+  'free_amount bigint',
+  'debt bigint',
+  'estimate_reason text',
+  'upstream_usage jsonb',
+];
+const NAMES = COLUMNS.map((c) => c.split(' ')[0]).join(', ');
+const UPDATES = COLUMNS.map((c) => c.split(' ')[0])
+  .filter((name) => name !== 'request_id')
+  .map((name) => `${name} = excluded.${name}`)
+  .join(', ');
+/**
+ * One row per request id. A sweeper's row (the process was taken for dead) gives way to the
+ * owner's own, whichever is written last: the owner knows what the client received.
+ */
+export const INSERT_LOGS_SQL = `insert into request_logs (${NAMES})
+  select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS.join(', ')})
+  on conflict (request_id) do update set ${UPDATES} where request_logs.swept and not excluded.swept`;
+
+/** Text PostgreSQL cannot hold (NUL, unpaired surrogates) becomes U+FFFD; client-named models may carry it. */
+export const storable = (text: string | null): string | null =>
+  text === null ? null : text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd').slice(0, 200);
+
+const text = (value: bigint | null | undefined): string | null => (value === null || value === undefined ? null : value.toString());
+
+export const logRow = (e: RequestLogEntry) => ({
+  ...e,
+  model: storable(e.model),
+  error_type: storable(e.error_type),
+  upstream_request_id: storable(e.upstream_request_id),
+  cost: text(e.cost),
+  price_version_id: text(e.price_version_id),
+  hold_amount: text(e.hold_amount),
+  free_units_held: text(e.free_units_held),
+  free_units: text(e.free_units),
+  free_amount: text(e.free_amount),
+  debt: text(e.debt),
+  estimate_reason: storable(e.estimate_reason ?? null),
+  client_request_id: e.client_request_id ?? null,
+  swept: e.swept ?? false,
+});
