@@ -10,6 +10,7 @@ import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
 import { createChatService } from './domain/chat/service.ts';
+import { createResponsesService } from './domain/responses/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
@@ -134,6 +135,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery }),
     chat: createChatService({ passthrough }),
+    responses: createResponsesService({ passthrough }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),

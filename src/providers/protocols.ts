@@ -5,12 +5,14 @@ import { anthropicProtocol } from './anthropic/index.ts';
 import { arkProtocol } from './ark/index.ts';
 import { minimaxProtocol } from './minimax/index.ts';
 import { openaiChatProtocol } from './openai-chat/index.ts';
+import { openaiResponsesProtocol } from './openai-responses/index.ts';
 import { openaiVideosProtocol } from './openai-videos/index.ts';
 import type { ProtocolModule } from './protocol.ts';
 
 export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   anthropic: anthropicProtocol,
   'openai-chat': openaiChatProtocol,
+  'openai-responses': openaiResponsesProtocol,
   'ark-video': arkProtocol,
   'openai-videos': openaiVideosProtocol,
   'minimax-video-v2': minimaxProtocol,

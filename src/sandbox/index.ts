@@ -3,6 +3,7 @@ import { startAnthropicSimulator } from './anthropic/server.ts';
 import { startArkSimulator } from './ark/server.ts';
 import { startMiniMaxSimulator } from './minimax/server.ts';
 import { startOpenAIChatSimulator } from './openai-chat/server.ts';
+import { startOpenAIResponsesSimulator } from './openai-responses/server.ts';
 import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
 
 import type { Simulator } from './simulator.ts';
@@ -13,6 +14,7 @@ export type { Simulator } from './simulator.ts';
 export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
   anthropic: () => startAnthropicSimulator(),
   'openai-chat': () => startOpenAIChatSimulator(),
+  'openai-responses': () => startOpenAIResponsesSimulator(),
   'ark-video': () => startArkSimulator(),
   'openai-videos': () => startOpenAIVideosSimulator(),
   'minimax-video-v2': () => startMiniMaxSimulator(),

@@ -100,6 +100,25 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await ask({ messages: [{ role: 'user', content: 'hi [[sim cut=1]]' }] })).status).to.equal(502);
   });
 
+  it('responses, successes and errors', async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    const auth = { authorization: `Bearer ${key}` };
+    const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
+    const ask = (body: Record<string, unknown>, headers: Record<string, string> = auth) =>
+      p('POST', '/v1/responses', { body: { model: 'sandbox/responses-model', input: 'hi', ...body }, headers });
+    expect((await ask({}, {})).status).to.equal(401);
+    expect((await ask({})).status).to.equal(402); // no credit yet: insufficient_quota
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '2.00', reference: 'fund responses' });
+    expect((await ask({ max_output_tokens: 16 })).status).to.equal(200);
+    expect((await ask({ stream: true })).status).to.equal(200);
+    expect((await ask({ input: 'hi [[sim cut=1]]', stream: true })).status).to.equal(200);
+    expect((await ask({ model: 'sandbox/chat-model' })).status).to.equal(400);
+    expect((await ask({ max_output_tokens: 0 })).status).to.equal(400);
+    expect((await ask({ model: 'nobody/nothing' })).status).to.equal(404);
+    expect((await ask({ input: 'hi [[sim error=429]]' })).status).to.equal(429);
+    expect((await ask({ input: 'hi [[sim cut=1]]' })).status).to.equal(502);
+  });
+
   it('video operations, successes and errors', async () => {
     const { key, customerId } = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });

@@ -12,6 +12,8 @@ export enum PassthroughError {
   /** No enabled provider serves the model right now. */
   NoProvider = 'no_provider',
   InsufficientBalance = 'insufficient_balance',
+  /** The same refusal in the words of the Responses API (OpenAI's code, which Codex stops on). */
+  InsufficientQuota = 'insufficient_quota',
   /** A field the gateway itself uses is out of range (max_tokens, n, ...). */
   InvalidRequest = 'invalid_request',
   /** The provider refused: its status and error type are passed on, its text sanitised. */
@@ -26,6 +28,7 @@ export enum PassthroughError {
 const ENDPOINT_OF_GROUP: Record<string, string> = {
   messages: 'POST /v1/messages',
   chat: 'POST /v1/chat/completions',
+  responses: 'POST /v1/responses',
   video: 'POST /v1/videos',
 };
 

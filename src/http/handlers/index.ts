@@ -31,6 +31,7 @@ import { models_list } from './models_list.ts';
 import { models_pricing } from './models_pricing.ts';
 import { models_retrieve } from './models_retrieve.ts';
 import { readiness_get } from './readiness_get.ts';
+import { responses_create } from './responses_create.ts';
 import { videos_cancel } from './videos_cancel.ts';
 import { videos_content } from './videos_content.ts';
 import { videos_create } from './videos_create.ts';
@@ -57,6 +58,7 @@ export const publicHandlers = {
   messages_create,
   messages_count_tokens,
   chat_completions_create,
+  responses_create,
   videos_create,
   videos_get,
   videos_list,
