@@ -76,9 +76,113 @@ export interface paths {
         put?: never;
         /**
          * Create a model response (OpenAI Responses, JSON or SSE stream)
-         * @description The OpenAI Responses protocol for models of group `responses` (what Codex CLI speaks). The body is forwarded unchanged except `model`, mapped to the serving route's upstream name; with `stream: true` the provider's events are relayed frame for frame as they arrive (unknown event types and `sequence_number` included), lifecycle events with `response.model` set to the public id. Balance for the request's upper bound (an input estimate from the body, plus `max_output_tokens` or the model's output cap) is reserved before the provider is called, and settled by the `usage` of the terminal event (`response.completed`, `response.incomplete` or `response.failed`), or of the JSON answer; a stream that ends without one is settled on an estimate of what was delivered, marked as such in the request log. Prism mocks choose the JSON or the SSE example by the `Accept` header (`text/event-stream`).
+         * @description The OpenAI Responses protocol for models of group `responses` (what Codex CLI speaks). The body is forwarded unchanged except `model`, mapped to the serving route's upstream name; with `stream: true` the provider's events are relayed frame for frame as they arrive (unknown event types and `sequence_number` included), lifecycle events with `response.model` set to the public id. Balance for the request's upper bound (an input estimate from the body, plus `max_output_tokens` or the model's output cap) is reserved before the provider is called, and settled by the `usage` of the terminal event (`response.completed`, `response.incomplete` or `response.failed`), or of the JSON answer; a stream that ends without one is settled on an estimate of what was delivered, marked as such in the request log. Every response id relayed is recorded with the customer, key and provider route (nothing of its content): only its owner may chain to it (`previous_response_id`), read, cancel or delete it, and a chained request goes to the same provider account with no failover. Prism mocks choose the JSON or the SSE example by the `Accept` header (`text/event-stream`).
          */
         post: operations["responses_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/input_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the input tokens of a response request
+         * @description Forwarded to the model's provider (`POST /responses/input_tokens`), on the route of `previous_response_id` when given (one of this customer's responses; 404 otherwise); estimated by the gateway when the provider cannot count. Free of charge; logged.
+         */
+        post: operations["responses_input_tokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation (what Codex calls when its context fills)
+         * @description Forwarded to the model's provider (`POST /responses/compact`) with `model` mapped, on the route of `previous_response_id` when given (one of this customer's responses; 404 otherwise). Billed like a response: the input estimate plus the model's output cap is held, and the answer's `usage` is charged (cached and cache-write tokens at their rates).
+         */
+        post: operations["responses_compact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a response
+         * @description The response as its provider has it now (a background response's status as it moves), from the provider route that served it; only the customer whose request created it may read it (404 otherwise). Free of charge. `model` is the public id; everything else as the provider sent it.
+         */
+        get: operations["responses_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a response
+         * @description Deletes the response at the provider route that served it, for its owner only (404 otherwise); the gateway then forgets the id. Free of charge.
+         */
+        delete: operations["responses_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a background response
+         * @description Cancels a background response at the provider route that served it, for its owner only (404 otherwise). The provider refuses one that was not created with `background: true` or has finished (400, its message passed on). Free of charge; the response's hold is released once the provider confirms the cancel.
+         */
+        post: operations["responses_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the input items of a response
+         * @description The items the response was made from, from the provider route that served it, for its owner only (404 otherwise). Free of charge.
+         */
+        get: operations["responses_input_items"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -961,6 +1065,64 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description The body of `POST /v1/responses/compact` and `/v1/responses/input_tokens`: a responses model and the conversation (`input`, or `previous_response_id` of one of the customer's responses). The gateway reads `model` and `previous_response_id` and forwards the rest as sent. */
+        ResponseInputParams: {
+            /** @description A public model id of group `responses`. */
+            model: string;
+            input?: string | {
+                [key: string]: unknown;
+            }[];
+            previous_response_id?: string | null;
+            instructions?: string | null;
+            tools?: {
+                [key: string]: unknown;
+            }[] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The input tokens the request would use, as the provider counts them (the gateway's estimate when it cannot). */
+        ResponseInputTokens: {
+            /** @description response.input_tokens */
+            object: string;
+            input_tokens: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The compacted conversation as the provider returned it (output items and an opaque compaction item), with the usage it is billed by. */
+        ResponseCompaction: {
+            id: string;
+            /** @description response.compaction */
+            object: string;
+            output: {
+                [key: string]: unknown;
+            }[];
+            created_at?: number;
+            usage?: components["schemas"]["ResponseUsage"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The provider's confirmation; the gateway forgets the id (later calls on it answer 404). */
+        DeletedResponse: {
+            id: string;
+            /** @description response */
+            object: string;
+            deleted: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The input items of a response, as the provider lists them (newest first unless `order=asc`). */
+        ResponseItemList: {
+            /** @description list */
+            object: string;
+            data: {
+                [key: string]: unknown;
+            }[];
+            first_id?: string | null;
+            last_id?: string | null;
+            has_more?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `responses` models on `/v1/responses`, `video` models on `/v1/videos`.
          * @enum {string}
@@ -1574,8 +1736,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The gateway cannot reach its database right now (an outage or a stall past `DB_QUERY_TIMEOUT_MS`). Retry shortly; nothing was charged. */
-        ServiceUnavailable: {
+        /** @description The request is invalid; `param` names the field. */
+        BadRequest: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No response with this id for this customer (another customer's id looks the same), or the provider no longer has it. */
+        ResponseNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests: the key's requests-per-minute or concurrency limit (`rate_limit_exceeded`, with `retry-after`), or the provider's (its `retry-after` and rate-limit headers passed on). Nothing was charged. */
+        RateLimited: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 "retry-after": components["headers"]["RetryAfter"];
@@ -1585,10 +1767,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request is invalid; `param` names the field. */
-        BadRequest: {
+        /** @description The gateway cannot reach its database right now (an outage or a stall past `DB_QUERY_TIMEOUT_MS`). Retry shortly; nothing was charged. */
+        ServiceUnavailable: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1619,17 +1802,6 @@ export interface components {
         IdempotencyKeyReused: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description Too many requests: the key's requests-per-minute or concurrency limit (`rate_limit_exceeded`, with `retry-after`), or the provider's (its `retry-after` and rate-limit headers passed on). Nothing was charged. */
-        RateLimited: {
-            headers: {
-                "request-id": components["headers"]["RequestId"];
-                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1703,6 +1875,11 @@ export interface components {
          * @example interleaved-thinking-2025-05-14,token-efficient-tools-2025-02-19
          */
         AnthropicBeta: string;
+        /**
+         * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+         * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+         */
+        ResponseId: string;
         /**
          * @description A public model id (`<provider>/<model>`) or one of its aliases. Its `/` is sent percent-encoded as `%2F` (as the official SDKs do); a raw `/` is read the same way (`/v1/models/sandbox/claude-sonnet`, as clients generated by orval send it). Asked by an alias, the model is answered under that name.
          * @example sandbox%2Fclaude-sonnet
@@ -2270,6 +2447,350 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    responses_input_tokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "sandbox/responses-model",
+                 *       "input": "Tell me a joke."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponseInputParams"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "response.input_tokens",
+                     *       "input_tokens": 11
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResponseInputTokens"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_compact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "sandbox/responses-model",
+                 *       "input": [
+                 *         {
+                 *           "type": "message",
+                 *           "role": "user",
+                 *           "content": "Summarize our launch checklist from last week."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponseInputParams"];
+            };
+        };
+        responses: {
+            /** @description The compacted conversation. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_001",
+                     *       "object": "response.compaction",
+                     *       "output": [
+                     *         {
+                     *           "type": "message",
+                     *           "role": "user",
+                     *           "content": [
+                     *             {
+                     *               "type": "input_text",
+                     *               "text": "Summarize our launch checklist from last week."
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "type": "compaction",
+                     *           "id": "cmp_001",
+                     *           "encrypted_content": "encrypted-summary"
+                     *         }
+                     *       ],
+                     *       "created_at": 1731459200,
+                     *       "usage": {
+                     *         "input_tokens": 42897,
+                     *         "input_tokens_details": {
+                     *           "cached_tokens": 0,
+                     *           "cache_write_tokens": 0
+                     *         },
+                     *         "output_tokens": 12000,
+                     *         "output_tokens_details": {
+                     *           "reasoning_tokens": 0
+                     *         },
+                     *         "total_tokens": 54897
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResponseCompaction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description The provider did not answer in time; nothing was charged. */
+            504: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    responses_get: {
+        parameters: {
+            query?: {
+                /** @description Passed on to the provider (e.g. `reasoning.encrypted_content`). */
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+                     *       "object": "response",
+                     *       "created_at": 1741476542,
+                     *       "status": "queued",
+                     *       "background": true,
+                     *       "error": null,
+                     *       "incomplete_details": null,
+                     *       "model": "sandbox/responses-model",
+                     *       "output": [],
+                     *       "service_tier": "default",
+                     *       "store": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+                     *       "object": "response",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response, cancelled. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+                     *       "object": "response",
+                     *       "created_at": 1741476542,
+                     *       "status": "cancelled",
+                     *       "background": true,
+                     *       "error": null,
+                     *       "incomplete_details": null,
+                     *       "model": "sandbox/responses-model",
+                     *       "output": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_input_items: {
+        parameters: {
+            query?: {
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The input items. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_abc123",
+                     *           "type": "message",
+                     *           "role": "user",
+                     *           "status": "completed",
+                     *           "content": [
+                     *             {
+                     *               "type": "input_text",
+                     *               "text": "Hello!"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "first_id": "msg_abc123",
+                     *       "last_id": "msg_abc123",
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResponseItemList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     models_list: {

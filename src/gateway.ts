@@ -10,6 +10,7 @@ import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
 import { createChatService } from './domain/chat/service.ts';
+import { createResponseIds } from './domain/responses/ids.ts';
 import { createResponsesService } from './domain/responses/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
@@ -122,6 +123,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
       : undefined;
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
+  const responseIds = createResponseIds({ db, logger });
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
@@ -135,7 +137,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery }),
     chat: createChatService({ passthrough }),
-    responses: createResponsesService({ passthrough }),
+    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
@@ -204,7 +206,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
     await Promise.all([runtime.stop(), keyWarmth?.stop(), keyChanges?.close()]);
-    await requestLogs.close();
+    await Promise.all([requestLogs.close(), responseIds.flush()]);
     await runtime.release();
     await sandbox?.close();
     if (!overrides.db) await db.destroy();

@@ -87,6 +87,7 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [PassthroughError.NoProvider]: { status: 503, type: 'api_error' },
   [PassthroughError.InsufficientBalance]: { status: 402, type: 'billing_error' },
   [PassthroughError.InsufficientQuota]: { status: 402, type: 'insufficient_quota' },
+  [PassthroughError.ResponseNotFound]: { status: 404, type: 'invalid_request_error' },
   [PassthroughError.UpstreamError]: { status: 502, type: 'api_error' },
   [PassthroughError.UpstreamTimeout]: { status: 504, type: 'timeout_error', message: 'The provider did not answer in time; nothing was charged.' },
   [PassthroughError.UpstreamUnreachable]: { status: 502, type: 'api_error', message: 'The provider could not be reached; nothing was charged.' },

@@ -117,6 +117,23 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await ask({ model: 'nobody/nothing' })).status).to.equal(404);
     expect((await ask({ input: 'hi [[sim error=429]]' })).status).to.equal(429);
     expect((await ask({ input: 'hi [[sim cut=1]]' })).status).to.equal(502);
+    const stored = await ask({ input: 'keep me [[sim queued_ms=60000]]', background: true });
+    const id = stored.body.id as string;
+    expect((await p('GET', `/v1/responses/${id}`, { headers: auth })).status).to.equal(200);
+    expect((await p('GET', `/v1/responses/${id}/input_items?limit=5`, { headers: auth })).status).to.equal(200);
+    expect((await p('POST', `/v1/responses/${id}/cancel`, { headers: auth })).status).to.equal(200);
+    expect((await p('DELETE', `/v1/responses/${id}`, { headers: auth })).status).to.equal(200);
+    expect((await p('GET', `/v1/responses/${id}`, { headers: auth })).status).to.equal(404);
+    expect((await p('POST', `/v1/responses/${id}/cancel`, { headers: auth })).status).to.equal(404);
+    const plain = await ask({ max_output_tokens: 16 });
+    expect((await p('POST', `/v1/responses/${plain.body.id}/cancel`, { headers: auth })).status).to.equal(400);
+    const counted = await p('POST', '/v1/responses/input_tokens', { body: { model: 'sandbox/responses-model', input: 'hi' }, headers: auth });
+    expect(counted.status).to.equal(200);
+    expect(
+      (await p('POST', '/v1/responses/input_tokens', { body: { model: 'sandbox/responses-model', previous_response_id: 'resp_x' }, headers: auth })).status,
+    ).to.equal(404);
+    expect((await p('POST', '/v1/responses/compact', { body: { model: 'sandbox/responses-model', input: 'hi' }, headers: auth })).status).to.equal(200);
+    expect((await p('POST', '/v1/responses/compact', { body: { model: 'sandbox/chat-model', input: 'hi' }, headers: auth })).status).to.equal(400);
   });
 
   it('video operations, successes and errors', async () => {

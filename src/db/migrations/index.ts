@@ -11,6 +11,7 @@ import * as videoTaskPlan from './20261124100000_video_task_plan.ts';
 import * as customerControls from './20261124100000_customer_controls.ts';
 import * as keyChangeNotifications from './20261126100000_key_change_notifications.ts';
 import * as debtAndTrueUp from './20261126110000_debt_and_true_up.ts';
+import * as responseIds from './20261126120000_response_ids.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,6 +35,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261124100000_customer_controls', customerControls],
   ['20261126100000_key_change_notifications', keyChangeNotifications],
   ['20261126110000_debt_and_true_up', debtAndTrueUp],
+  ['20261126120000_response_ids', responseIds],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

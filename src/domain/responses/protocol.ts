@@ -24,7 +24,9 @@ export interface ResponsesContext {
   /** Tokens of the context the chained response carries (its input and output), not in the body. */
   chainedInput?: number;
   /** Told about every response the provider names, as soon as it names it, and of its usage once known. */
-  seen?(reader: ResponsesReader, route: ResolvedRoute): void;
+  seen?(reader: ResponsesReader, route: ResolvedRoute, publicModel: string): void;
+  /** `compact`: POST /responses/compact (billed from its usage like a response). */
+  path?: '' | '/compact';
 }
 
 /** The client's bytes with only `model` changed. */
@@ -55,7 +57,7 @@ export function responsesProtocol(context: ResponsesContext = {}): PassthroughPr
 
     upstream(request, route) {
       return {
-        url: openaiResponsesUrl(route.provider.baseUrl!),
+        url: openaiResponsesUrl(route.provider.baseUrl!, context.path ?? ''),
         headers: openaiResponsesHeaders(route.provider),
         body: upstreamResponsesBody(request, route.upstreamModel),
         requestIdHeader: OPENAI_REQUEST_ID_HEADER,
@@ -63,7 +65,7 @@ export function responsesProtocol(context: ResponsesContext = {}): PassthroughPr
     },
 
     reader(_request, inspected, publicModel, upstreamModel, route) {
-      const reader = responsesReader({ inspected, publicModel, upstreamModel, onResponse: () => context.seen?.(reader, route!) });
+      const reader = responsesReader({ inspected, publicModel, upstreamModel, onResponse: () => context.seen?.(reader, route!, publicModel) });
       return reader;
     },
 

@@ -36,6 +36,9 @@ export function inputItemsOf(input: unknown, id: (prefix: string) => string): Ar
   return input.map((item) => {
     const record = item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>) : {};
     const type = typeof record.type === 'string' ? record.type : 'message';
-    return { id: typeof record.id === 'string' ? record.id : id(type === 'message' ? 'msg' : 'item'), ...record, type };
+    // An easy input message's string content is listed as one input_text part, as OpenAI lists it.
+    const content =
+      type === 'message' && typeof record.content === 'string' ? { content: [{ type: 'input_text', text: record.content }], status: 'completed' } : {};
+    return { id: typeof record.id === 'string' ? record.id : id(type === 'message' ? 'msg' : 'item'), ...record, type, ...content };
   });
 }
