@@ -43,13 +43,15 @@ export function answerOf(behaviour: ResponsesSimBehaviour, body: Record<string, 
     items.push(item);
     events.push({ type: 'response.output_item.done', output_index: at, item });
   }
-  const pieces = behaviour.tool ? TOOL_ARGUMENTS : Array.from({ length: behaviour.deltas ?? 8 }, (_, i) => WORDS[i % WORDS.length]!);
+  const call = behaviour.call;
+  const argumentPieces = call ? [call.arguments.slice(0, call.arguments.length >> 1), call.arguments.slice(call.arguments.length >> 1)] : TOOL_ARGUMENTS;
+  const pieces = behaviour.tool || call ? argumentPieces : Array.from({ length: behaviour.deltas ?? 8 }, (_, i) => WORDS[i % WORDS.length]!);
   const incomplete = behaviour.incomplete === true || pieces.length + reasoning > limit;
   const sent = incomplete ? pieces.slice(0, Math.max(0, Math.min(pieces.length - 1, limit - reasoning))) : pieces;
   const at = items.length;
-  if (behaviour.tool) {
+  if (behaviour.tool || call) {
     const id = simId('fc');
-    const base = { id, type: 'function_call', call_id: simId('call'), name: 'get_weather' };
+    const base = { id, type: 'function_call', call_id: simId('call'), name: call?.name ?? 'get_weather' };
     events.push({ type: 'response.output_item.added', output_index: at, item: { ...base, arguments: '', status: 'in_progress' } });
     for (const delta of sent) events.push({ type: 'response.function_call_arguments.delta', item_id: id, output_index: at, delta });
     events.push({ type: 'response.function_call_arguments.done', item_id: id, output_index: at, name: base.name, arguments: sent.join('') });

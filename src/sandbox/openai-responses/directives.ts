@@ -17,6 +17,8 @@ export interface ResponsesSimBehaviour extends SimBehaviour {
   unknownEvent?: boolean;
   queuedMs?: number;
   runningMs?: number;
+  /** Call this function (given to `next()` only): its name, and its arguments sent in two deltas. */
+  call?: { name: string; arguments: string };
 }
 
 const DIRECTIVE = /\[\[sim ([^\]]*)\]\]/g;
