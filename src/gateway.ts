@@ -10,6 +10,7 @@ import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
 import { createChatService } from './domain/chat/service.ts';
+import { backgroundPoller } from './domain/responses/background-outcome.ts';
 import { createResponseIds } from './domain/responses/ids.ts';
 import { createResponsesService } from './domain/responses/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
@@ -137,9 +138,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery }),
     chat: createChatService({ passthrough }),
-    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds }),
+    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs }),
-    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs }),
+    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, responses: backgroundPoller({ catalogue }) }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
     metrics,

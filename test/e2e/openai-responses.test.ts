@@ -82,6 +82,22 @@ describe('official openai SDK: responses against the gateway and the simulated u
     expect((await wallet()).debits).to.equal(responsesCost(...billed()));
   });
 
+  it('background: create, retrieve until done (the poller settles it), and cancel another: exact wallet moves', async () => {
+    const done = await client().responses.create({ model: RESPONSES_MODEL, input: 'Essay [[sim queued_ms=0 running_ms=0]]', background: true });
+    expect(done.status).to.equal('queued');
+    const parked = await client().responses.create({ model: RESPONSES_MODEL, input: 'Later [[sim queued_ms=60000]]', background: true });
+    expect(Number((await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body.reserved)).to.be.greaterThan(0);
+    const cancelled = await client().responses.cancel(parked.id);
+    expect(cancelled).to.deep.include({ id: parked.id, status: 'cancelled', model: RESPONSES_MODEL });
+    await gateway.db('video_tasks').update({ next_poll_at: new Date(0) });
+    await gateway.services.videoWorker.processBatch();
+    const finished = await client().responses.retrieve(done.id);
+    expect(finished.status).to.equal('completed');
+    expect(finished.output_text).to.equal('Hello from the sandbox model. This answer is');
+    const after = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
+    expect(after).to.include({ debits: responsesCost(finished.usage!), reserved: '0.000000' });
+  });
+
   it("another customer's key gets NotFoundError for the response, and its chained request costs nothing", async () => {
     const mine = await client().responses.create({ model: RESPONSES_MODEL, input: 'mine' });
     const other = await gateway.customerWithKey();

@@ -12,6 +12,7 @@ import * as customerControls from './20261124100000_customer_controls.ts';
 import * as keyChangeNotifications from './20261126100000_key_change_notifications.ts';
 import * as debtAndTrueUp from './20261126110000_debt_and_true_up.ts';
 import * as responseIds from './20261126120000_response_ids.ts';
+import * as backgroundResponses from './20261126130000_background_responses.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261126100000_key_change_notifications', keyChangeNotifications],
   ['20261126110000_debt_and_true_up', debtAndTrueUp],
   ['20261126120000_response_ids', responseIds],
+  ['20261126130000_background_responses', backgroundResponses],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

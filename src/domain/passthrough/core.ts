@@ -39,7 +39,7 @@ export interface PassthroughResult {
   settled?: Promise<LogFields>;
 }
 
-interface Resolved {
+export interface Resolved {
   model: ResolvedModel;
   routes: ResolvedRoute[];
   price: TokenPrice;
@@ -196,6 +196,8 @@ export function createPassthrough(deps: PassthroughDeps) {
       const result = await run(protocol, request, sink);
       return result.failure && protocol.clientFailure ? { ...result, failure: protocol.clientFailure(result.failure) } : result;
     },
+    /** The model and the routes a request may take (background responses hold and call on their own). */
+    resolve,
   };
 
   async function run(protocol: PassthroughProtocol, request: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {

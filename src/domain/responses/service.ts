@@ -3,14 +3,20 @@
 // input_items, stored.ts). Every response id relayed is recorded with its owner and route
 // (ids.ts); a request chained to one (`previous_response_id`) must be its owner's and goes to that
 // route only, with the chained context added to its hold.
-import type { ResolvedRoute } from '../../catalogue/store.ts';
-import type { CatalogueStore } from '../../catalogue/store.ts';
+import type { Knex } from 'knex';
+import type { CatalogueStore, ResolvedRoute } from '../../catalogue/store.ts';
+import type { Ledger } from '../../ledger/service.ts';
+import type { Logger } from '../../logger.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import type { Sink } from '../sink.ts';
+import { transition } from '../videos/repo.ts';
+import { createBackground } from './background.ts';
+import { applyResponse, liveBackgroundTask } from './background-outcome.ts';
+import { isRecord } from './fields.ts';
 import type { ResponseIds } from './ids.ts';
 import { countInputTokens, type Counted } from './input-tokens.ts';
 import { responsesProtocol, type ResponsesContext } from './protocol.ts';
@@ -29,6 +35,11 @@ export interface ResponsesDeps {
   discovery: DiscoveryService;
   catalogue: CatalogueStore;
   ids: ResponseIds;
+  db: Knex;
+  ledger: Ledger;
+  logger: Logger;
+  /** The video poller's interval: how soon a background response is polled. */
+  pollMs: number;
 }
 
 export function createResponsesService(deps: ResponsesDeps): ResponsesService {
@@ -68,7 +79,24 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
     const chained = await chain(request);
     if (chained instanceof Failure) return { failure: chained, log: {} };
     const protocol = responsesProtocol({ ...chained, path, ...(path === '' ? { seen: recorder(request) } : {}) });
+    if (path === '' && request.body.background === true) {
+      const result = await createBackground(deps, protocol, request, sink);
+      return result.failure ? { ...result, failure: protocol.clientFailure!(result.failure) } : result;
+    }
     return deps.passthrough.run(protocol, request, sink);
+  }
+
+  /** A confirmed cancel of a background response ends its hold at once (the poller would, later). */
+  async function cancelled(request: PassthroughRequest, responseId: string, text: string): Promise<void> {
+    const task = await liveBackgroundTask(deps.db, request.caller.customerId, responseId);
+    const response: unknown = JSON.parse(text);
+    if (!task || !isRecord(response)) return;
+    const outcome = {
+      ledger: deps.ledger,
+      logger: deps.logger,
+      transition: (id: string, from: Parameters<typeof transition>[2], changes: Record<string, unknown>) => transition(deps.db, id, from, changes),
+    };
+    await applyResponse(outcome, task, response, deps.pollMs);
   }
 
   return {
@@ -79,6 +107,14 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
       if (chained instanceof Failure) return { failure: chained, log: {} };
       return countInputTokens(deps, request, chained);
     },
-    stored: (request, action, responseId, query, sink) => storedCall(deps, { caller: request.caller, action, responseId, query, sink }),
+    stored: (request, action, responseId, query, sink) =>
+      storedCall(deps, {
+        caller: request.caller,
+        action,
+        responseId,
+        query,
+        sink,
+        ...(action === 'cancel' ? { answered: (text: string) => cancelled(request, responseId, text) } : {}),
+      }),
   };
 }

@@ -50,7 +50,16 @@ export function queryString(query: Record<string, unknown>): string {
 
 export async function storedCall(
   deps: StoredDeps,
-  call: { caller: Caller; action: StoredAction; responseId: string; query: Record<string, unknown>; sink: Sink; row?: ResponseIdRow },
+  call: {
+    caller: Caller;
+    action: StoredAction;
+    responseId: string;
+    query: Record<string, unknown>;
+    sink: Sink;
+    row?: ResponseIdRow;
+    /** Runs on a successful answer before the client gets it (a cancel ends the hold first). */
+    answered?(text: string): Promise<void>;
+  },
 ): Promise<StoredResult> {
   const row = call.row ?? (await deps.ids.owned(call.caller.customerId, call.responseId));
   if (!row) return { failure: passthroughFailures.responseNotFound(call.responseId, 'response_id'), log: {} };
@@ -86,6 +95,7 @@ export async function storedCall(
   if (!parsed || typeof parsed !== 'object') return { failure: new Failure(PassthroughError.UpstreamInvalidResponse, ''), log };
   const text = row.upstream_model === row.model_id ? raw : (spliceFirstMember(raw, 'model', row.upstream_model, row.model_id) ?? raw);
   if (call.action === 'delete') await deps.ids.forget(row.response_id);
+  if (answer.status < 300) await call.answered?.(text);
   call.sink.send(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }, text);
   return { log: { ...log, upstream_request_id: answer.upstreamRequestId ?? null }, answered: { status: answer.status, text } };
 }

@@ -22,7 +22,7 @@ import { streamContent, type ContentRequest } from './content.ts';
 import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, type OutcomeDeps } from './outcome.ts';
-import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
+import { findByIdempotencyKey, findVideoTask as findTask, listTasks, transition } from './repo.ts';
 import { validateVideoRequest } from './validate.ts';
 
 export interface VideoPage {
