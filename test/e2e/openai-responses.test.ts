@@ -41,6 +41,16 @@ describe('official openai SDK: responses against the gateway and the simulated u
     expect(primary.exchanges[0]!.body!.model).to.equal('sandbox-responses');
   });
 
+  it('models.list and /v1/models/pricing list the responses model with its group and prices', async () => {
+    const listed = (await client().models.list()).data.find((m) => m.id === RESPONSES_MODEL) as unknown as Record<string, unknown>;
+    expect(listed).to.include({ id: RESPONSES_MODEL, group: 'responses' });
+    const pricing = (await (await fetch(`${gateway.url}/v1/models/pricing`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    expect(pricing.data.find((m: any) => m.model === RESPONSES_MODEL)).to.deep.include({
+      group: 'responses',
+      price: { type: 'tokens', input_per_mtok: '1.250000', output_per_mtok: '10.000000', cache_read_per_mtok: '0.125000', cache_write_per_mtok: '1.500000' },
+    });
+  });
+
   it('responses.stream: text deltas, a function call assembled, the final response and its usage billed', async () => {
     const stream = client().responses.stream({
       model: RESPONSES_MODEL,

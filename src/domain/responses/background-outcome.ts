@@ -16,6 +16,7 @@ import { toReview, type OutcomeDeps } from '../videos/outcome.ts';
 import { NOW } from '../videos/repo.ts';
 import type { TaskKindPoller } from '../videos/worker.ts';
 import { isRecord } from './fields.ts';
+import type { ResponseIds } from './ids.ts';
 import { ResponsesUsage } from './usage.ts';
 
 interface TaskNumbers {
@@ -23,7 +24,14 @@ interface TaskNumbers {
   max_output_tokens: number;
 }
 
-export async function applyResponse(deps: OutcomeDeps, task: VideoTaskRow, response: Record<string, unknown>, pollMs: number): Promise<void> {
+export async function applyResponse(
+  deps: OutcomeDeps,
+  task: VideoTaskRow,
+  response: Record<string, unknown>,
+  pollMs: number,
+  /** Told the context a request chained to this response carries, once the provider reports it. */
+  noteContext?: (responseId: string, tokens: number) => void,
+): Promise<void> {
   const status = typeof response.status === 'string' ? response.status : 'unknown';
   const seen = { upstream_status: status.slice(0, 64) };
   if (status === 'queued' || status === 'in_progress') {
@@ -54,6 +62,8 @@ export async function applyResponse(deps: OutcomeDeps, task: VideoTaskRow, respo
     });
     return;
   }
+  const context = usage.contextTokens();
+  if (context !== undefined && task.upstream_task_id) noteContext?.(task.upstream_task_id, context);
   const bill = usage.bill(task.price as unknown as TokenPrice);
   const settled = await deps.ledger.settle({ ref: task.id, customerId: task.customer_id, charge: { lines: bill.lines }, purpose: { ...bill.log, status } });
   if (isLedgerError(settled)) {
@@ -74,7 +84,7 @@ export async function applyResponse(deps: OutcomeDeps, task: VideoTaskRow, respo
 }
 
 /** GET /responses/{id} on the route that serves it, as the poller's lanes call it. */
-export function backgroundPoller(deps: { catalogue: CatalogueStore }): TaskKindPoller {
+export function backgroundPoller(deps: { catalogue: CatalogueStore; ids?: ResponseIds }): TaskKindPoller {
   return {
     async poll(task, { outcome, backoff, pollMs }) {
       const provider = deps.catalogue.current().providers.get(task.provider_id);
@@ -100,7 +110,7 @@ export function backgroundPoller(deps: { catalogue: CatalogueStore }): TaskKindP
         return backoff();
       }
       if (!isRecord(response)) return backoff();
-      await applyResponse(outcome, task, response, pollMs);
+      await applyResponse(outcome, task, response, pollMs, (id, tokens) => deps.ids?.usage(id, tokens));
     },
   };
 }

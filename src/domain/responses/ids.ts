@@ -28,6 +28,9 @@ export interface ResponseIds {
   flush(): Promise<void>;
 }
 
+/** An id a provider could have given: printable ASCII, bounded (PostgreSQL refuses NUL in text). */
+const PLAUSIBLE_ID = /^[\x21-\x7e]{1,256}$/;
+
 export function createResponseIds(deps: { db: Knex; logger: Logger }): ResponseIds {
   /** Writes under way, by response id. */
   const writing = new Map<string, Promise<void>>();
@@ -45,12 +48,14 @@ export function createResponseIds(deps: { db: Knex; logger: Logger }): ResponseI
 
   return {
     record(row) {
+      if (!PLAUSIBLE_ID.test(row.response_id)) return deps.logger.warn({ request_id: row.request_id }, 'response id not recorded: not printable ASCII');
       track(row.response_id, () => deps.db('response_ids').insert(row).onConflict('response_id').ignore());
     },
     usage(responseId, contextTokens) {
       track(responseId, () => deps.db('response_ids').where({ response_id: responseId }).update({ context_tokens: contextTokens }));
     },
     async owned(customerId, responseId) {
+      if (!PLAUSIBLE_ID.test(responseId)) return undefined; // never one the gateway relayed
       await writing.get(responseId);
       const row = await deps.db<ResponseIdRow>('response_ids').where({ response_id: responseId, customer_id: customerId }).first();
       return row ? { ...row, context_tokens: row.context_tokens === null ? null : Number(row.context_tokens) } : undefined;

@@ -28,6 +28,8 @@ export interface ResponsesService {
   compact(request: PassthroughRequest, sink: Sink): Promise<PassthroughResult>;
   inputTokens(request: PassthroughRequest): Promise<Counted>;
   stored(request: PassthroughRequest, action: StoredAction, responseId: string, query: Record<string, unknown>, sink: Sink): Promise<StoredResult>;
+  /** Resolves once the response ids seen so far are recorded. */
+  flush(): Promise<void>;
 }
 
 export interface ResponsesDeps {
@@ -107,6 +109,7 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
       if (chained instanceof Failure) return { failure: chained, log: {} };
       return countInputTokens(deps, request, chained);
     },
+    flush: () => deps.ids.flush(),
     stored: (request, action, responseId, query, sink) =>
       storedCall(deps, {
         caller: request.caller,

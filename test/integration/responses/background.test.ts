@@ -83,6 +83,9 @@ describe('responses: background: true is an asynchronous task (hold, poll, settl
     expect((await settlesAndReleases()).map((e) => e.kind)).to.deep.equal(['settle']);
     const got = (await (await call('GET', `/v1/responses/${created.body.id}`)).json()) as any;
     expect(got).to.deep.include({ status: 'completed', model: RESPONSES_MODEL });
+    await gateway.services.responses.flush();
+    const [row] = await gateway.db('response_ids').where({ response_id: created.body.id });
+    expect(row.context_tokens).to.equal(BigInt(usage.total_tokens)); // what a request chained to it holds for
   });
 
   it('cancel maps to the provider cancel and releases the hold once it confirms', async () => {
