@@ -65,6 +65,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a model response (OpenAI Responses, JSON or SSE stream)
+         * @description The OpenAI Responses protocol for models of group `responses` (what Codex CLI speaks). The body is forwarded unchanged except `model`, mapped to the serving route's upstream name; with `stream: true` the provider's events are relayed frame for frame as they arrive (unknown event types and `sequence_number` included), lifecycle events with `response.model` set to the public id. Balance for the request's upper bound (an input estimate from the body, plus `max_output_tokens` or the model's output cap) is reserved before the provider is called, and settled by the `usage` of the terminal event (`response.completed`, `response.incomplete` or `response.failed`), or of the JSON answer; a stream that ends without one is settled on an estimate of what was delivered, marked as such in the request log. Every response id relayed is recorded with the customer, key and provider route (nothing of its content): only its owner may chain to it (`previous_response_id`), read, cancel or delete it, and a chained request goes to the same provider account with no failover. `background: true` (not with `stream`) is held at create and answered with the provider's `queued` response; the gateway polls it until it is final and settles it once from its usage (a response whose usage cannot be confirmed goes to review); `POST /v1/responses/{response_id}/cancel` ends it. A WebSocket upgrade of `GET /v1/responses` is answered 426 at once, on which Codex falls back to HTTP. Prism mocks choose the JSON or the SSE example by the `Accept` header (`text/event-stream`).
+         */
+        post: operations["responses_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/input_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the input tokens of a response request
+         * @description Forwarded to the model's provider (`POST /responses/input_tokens`), on the route of `previous_response_id` when given (one of this customer's responses; 404 otherwise); estimated by the gateway when the provider cannot count. Free of charge; logged.
+         */
+        post: operations["responses_input_tokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation (what Codex calls when its context fills)
+         * @description Forwarded to the model's provider (`POST /responses/compact`) with `model` mapped, on the route of `previous_response_id` when given (one of this customer's responses; 404 otherwise). Billed like a response: the input estimate plus the model's output cap is held, and the answer's `usage` is charged (cached and cache-write tokens at their rates).
+         */
+        post: operations["responses_compact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a response
+         * @description The response as its provider has it now (a background response's status as it moves), from the provider route that served it; only the customer whose request created it may read it (404 otherwise). Free of charge. `model` is the public id; everything else as the provider sent it.
+         */
+        get: operations["responses_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a response
+         * @description Deletes the response at the provider route that served it, for its owner only (404 otherwise); the gateway then forgets the id. Free of charge.
+         */
+        delete: operations["responses_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a background response
+         * @description Cancels a background response at the provider route that served it, for its owner only (404 otherwise). The provider refuses one that was not created with `background: true` or has finished (400, its message passed on). Free of charge; the response's hold is released once the provider confirms the cancel.
+         */
+        post: operations["responses_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the input items of a response
+         * @description The items the response was made from, from the provider route that served it, for its owner only (404 otherwise). Free of charge.
+         */
+        get: operations["responses_input_items"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -907,11 +1031,164 @@ export interface components {
         };
         /** @description The data of one server-sent event of a streamed chat completion. Frames are `data: <json>` then a blank line, with no `event:` line; the stream ends with `data: [DONE]` (not JSON). An error after the 200 (from the provider, or the gateway cutting the answer: the provider stopped, the connection broke, the gateway is restarting) is one `data: {"error": {...}}` frame ending the stream without `[DONE]`; the OpenAI SDKs raise it as an `APIError`. */
         ChatCompletionStreamEvent: components["schemas"]["ChatCompletionChunk"] | components["schemas"]["Error"];
+        /** @description The OpenAI Responses request. The gateway reads `model`, `stream`, `background`, `max_output_tokens` and `previous_response_id`, and forwards the body unchanged except `model` (mapped to the route's upstream name): `store`, `include`, input items and their ids, tools and every other field, including ones not described here, reach the provider as sent, and the provider decides whether it supports them. */
+        ResponseCreateParams: {
+            /** @description A public model id of group `responses`, e.g. `sandbox/responses-model`. */
+            model: string;
+            /** @description A string, or an array of input items (messages, function call outputs, reasoning and other items, passed through). */
+            input?: string | {
+                [key: string]: unknown;
+            }[];
+            instructions?: string | null;
+            /** @description true: the answer comes as server-sent events (`event:` and `data:` lines, each event with `type` and `sequence_number`). */
+            stream?: boolean | null;
+            /** @description true: the provider answers at once with a `queued` response; poll it with `GET /v1/responses/{response_id}`. */
+            background?: boolean | null;
+            /** @description Whether the provider keeps the response (default true at OpenAI); never changed by the gateway. */
+            store?: boolean | null;
+            /** @description Continues an earlier response of the same customer, on the provider account that served it (no failover to another). Another customer's id, or one the gateway never relayed, is 404. */
+            previous_response_id?: string | null;
+            /** @description e.g. `reasoning.encrypted_content`; passed through. */
+            include?: string[] | null;
+            /** @description Upper bound on output tokens, reasoning included. At most the model's `max_output_tokens` (1000000 when the catalogue names none). Without it (Codex never sends it) the reservation takes the model's `max_output_tokens` (32768 when the catalogue names none); output is never billed past that bound. */
+            max_output_tokens?: number | null;
+            /** @description `auto`, `default`, `flex`, `priority`...; the answer reports the tier used, which sets the price multiplier. */
+            service_tier?: string | null;
+            tools?: {
+                [key: string]: unknown;
+            }[] | null;
+            tool_choice?: unknown;
+            parallel_tool_calls?: boolean | null;
+            reasoning?: {
+                [key: string]: unknown;
+            } | null;
+            text?: {
+                [key: string]: unknown;
+            } | null;
+            prompt_cache_key?: string | null;
+            safety_identifier?: string | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Token usage as the provider reported it. `input_tokens` includes `cached_tokens` (billed at the model's cache-read price) and `cache_write_tokens` (billed at its cache-write price); the rest of the input is billed at the input price. `output_tokens` includes `reasoning_tokens` (billed as output). The tier the response reports (`service_tier`) multiplies all of it as the catalogue prices it. */
+        ResponseUsage: {
+            input_tokens: number;
+            input_tokens_details?: {
+                cached_tokens?: number;
+                cache_write_tokens?: number;
+            } | null;
+            output_tokens: number;
+            output_tokens_details?: {
+                reasoning_tokens?: number;
+            } | null;
+            total_tokens: number;
+        };
+        /** @description The response object as the provider returned it, with `model` set to the public id (fields not described here pass through). Its `id` is the provider's, kept verbatim and owned by the customer whose request created it. */
+        Response: {
+            id: string;
+            /** @description response */
+            object: string;
+            created_at?: number;
+            /** @description `completed`, `failed`, `in_progress`, `cancelled`, `queued` or `incomplete`. */
+            status: string;
+            background?: boolean | null;
+            /** @description The public model id the request named. */
+            model?: string;
+            output?: {
+                [key: string]: unknown;
+            }[];
+            error?: {
+                code?: string;
+                message?: string;
+            } | null;
+            incomplete_details?: {
+                reason?: string;
+            } | null;
+            previous_response_id?: string | null;
+            service_tier?: string | null;
+            store?: boolean | null;
+            usage?: components["schemas"]["ResponseUsage"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The data of one server-sent event of a streamed response: `type` (also the frame's `event:` name) and `sequence_number`, relayed as the provider sent them, unknown event types included. Lifecycle events (`response.created`, `response.in_progress`, `response.completed`, `response.incomplete`, `response.failed`) carry the Response, whose `model` is the public id; the terminal one carries its `usage`, which the request is billed by. An error after the 200 (the provider's cut connection or silence, the gateway restarting) ends the stream with a `response.failed` event whose `response.error.code` is `server_error`: Codex retries it. */
+        ResponseStreamEvent: {
+            type: string;
+            sequence_number?: number;
+            response?: components["schemas"]["Response"];
+            delta?: string;
+            item?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The body of `POST /v1/responses/compact` and `/v1/responses/input_tokens`: a responses model and the conversation (`input`, or `previous_response_id` of one of the customer's responses). The gateway reads `model` and `previous_response_id` and forwards the rest as sent. */
+        ResponseInputParams: {
+            /** @description A public model id of group `responses`. */
+            model: string;
+            input?: string | {
+                [key: string]: unknown;
+            }[];
+            previous_response_id?: string | null;
+            instructions?: string | null;
+            tools?: {
+                [key: string]: unknown;
+            }[] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The input tokens the request would use, as the provider counts them (the gateway's estimate when it cannot). */
+        ResponseInputTokens: {
+            /** @description response.input_tokens */
+            object: string;
+            input_tokens: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The compacted conversation as the provider returned it (output items and an opaque compaction item), with the usage it is billed by. */
+        ResponseCompaction: {
+            id: string;
+            /** @description response.compaction */
+            object: string;
+            output: {
+                [key: string]: unknown;
+            }[];
+            created_at?: number;
+            usage?: components["schemas"]["ResponseUsage"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The provider's confirmation; the gateway forgets the id (later calls on it answer 404). */
+        DeletedResponse: {
+            id: string;
+            /** @description response */
+            object: string;
+            deleted: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The input items of a response, as the provider lists them (newest first unless `order=asc`). */
+        ResponseItemList: {
+            /** @description list */
+            object: string;
+            data: {
+                [key: string]: unknown;
+            }[];
+            first_id?: string | null;
+            last_id?: string | null;
+            has_more?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
         /**
-         * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `video` models on `/v1/videos`.
+         * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `responses` models on `/v1/responses`, `video` models on `/v1/videos`.
          * @enum {string}
          */
-        ModelGroup: "messages" | "chat" | "video";
+        ModelGroup: "messages" | "chat" | "responses" | "video";
         /** @description A model, in the shape of OpenAI's Model object. */
         Model: {
             /** @description Public model id, `<provider>/<model>`. */
@@ -1691,8 +1968,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The gateway cannot reach its database right now (an outage or a stall past `DB_QUERY_TIMEOUT_MS`). Retry shortly; nothing was charged. */
-        ServiceUnavailable: {
+        /** @description The request is invalid; `param` names the field. */
+        BadRequest: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No response with this id for this customer (another customer's id looks the same), or the provider no longer has it. */
+        ResponseNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests: the key's requests-per-minute or concurrency limit (`rate_limit_exceeded`, with `retry-after`), or the provider's (its `retry-after` and rate-limit headers passed on). Nothing was charged. */
+        RateLimited: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 "retry-after": components["headers"]["RetryAfter"];
@@ -1702,10 +1999,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request is invalid; `param` names the field. */
-        BadRequest: {
+        /** @description The gateway cannot reach its database right now (an outage or a stall past `DB_QUERY_TIMEOUT_MS`). Retry shortly; nothing was charged. */
+        ServiceUnavailable: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1736,17 +2034,6 @@ export interface components {
         IdempotencyKeyReused: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description Too many requests: the key's requests-per-minute or concurrency limit (`rate_limit_exceeded`, with `retry-after`), or the provider's (its `retry-after` and rate-limit headers passed on). Nothing was charged. */
-        RateLimited: {
-            headers: {
-                "request-id": components["headers"]["RequestId"];
-                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1863,6 +2150,11 @@ export interface components {
          * @example interleaved-thinking-2025-05-14,token-efficient-tools-2025-02-19
          */
         AnthropicBeta: string;
+        /**
+         * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+         * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+         */
+        ResponseId: string;
         /**
          * @description A public model id (`<provider>/<model>`) or one of its aliases. Its `/` is sent percent-encoded as `%2F` (as the official SDKs do); a raw `/` is read the same way (`/v1/models/sandbox/claude-sonnet`, as clients generated by orval send it). Asked by an alias, the model is answered under that name.
          * @example sandbox%2Fclaude-sonnet
@@ -2298,6 +2590,509 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    responses_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "sandbox/responses-model",
+                 *       "instructions": "You are a helpful assistant.",
+                 *       "input": "Hello!"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponseCreateParams"];
+            };
+        };
+        responses: {
+            /** @description The response, or its event stream when `stream` is true. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
+                    "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
+                    "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+                     *       "object": "response",
+                     *       "created_at": 1741476542,
+                     *       "status": "completed",
+                     *       "background": false,
+                     *       "error": null,
+                     *       "incomplete_details": null,
+                     *       "instructions": "You are a helpful assistant.",
+                     *       "max_output_tokens": null,
+                     *       "model": "sandbox/responses-model",
+                     *       "output": [
+                     *         {
+                     *           "id": "msg_67ccd2bf17f0819081ff3bb2cf6508e60bb6a6b452d3795b",
+                     *           "type": "message",
+                     *           "status": "completed",
+                     *           "role": "assistant",
+                     *           "content": [
+                     *             {
+                     *               "type": "output_text",
+                     *               "text": "Hello! How can I help you today?",
+                     *               "annotations": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "parallel_tool_calls": true,
+                     *       "previous_response_id": null,
+                     *       "service_tier": "default",
+                     *       "store": true,
+                     *       "usage": {
+                     *         "input_tokens": 19,
+                     *         "input_tokens_details": {
+                     *           "cached_tokens": 0,
+                     *           "cache_write_tokens": 0
+                     *         },
+                     *         "output_tokens": 10,
+                     *         "output_tokens_details": {
+                     *           "reasoning_tokens": 0
+                     *         },
+                     *         "total_tokens": 29
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Response"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A field the gateway reads is invalid (`param` names it), the model belongs to another endpoint (`wrong_endpoint`: `/v1/chat/completions` for chat models, `/v1/messages` for messages models, `/v1/videos` for video models), or the provider refused the request (`upstream_error`, its message passed on). */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The balance does not cover the request's upper bound, or the request would pass the key's spend limit; nothing was sent to the provider. Code `insufficient_quota`, as OpenAI names it (Codex stops and says so instead of retrying). */
+            402: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description The model does not exist (or the key may not use it), or `previous_response_id` names no response of this customer. */
+            404: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The key's rate or concurrency limit, or every route's provider is rate-limited: code `rate_limit_exceeded`, the wait in the message ("try again in Ns", which Codex reads) and in `retry-after`. Nothing was charged. */
+            429: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            502: components["responses"]["BadGateway"];
+            /** @description No provider can serve the model right now (or every route answered 503), or the gateway cannot reach its database (with `retry-after`); nothing was charged. */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider did not answer in time; nothing was charged. */
+            504: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    responses_input_tokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "sandbox/responses-model",
+                 *       "input": "Tell me a joke."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponseInputParams"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "response.input_tokens",
+                     *       "input_tokens": 11
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResponseInputTokens"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_compact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "sandbox/responses-model",
+                 *       "input": [
+                 *         {
+                 *           "type": "message",
+                 *           "role": "user",
+                 *           "content": "Summarize our launch checklist from last week."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResponseInputParams"];
+            };
+        };
+        responses: {
+            /** @description The compacted conversation. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_001",
+                     *       "object": "response.compaction",
+                     *       "output": [
+                     *         {
+                     *           "type": "message",
+                     *           "role": "user",
+                     *           "content": [
+                     *             {
+                     *               "type": "input_text",
+                     *               "text": "Summarize our launch checklist from last week."
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "type": "compaction",
+                     *           "id": "cmp_001",
+                     *           "encrypted_content": "encrypted-summary"
+                     *         }
+                     *       ],
+                     *       "created_at": 1731459200,
+                     *       "usage": {
+                     *         "input_tokens": 42897,
+                     *         "input_tokens_details": {
+                     *           "cached_tokens": 0,
+                     *           "cache_write_tokens": 0
+                     *         },
+                     *         "output_tokens": 12000,
+                     *         "output_tokens_details": {
+                     *           "reasoning_tokens": 0
+                     *         },
+                     *         "total_tokens": 54897
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResponseCompaction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description The provider did not answer in time; nothing was charged. */
+            504: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    responses_get: {
+        parameters: {
+            query?: {
+                /** @description Passed on to the provider (e.g. `reasoning.encrypted_content`). */
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+                     *       "object": "response",
+                     *       "created_at": 1741476542,
+                     *       "status": "queued",
+                     *       "background": true,
+                     *       "error": null,
+                     *       "incomplete_details": null,
+                     *       "model": "sandbox/responses-model",
+                     *       "output": [],
+                     *       "service_tier": "default",
+                     *       "store": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+                     *       "object": "response",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response, cancelled. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
+                     *       "object": "response",
+                     *       "created_at": 1741476542,
+                     *       "status": "cancelled",
+                     *       "background": true,
+                     *       "error": null,
+                     *       "incomplete_details": null,
+                     *       "model": "sandbox/responses-model",
+                     *       "output": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    responses_input_items: {
+        parameters: {
+            query?: {
+                limit?: number;
+                order?: "asc" | "desc";
+                after?: string;
+                include?: string[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a response the gateway relayed for this customer (the provider's, verbatim). Another customer's id, or one the gateway never relayed, answers 404.
+                 * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
+                 */
+                response_id: components["parameters"]["ResponseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The input items. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_abc123",
+                     *           "type": "message",
+                     *           "role": "user",
+                     *           "status": "completed",
+                     *           "content": [
+                     *             {
+                     *               "type": "input_text",
+                     *               "text": "Hello!"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "first_id": "msg_abc123",
+                     *       "last_id": "msg_abc123",
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResponseItemList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ResponseNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     models_list: {

@@ -31,6 +31,24 @@ const EXTRACTIONS: Extraction[] = [
     operations: [['/chat/completions', 'post']],
   },
   {
+    file: 'openai-responses.yaml',
+    title: 'OpenAI API: Responses (subset vendored for the gateway)',
+    summary:
+      'POST /responses (JSON response and the SSE event union), GET and DELETE /responses/{response_id}, ' +
+      'POST /responses/{response_id}/cancel, GET /responses/{response_id}/input_items, POST /responses/input_tokens, ' +
+      'POST /responses/compact. ErrorResponse is added so error bodies can be checked.',
+    operations: [
+      ['/responses', 'post'],
+      ['/responses/{response_id}', 'get'],
+      ['/responses/{response_id}', 'delete'],
+      ['/responses/{response_id}/cancel', 'post'],
+      ['/responses/{response_id}/input_items', 'get'],
+      ['/responses/input_tokens', 'post'],
+      ['/responses/compact', 'post'],
+    ],
+    extra: [['schemas', 'ErrorResponse']],
+  },
+  {
     file: 'openai-videos.yaml',
     title: 'OpenAI API: Videos (subset vendored for the gateway)',
     summary:

@@ -3,7 +3,7 @@
 //
 // Prism picks a response by the Accept header, but the official SDKs send `Accept:
 // application/json` even when they ask for a stream (`"stream": true` in the body). A thin front
-// in this process reads the body of POST /v1/messages and /v1/chat/completions and asks Prism for
+// in this process reads the body of POST /v1/messages, /v1/chat/completions and /v1/responses and asks Prism for
 // the `text/event-stream` example when the client asked for a stream; everything else passes as
 // is. A chat stream that asks for `stream_options.include_usage` gets the example with the usage
 // chunk. The OpenAI SDK downloads a video with `Accept: application/binary`, which names no media
@@ -21,7 +21,7 @@ import { ROOT_DIR } from '../src/config.ts';
 const host = '127.0.0.1';
 const publicPort = Number(process.env.MOCK_PORT ?? 4010);
 const adminPort = process.env.MOCK_ADMIN_PORT === 'off' ? undefined : Number(process.env.MOCK_ADMIN_PORT ?? 4011);
-const STREAMING_PATHS = new Set(['/v1/messages', '/v1/chat/completions']);
+const STREAMING_PATHS = new Set(['/v1/messages', '/v1/chat/completions', '/v1/responses']);
 const children: ChildProcess[] = [];
 
 function prism(bundle: string, port: number): ChildProcess {

@@ -13,6 +13,9 @@ import { createBillingService } from './domain/billing/service.ts';
 import { createAlerts } from './domain/alerts/service.ts';
 import { webhookEgress } from './domain/alerts/egress.ts';
 import { createChatService } from './domain/chat/service.ts';
+import { backgroundPoller } from './domain/responses/background-outcome.ts';
+import { createResponseIds } from './domain/responses/ids.ts';
+import { createResponsesService } from './domain/responses/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
@@ -127,6 +130,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
       : undefined;
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
+  const responseIds = createResponseIds({ db, logger });
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
@@ -142,8 +146,17 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery }),
     chat: createChatService({ passthrough }),
+    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs, onRequeue: metrics.videoRequeued }),
-    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, metrics }),
+    videoWorker: createVideoWorker({
+      db,
+      ledger,
+      logger,
+      catalogue,
+      pollIntervalMs: config.videoPollIntervalMs,
+      metrics,
+      responses: backgroundPoller({ catalogue, ids: responseIds }),
+    }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
     metrics,
@@ -216,7 +229,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     await Promise.all(tickers.map((t) => t.stop()));
     catalogue.close();
     await Promise.all([runtime.stop(), keyWarmth?.stop(), keyChanges?.close()]);
-    await requestLogs.close();
+    await Promise.all([requestLogs.close(), responseIds.flush()]);
     await runtime.release();
     await sandbox?.close();
     if (!overrides.db) await db.destroy();

@@ -3,6 +3,7 @@ import type { AccountService } from './domain/account/service.ts';
 import type { BillingService } from './domain/billing/service.ts';
 import type { Alerts } from './domain/alerts/service.ts';
 import type { ChatService } from './domain/chat/service.ts';
+import type { ResponsesService } from './domain/responses/service.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
@@ -37,6 +38,7 @@ export interface Services {
   sweeper: Sweeper;
   messages: MessagesService;
   chat: ChatService;
+  responses: ResponsesService;
   videos: VideoService;
   videoWorker: VideoWorker;
   videoReview: VideoReview;

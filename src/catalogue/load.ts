@@ -107,6 +107,8 @@ function semanticErrors(catalogue: Catalogue): string[] {
       if (model.group === 'messages' && provider.protocol !== 'anthropic') errors.push(`${where}.routes.${r}: a messages model needs an anthropic provider`);
       if (model.group === 'chat' && provider.protocol !== 'openai-chat' && !video)
         errors.push(`${where}.routes.${r}: a chat model needs an openai-chat provider`);
+      if (model.group === 'responses' && provider.protocol !== 'openai-responses' && !video)
+        errors.push(`${where}.routes.${r}: a responses model needs an openai-responses provider`);
     });
     const replacement = model.retired?.replacement;
     if (replacement !== undefined) {

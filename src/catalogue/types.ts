@@ -2,9 +2,9 @@
 // catalogue.schema.json is what validates it).
 import type { EgressProxy } from '../shared/egress-proxy.ts';
 
-export type ModelGroup = 'messages' | 'chat' | 'video';
+export type ModelGroup = 'messages' | 'chat' | 'responses' | 'video';
 export type ProviderProtocol =
-  'anthropic' | 'openai-chat' | 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video' | 'vertex-veo';
+  'anthropic' | 'openai-chat' | 'openai-responses' | 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video' | 'vertex-veo';
 export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set([
   'openai-videos',
   'ark-video',
@@ -78,8 +78,12 @@ export interface TokenPrice {
   cache_write_1h_per_mtok?: string;
   web_search_per_1k_requests?: string;
   web_fetch_per_1k_requests?: string;
-  /** Premiums as decimal multipliers of the token prices, e.g. {fast: "6", priority: "1.25"}. */
-  multipliers?: { fast?: string; priority?: string };
+  /**
+   * Premiums (or discounts) as decimal multipliers of the token prices, e.g. {fast: "6", priority:
+   * "1.25", flex: "0.5"}: `fast` is Anthropic's fast mode; `priority` and `flex` are the service
+   * tiers an OpenAI answer reports (`service_tier`), `ultrafast` the Responses API's fastest tier.
+   */
+  multipliers?: { fast?: string; priority?: string; flex?: string; ultrafast?: string };
 }
 
 /** Decimal strings per delivered second, keyed by resolution tier. */

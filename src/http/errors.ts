@@ -24,6 +24,8 @@ export enum HttpError {
   MalformedHttp = 'malformed_http',
   RequestTimeout = 'request_timeout',
   ExpectationFailed = 'expectation_failed',
+  /** A WebSocket upgrade of /v1/responses: the Responses API is served over HTTP only. */
+  WebSocketNotSupported = 'websocket_not_supported',
   UnsupportedMediaType = 'unsupported_media_type',
   DatabaseUnavailable = 'database_unavailable',
   NotImplemented = 'not_implemented',
@@ -70,6 +72,11 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [HttpError.RequestTimeout]: { status: 408, type: 'timeout_error', message: 'The request headers did not arrive in time.' },
   [HttpError.ExpectationFailed]: { status: 417, type: 'invalid_request_error', message: 'The only expectation served is `Expect: 100-continue`.' },
   [HttpError.UnsupportedMediaType]: { status: 415, type: 'invalid_request_error' },
+  [HttpError.WebSocketNotSupported]: {
+    status: 426,
+    type: 'invalid_request_error',
+    message: 'The Responses API is served over HTTP here: POST /v1/responses (stream: true for events). WebSocket mode is not available.',
+  },
   [HttpError.DatabaseUnavailable]: {
     status: 503,
     type: 'api_error',
@@ -87,6 +94,8 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [PassthroughError.WrongEndpoint]: invalid(),
   [PassthroughError.NoProvider]: { status: 503, type: 'api_error' },
   [PassthroughError.InsufficientBalance]: { status: 402, type: 'billing_error' },
+  [PassthroughError.InsufficientQuota]: { status: 402, type: 'insufficient_quota' },
+  [PassthroughError.ResponseNotFound]: { status: 404, type: 'invalid_request_error' },
   [PassthroughError.UpstreamError]: { status: 502, type: 'api_error' },
   [PassthroughError.UpstreamTimeout]: { status: 504, type: 'timeout_error', message: 'The provider did not answer in time; nothing was charged.' },
   [PassthroughError.UpstreamUnreachable]: { status: 502, type: 'api_error', message: 'The provider could not be reached; nothing was charged.' },

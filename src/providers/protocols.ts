@@ -7,6 +7,7 @@ import { dashscopeProtocol } from './dashscope/index.ts';
 import { klingProtocol } from './kling/index.ts';
 import { minimaxProtocol } from './minimax/index.ts';
 import { openaiChatProtocol } from './openai-chat/index.ts';
+import { openaiResponsesProtocol } from './openai-responses/index.ts';
 import { openaiVideosProtocol } from './openai-videos/index.ts';
 import type { ProtocolModule } from './protocol.ts';
 import { vertexVeoProtocol } from './vertex-veo/index.ts';
@@ -14,6 +15,7 @@ import { vertexVeoProtocol } from './vertex-veo/index.ts';
 export const PROTOCOLS: Record<ProviderProtocol, ProtocolModule> = {
   anthropic: anthropicProtocol,
   'openai-chat': openaiChatProtocol,
+  'openai-responses': openaiResponsesProtocol,
   'ark-video': arkProtocol,
   'openai-videos': openaiVideosProtocol,
   'minimax-video-v2': minimaxProtocol,

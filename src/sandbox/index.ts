@@ -5,6 +5,7 @@ import { startDashScopeSimulator } from './dashscope/server.ts';
 import { startKlingSimulator } from './kling/server.ts';
 import { startMiniMaxSimulator } from './minimax/server.ts';
 import { startOpenAIChatSimulator } from './openai-chat/server.ts';
+import { startOpenAIResponsesSimulator } from './openai-responses/server.ts';
 import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
 import { startVertexVeoSimulator } from './vertex-veo/server.ts';
 
@@ -16,6 +17,7 @@ export type { Simulator } from './simulator.ts';
 export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
   anthropic: () => startAnthropicSimulator(),
   'openai-chat': () => startOpenAIChatSimulator(),
+  'openai-responses': () => startOpenAIResponsesSimulator(),
   'ark-video': () => startArkSimulator(),
   'openai-videos': () => startOpenAIVideosSimulator(),
   'minimax-video-v2': () => startMiniMaxSimulator(),

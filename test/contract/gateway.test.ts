@@ -100,6 +100,42 @@ describe('contract: the gateway answers as generated/ says (Prism proxy)', funct
     expect((await ask({ messages: [{ role: 'user', content: 'hi [[sim cut=1]]' }] })).status).to.equal(502);
   });
 
+  it('responses, successes and errors', async () => {
+    const { key, customerId } = await gateway.customerWithKey();
+    const auth = { authorization: `Bearer ${key}` };
+    const p = (method: string, path: string, options?: Parameters<typeof call>[3]) => call(publicPort, method, path, options);
+    const ask = (body: Record<string, unknown>, headers: Record<string, string> = auth) =>
+      p('POST', '/v1/responses', { body: { model: 'sandbox/responses-model', input: 'hi', ...body }, headers });
+    expect((await ask({}, {})).status).to.equal(401);
+    expect((await ask({})).status).to.equal(402); // no credit yet: insufficient_quota
+    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '2.00', reference: 'fund responses' });
+    expect((await ask({ max_output_tokens: 16 })).status).to.equal(200);
+    expect((await ask({ stream: true })).status).to.equal(200);
+    expect((await ask({ input: 'hi [[sim cut=1]]', stream: true })).status).to.equal(200);
+    expect((await ask({ model: 'sandbox/chat-model' })).status).to.equal(400);
+    expect((await ask({ max_output_tokens: 0 })).status).to.equal(400);
+    expect((await ask({ model: 'nobody/nothing' })).status).to.equal(404);
+    expect((await ask({ input: 'hi [[sim error=429]]' })).status).to.equal(429);
+    expect((await ask({ input: 'hi [[sim cut=1]]' })).status).to.equal(502);
+    const stored = await ask({ input: 'keep me [[sim queued_ms=60000]]', background: true });
+    const id = stored.body.id as string;
+    expect((await p('GET', `/v1/responses/${id}`, { headers: auth })).status).to.equal(200);
+    expect((await p('GET', `/v1/responses/${id}/input_items?limit=5`, { headers: auth })).status).to.equal(200);
+    expect((await p('POST', `/v1/responses/${id}/cancel`, { headers: auth })).status).to.equal(200);
+    expect((await p('DELETE', `/v1/responses/${id}`, { headers: auth })).status).to.equal(200);
+    expect((await p('GET', `/v1/responses/${id}`, { headers: auth })).status).to.equal(404);
+    expect((await p('POST', `/v1/responses/${id}/cancel`, { headers: auth })).status).to.equal(404);
+    const plain = await ask({ max_output_tokens: 16 });
+    expect((await p('POST', `/v1/responses/${plain.body.id}/cancel`, { headers: auth })).status).to.equal(400);
+    const counted = await p('POST', '/v1/responses/input_tokens', { body: { model: 'sandbox/responses-model', input: 'hi' }, headers: auth });
+    expect(counted.status).to.equal(200);
+    expect(
+      (await p('POST', '/v1/responses/input_tokens', { body: { model: 'sandbox/responses-model', previous_response_id: 'resp_x' }, headers: auth })).status,
+    ).to.equal(404);
+    expect((await p('POST', '/v1/responses/compact', { body: { model: 'sandbox/responses-model', input: 'hi' }, headers: auth })).status).to.equal(200);
+    expect((await p('POST', '/v1/responses/compact', { body: { model: 'sandbox/chat-model', input: 'hi' }, headers: auth })).status).to.equal(400);
+  });
+
   it('video operations, successes and errors', async () => {
     const { key, customerId } = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });

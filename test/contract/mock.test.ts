@@ -177,6 +177,22 @@ describe('npm run mock: Prism serves an example for every operation', function (
     expect(last.usage).to.include({ prompt_tokens: 19 }).and.have.property('completion_tokens').that.is.a('number');
   });
 
+  it('serves the responses JSON and SSE examples to the official OpenAI SDK (responses.create, with and without stream)', async () => {
+    const client = new OpenAI({ apiKey: 'sk-gw-mock', baseURL: `http://127.0.0.1:${publicPort}/v1`, maxRetries: 0 });
+    const response = await client.responses.create({ model: 'sandbox/responses-model', input: 'Hello!' });
+    expect(response.output_text).to.equal('Hello! How can I help you today?');
+    const stream = await client.responses.create({ model: 'sandbox/responses-model', input: 'Hello!', stream: true });
+    const types: string[] = [];
+    let text = '';
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+    }
+    expect(types[0]).to.equal('response.created');
+    expect(types.at(-1)).to.equal('response.completed');
+    expect(text).to.equal('Hello!');
+  });
+
   it("downloads a video through the OpenAI SDK's videos.downloadContent, which sends Accept: application/binary", async () => {
     const client = new OpenAI({ apiKey: 'sk-gw-mock', baseURL: `http://127.0.0.1:${publicPort}/v1`, maxRetries: 0 });
     const content = await client.videos.downloadContent('vt_4fR8kP2mQ9xL7nB3vC6d');

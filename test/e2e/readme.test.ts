@@ -69,9 +69,13 @@ describe('README: the SDK snippets run against the gateway', function () {
     for (const settle of settles) expect(Number(settle.free_units)).to.be.greaterThan(0);
   });
 
-  it('the OpenAI SDK snippet: a chat completion, and a video created, polled, settled and downloaded', async () => {
+  it('the OpenAI SDK snippet: a chat completion, a response, and a video created, polled, settled and downloaded', async () => {
     const stdout = await runSnippet(snippets[1]!);
     expect(stdout).to.match(/prompt_tokens: \d+/);
+    expect(stdout).to.include('Hello from the sandbox model.');
+    const [response] = await gateway.requestLogs(`customer_id=${customerId}&model=sandbox/responses-model`);
+    expect(response).to.include({ endpoint: 'responses_create', status: 200, usage_estimated: false });
+    expect(stdout).to.match(new RegExp(`input_tokens: ${response.input_tokens}`));
     const video = fs.readFileSync(path.join(dir, 'cat.mp4'));
     expect(video.length).to.be.greaterThan(0);
     expect(video.subarray(4, 8).toString('latin1')).to.equal('ftyp'); // an MP4's first box

@@ -23,6 +23,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 export type UpstreamApi =
   | 'anthropic-messages'
   | 'openai-chat-completions'
+  | 'openai-responses'
   | 'openai-videos'
   | 'ark-video-tasks'
   | 'minimax-video-v2'
@@ -31,7 +32,7 @@ export type UpstreamApi =
   | 'vertex-veo'
   | 'google-cloud-storage'
   | 'google-oauth2-token';
-export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions';
+export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-responses';
 
 interface ApiRules {
   file: string;
@@ -50,6 +51,12 @@ interface ApiRules {
   sseDone?: boolean;
   /** Our documents tag unions with `discriminator`; OpenAI's use mappings Ajv does not run. */
   discriminator: boolean;
+  /**
+   * The document's `oneOf` branches overlap, so a valid value matches several (OpenAI's input
+   * items: `{type: "message", role, content}` is both an EasyInputMessage and an InputMessage);
+   * read each `oneOf` as `anyOf`.
+   */
+  overlappingOneOf?: boolean;
 }
 
 const STRICTNESS: Record<UpstreamApi, ApiRules> = {
@@ -70,6 +77,17 @@ const STRICTNESS: Record<UpstreamApi, ApiRules> = {
     sseEvent: '#/components/schemas/CreateChatCompletionStreamResponse',
     sseDone: true,
     discriminator: false,
+  },
+  'openai-responses': {
+    file: 'openai-responses.yaml',
+    // Left open: no evidence that api.openai.com refuses unknown fields here, and Codex sends one
+    // the document does not list (`client_metadata`); see the README's Strictness table.
+    closedRequests: [],
+    errorSchema: '#/components/schemas/ErrorResponse',
+    sseEvent: '#/components/schemas/ResponseStreamEvent',
+    sseNamedEvents: true,
+    discriminator: false,
+    overlappingOneOf: true,
   },
   'openai-videos': {
     file: 'openai-videos.yaml',
@@ -143,6 +161,15 @@ function normaliseNullable(value: unknown): unknown {
   return out;
 }
 
+/** `oneOf` read as `anyOf` (see ApiRules.overlappingOneOf). */
+function oneOfAsAnyOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(oneOfAsAnyOf);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [key, child] of Object.entries(value)) out[key === 'oneOf' ? 'anyOf' : key] = oneOfAsAnyOf(child);
+  return out;
+}
+
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
@@ -185,7 +212,8 @@ function load(name: UpstreamApi): LoadedApi {
   if (cached) return cached;
   const rules = STRICTNESS[name];
   const id = `https://upstream-contract.invalid/${name}`;
-  const doc = normaliseNullable(parse(fs.readFileSync(path.join(UPSTREAM_DIR, rules.file), 'utf8'))) as Json;
+  const published = normaliseNullable(parse(fs.readFileSync(path.join(UPSTREAM_DIR, rules.file), 'utf8')));
+  const doc = (rules.overlappingOneOf ? oneOfAsAnyOf(published) : published) as Json;
   doc.$id = id;
 
   const ajv = new Ajv2020.default({ strict: false, allErrors: true, verbose: true, discriminator: rules.discriminator });

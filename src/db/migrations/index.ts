@@ -12,6 +12,8 @@ import * as customerControls from './20261124100000_customer_controls.ts';
 import * as keyChangeNotifications from './20261126100000_key_change_notifications.ts';
 import * as debtAndTrueUp from './20261126110000_debt_and_true_up.ts';
 import * as videoQueue from './20261126120000_video_queue.ts';
+import * as responseIds from './20261126120000_response_ids.ts';
+import * as backgroundResponses from './20261126130000_background_responses.ts';
 import * as requestLogReceipts from './20261127100000_request_log_receipts.ts';
 import * as usageExportIndex from './20261127110000_usage_export_index.ts';
 import * as billingAlerts from './20261127120000_billing_alerts.ts';
@@ -39,6 +41,8 @@ const migrations: Array<[string, Migration]> = [
   ['20261126100000_key_change_notifications', keyChangeNotifications],
   ['20261126110000_debt_and_true_up', debtAndTrueUp],
   ['20261126120000_video_queue', videoQueue],
+  ['20261126120000_response_ids', responseIds],
+  ['20261126130000_background_responses', backgroundResponses],
   ['20261127100000_request_log_receipts', requestLogReceipts],
   ['20261127110000_usage_export_index', usageExportIndex],
   ['20261127120000_billing_alerts', billingAlerts],

@@ -40,7 +40,7 @@ export interface PassthroughResult {
   settled?: Promise<LogFields>;
 }
 
-interface Resolved {
+export interface Resolved {
   model: ResolvedModel;
   routes: ResolvedRoute[];
   price: TokenPrice;
@@ -57,8 +57,10 @@ export function createPassthrough(deps: PassthroughDeps) {
       return retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(id.slice(0, 200));
     }
     if (model.group !== protocol.group) return passthroughFailures.wrongEndpoint(model.id, model.group);
-    const routes = model.routes.filter((r) => protocol.providerProtocols.has(r.provider.protocol) && r.provider.baseUrl);
-    if (routes.length === 0) return passthroughFailures.noProvider(model.id);
+    const served = model.routes.filter((r) => protocol.providerProtocols.has(r.provider.protocol) && r.provider.baseUrl);
+    if (served.length === 0) return passthroughFailures.noProvider(model.id);
+    const routes = protocol.routes ? protocol.routes(served) : served;
+    if (routes instanceof Failure) return routes;
     return { model, routes, price: model.price as TokenPrice };
   }
 
@@ -119,7 +121,7 @@ export function createPassthrough(deps: PassthroughDeps) {
       const why = answer.error.osError ?? (answer.error.status ? `status ${answer.error.status}` : answer.error.kind);
       return { failure, log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null, upstream_error: why } };
     }
-    const reader = protocol.reader(request, inspected, resolved.model.id, answer.route.upstreamModel);
+    const reader = protocol.reader(request, inspected, resolved.model.id, answer.route.upstreamModel, answer.route);
     const checkpoint = () => {
       const bill = reader.bill(resolved.price);
       hold.checkpoint(costOf(bill.lines), { input_tokens: bill.log.input_tokens, output_tokens: bill.log.output_tokens });
@@ -192,32 +194,39 @@ export function createPassthrough(deps: PassthroughDeps) {
 
   return {
     async run(protocol: PassthroughProtocol, request: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
-      const invalid = protocol.check(request.body);
-      if (invalid) return { failure: invalid, log: {} };
-      const resolved = resolve(protocol, request);
-      if (resolved instanceof Failure) return { failure: resolved, log: {} };
-      const inspected = protocol.inspect(request, resolved.model);
-      if (inspected instanceof Failure) return { failure: inspected, log: { model: resolved.model.id } };
-      const { model } = resolved;
-      const outcome = await deps.holds.scope(
-        {
-          ref: request.requestId,
-          customerId: request.caller.customerId,
-          bound: { lines: protocol.boundLines(resolved.price, inspected) },
-          purpose: { request_id: request.requestId, model: model.id, key_id: request.caller.keyId, endpoint: request.endpoint },
-          priceVersionId: model.priceVersion.id,
-          ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),
-          limits: request.caller.limited,
-        },
-        (hold) => exchange(protocol, request, sink, resolved, inspected, hold),
-      );
-      if (outcome instanceof KeyLimitRefusal) return { failure: keyLimitFailure(outcome, styleOf(protocol)), log: { model: model.id } };
-      if (outcome === LedgerError.InsufficientFunds)
-        return { failure: passthroughFailures.insufficientBalance('its input plus the most output it may produce'), log: { model: model.id } };
-      if (typeof outcome === 'string') throw new Error(`reserve failed: ${outcome}`);
-      return outcome;
+      const result = await run(protocol, request, sink);
+      return result.failure && protocol.clientFailure ? { ...result, failure: protocol.clientFailure(result.failure) } : result;
     },
+    /** The model and the routes a request may take (background responses hold and call on their own). */
+    resolve,
   };
+
+  async function run(protocol: PassthroughProtocol, request: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
+    const invalid = protocol.check(request.body);
+    if (invalid) return { failure: invalid, log: {} };
+    const resolved = resolve(protocol, request);
+    if (resolved instanceof Failure) return { failure: resolved, log: {} };
+    const inspected = protocol.inspect(request, resolved.model);
+    if (inspected instanceof Failure) return { failure: inspected, log: { model: resolved.model.id } };
+    const { model } = resolved;
+    const outcome = await deps.holds.scope(
+      {
+        ref: request.requestId,
+        customerId: request.caller.customerId,
+        bound: { lines: protocol.boundLines(resolved.price, inspected) },
+        purpose: { request_id: request.requestId, model: model.id, key_id: request.caller.keyId, endpoint: request.endpoint },
+        priceVersionId: model.priceVersion.id,
+        ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),
+        limits: request.caller.limited,
+      },
+      (hold) => exchange(protocol, request, sink, resolved, inspected, hold),
+    );
+    if (outcome instanceof KeyLimitRefusal) return { failure: keyLimitFailure(outcome, styleOf(protocol)), log: { model: model.id } };
+    if (outcome === LedgerError.InsufficientFunds)
+      return { failure: passthroughFailures.insufficientBalance('its input plus the most output it may produce'), log: { model: model.id } };
+    if (typeof outcome === 'string') throw new Error(`reserve failed: ${outcome}`);
+    return outcome;
+  }
 }
 
 export type Passthrough = ReturnType<typeof createPassthrough>;

@@ -12,8 +12,12 @@ export enum PassthroughError {
   /** No enabled provider serves the model right now. */
   NoProvider = 'no_provider',
   InsufficientBalance = 'insufficient_balance',
+  /** The same refusal in the words of the Responses API (OpenAI's code, which Codex stops on). */
+  InsufficientQuota = 'insufficient_quota',
   /** A field the gateway itself uses is out of range (max_tokens, n, ...). */
   InvalidRequest = 'invalid_request',
+  /** A response id (previous_response_id, GET /v1/responses/{id}) the caller does not own, or none the gateway relayed. */
+  ResponseNotFound = 'response_not_found',
   /** The provider refused: its status and error type are passed on, its text sanitised. */
   UpstreamError = 'upstream_error',
   UpstreamTimeout = 'upstream_timeout',
@@ -26,6 +30,7 @@ export enum PassthroughError {
 const ENDPOINT_OF_GROUP: Record<string, string> = {
   messages: 'POST /v1/messages',
   chat: 'POST /v1/chat/completions',
+  responses: 'POST /v1/responses',
   video: 'POST /v1/videos',
 };
 
@@ -51,6 +56,13 @@ export const passthroughFailures = {
   insufficientBalance: (what: string) =>
     new Failure(PassthroughError.InsufficientBalance, `Your balance is too low for this request (${what}). Top up, or ask for fewer output tokens.`),
   invalid: (param: string, message: string) => new Failure(PassthroughError.InvalidRequest, message, { param }),
+  /** OpenAI's words for a response it does not know (another customer's looks the same). */
+  responseNotFound: (id: string, param: string | null) =>
+    new Failure(
+      PassthroughError.ResponseNotFound,
+      `${param === 'previous_response_id' ? 'Previous response' : 'Response'} with id '${id.slice(0, 200)}' not found.`,
+      { param },
+    ),
 
   /**
    * A provider's failure as the client sees it: a timeout or an unreachable provider in our words,

@@ -63,6 +63,8 @@ export interface UsageReader {
   outputTokens(): number;
   /** The bill: reported usage, estimates for what is missing, output capped at the request's bound. */
   bill(price: TokenPrice): Bill;
+  /** The closing error frame when the gateway cuts this stream, where it depends on what was relayed (else the protocol's). */
+  streamError?(type: string, message: string): string;
 }
 
 export interface PassthroughProtocol {
@@ -74,7 +76,9 @@ export interface PassthroughProtocol {
   inspect(request: PassthroughRequest, model: ResolvedModel): Inspected | Failure;
   /** The provider call for one route. */
   upstream(request: PassthroughRequest, route: ResolvedRoute, inspected: Inspected): UpstreamRequest;
-  reader(request: PassthroughRequest, inspected: Inspected, publicModel: string, upstreamModel: string): UsageReader;
+  /** The routes this request may take, of the model's (a chained request keeps its route), or why none. */
+  routes?(routes: ResolvedRoute[]): ResolvedRoute[] | Failure;
+  reader(request: PassthroughRequest, inspected: Inspected, publicModel: string, upstreamModel: string, route?: ResolvedRoute): UsageReader;
   /** The client's view of a provider's refusal (status and type kept, text sanitised). */
   failure(error: UpstreamError, route: ResolvedRoute, publicModel: string): Failure;
   /** An error frame in the protocol's stream format (the stream then ends). */
@@ -83,4 +87,6 @@ export interface PassthroughProtocol {
   streamHeaders: Record<string, string>;
   /** Cost lines of the reservation's upper bound. */
   boundLines(price: TokenPrice, inspected: Inspected): CostLine[];
+  /** The protocol's own words for a failure the gateway answers (error codes its clients act on). */
+  clientFailure?(failure: Failure): Failure;
 }

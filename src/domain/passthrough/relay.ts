@@ -71,6 +71,7 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
   const { sink, upstream, reader, protocol } = options;
   const framer = new SseFramer();
   const limit = overrunLimit(options.maxOutputTokens);
+  const streamError = (type: string, message: string) => reader.streamError?.(type, message) ?? protocol.streamError(type, message);
   let firstByteAt: number | undefined;
   let lastCheckpoint = 0;
   let ending: Ending | undefined;
@@ -118,22 +119,18 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
     const armIdle = () => {
       if (ending) return;
       if (idle) return void idle.refresh();
-      idle = setTimeout(
-        () => finish('idle_timeout', protocol.streamError('timeout_error', 'The provider stopped sending; the answer was cut.')),
-        options.idleMs,
-      );
+      idle = setTimeout(() => finish('idle_timeout', streamError('timeout_error', 'The provider stopped sending; the answer was cut.')), options.idleMs);
     };
-    const onShutdown = () => finish('shutdown', protocol.streamError('overloaded_error', 'The gateway is restarting; the answer was cut. Retry the request.'));
+    const onShutdown = () => finish('shutdown', streamError('overloaded_error', 'The gateway is restarting; the answer was cut. Retry the request.'));
 
     const onData = (chunk: Buffer) => {
       armIdle();
       const frames = framer.push(chunk);
-      if (frames === 'oversized')
-        return finish('upstream_cut', protocol.streamError('api_error', 'The provider sent an event too large to relay; the answer was cut.'));
+      if (frames === 'oversized') return finish('upstream_cut', streamError('api_error', 'The provider sent an event too large to relay; the answer was cut.'));
       let out = '';
       for (const frame of frames) out += reader.frame(frame);
       if (reader.outputTokens() > limit) {
-        return finish('overrun', protocol.streamError('api_error', 'The provider sent more output than max_tokens allows; the answer was cut.'));
+        return finish('overrun', streamError('api_error', 'The provider sent more output than max_tokens allows; the answer was cut.'));
       }
       if (!out) return;
       send(out); // the bytes first; the checkpoint is bookkeeping
@@ -153,13 +150,13 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
     upstream.body.on('end', () => {
       if (reader.errored()) return finish('error_event');
       if (reader.complete()) return finish('complete');
-      finish('upstream_cut', protocol.streamError('api_error', 'The provider ended the stream before the answer was complete.'));
+      finish('upstream_cut', streamError('api_error', 'The provider ended the stream before the answer was complete.'));
     });
     upstream.body.on('error', () => {
       if (ending) return;
       if (sink.signal.aborted) return finish('client_gone');
       if (reader.errored()) return finish('error_event');
-      finish('upstream_cut', protocol.streamError('api_error', 'The connection to the provider broke; the answer was cut.'));
+      finish('upstream_cut', streamError('api_error', 'The connection to the provider broke; the answer was cut.'));
     });
     armIdle();
   });

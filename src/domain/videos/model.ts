@@ -15,7 +15,7 @@ export enum VideoStatus {
   Queued = 'queued',
   /** Entered when the upstream reports work under way; left for completed, failed, cancelled or review. */
   InProgress = 'in_progress',
-  /** Terminal. Entered when the delivered output is confirmed and the task is settled by it. */
+  /** Terminal. Entered when the delivered output is confirmed and the task is settled by it (a background response: settled by its usage, whatever its own final status). */
   Completed = 'completed',
   /** Terminal. Entered when the upstream refuses, fails or expires the task, or it waited in the gateway's queue too long; the reservation is released. */
   Failed = 'failed',
@@ -29,6 +29,8 @@ export const LIVE_STATUSES: readonly VideoStatus[] = [VideoStatus.Submitting, Vi
 
 export interface VideoTaskRow {
   id: string;
+  /** `response`: a background response (src/domain/responses/background.ts) polled by the same worker. */
+  kind: 'video' | 'response';
   customer_id: string;
   key_id: string;
   model_id: string;

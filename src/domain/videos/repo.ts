@@ -7,6 +7,11 @@ export async function findTask(db: Knex, id: string): Promise<VideoTaskRow | und
   return db('video_tasks').where({ id }).first();
 }
 
+/** A video task (not a background response, which shares the table) by id. */
+export async function findVideoTask(db: Knex, id: string): Promise<VideoTaskRow | undefined> {
+  return db('video_tasks').where({ id, kind: 'video' }).first();
+}
+
 export async function findByIdempotencyKey(db: Knex, customerId: string, key: string): Promise<VideoTaskRow | undefined> {
   return db('video_tasks').where({ customer_id: customerId, idempotency_key: key }).first();
 }
@@ -14,7 +19,7 @@ export async function findByIdempotencyKey(db: Knex, customerId: string, key: st
 /** A customer's tasks by creation time, after the task `after` (which must be theirs), one more than `limit`. */
 export async function listTasks(db: Knex, customerId: string, page: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<VideoTaskRow[]> {
   const query = db('video_tasks')
-    .where({ customer_id: customerId })
+    .where({ customer_id: customerId, kind: 'video' })
     .orderBy([
       { column: 'created_at', order: page.order },
       { column: 'id', order: page.order },

@@ -24,7 +24,7 @@ import { videoFailures } from './errors.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, type OutcomeDeps } from './outcome.ts';
 import { admit, cancelWaiting, withPositions } from './queue.ts';
-import { findByIdempotencyKey, findTask, listTasks, transition } from './repo.ts';
+import { findByIdempotencyKey, findVideoTask as findTask, listTasks, transition } from './repo.ts';
 import { SUBMIT_LEASE_MS, submitTask } from './submit.ts';
 import { validateVideoRequest } from './validate.ts';
 

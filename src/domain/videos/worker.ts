@@ -19,8 +19,15 @@ import { batchedTransitions, claimDue, giveBack } from './repo.ts';
 export const VIDEO_POLL_BATCH = 250;
 export const VIDEO_POLL_CONCURRENCY = 64;
 
+/** Polls the tasks of another kind that share the table (background responses), with the worker's tools. */
+export interface TaskKindPoller {
+  poll(task: VideoTaskRow, tools: { outcome: OutcomeDeps; backoff(): Promise<void>; pollMs: number }): Promise<void>;
+}
+
 export interface VideoWorkerOptions extends Omit<OutcomeDeps, 'transition'> {
   db: Knex;
+  /** Background responses (kind `response`); without it they are only backed off. */
+  responses?: TaskKindPoller;
   catalogue: CatalogueStore;
   pollIntervalMs?: number;
   leaseMs?: number;
@@ -61,6 +68,7 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
     }
     if (new Date(task.deadline_at).getTime() < Date.now())
       return toReview(outcome, task, 'deadline_passed', 'The task passed its deadline without a confirmed result.');
+    if (task.kind === 'response') return options.responses ? options.responses.poll(task, { outcome, backoff: () => backoff(task), pollMs }) : backoff(task);
     const provider = options.catalogue.current().providers.get(task.provider_id);
     const adapter = provider ? videoAdapters[provider.protocol] : undefined;
     if (!provider || !adapter || !task.upstream_task_id) return backoff(task);

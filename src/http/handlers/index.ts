@@ -37,6 +37,13 @@ import { models_list } from './models_list.ts';
 import { models_pricing } from './models_pricing.ts';
 import { models_retrieve } from './models_retrieve.ts';
 import { readiness_get } from './readiness_get.ts';
+import { responses_cancel } from './responses_cancel.ts';
+import { responses_compact } from './responses_compact.ts';
+import { responses_create } from './responses_create.ts';
+import { responses_delete } from './responses_delete.ts';
+import { responses_get } from './responses_get.ts';
+import { responses_input_items } from './responses_input_items.ts';
+import { responses_input_tokens } from './responses_input_tokens.ts';
 import { videos_cancel } from './videos_cancel.ts';
 import { videos_content } from './videos_content.ts';
 import { videos_create } from './videos_create.ts';
@@ -67,6 +74,13 @@ export const publicHandlers = {
   messages_create,
   messages_count_tokens,
   chat_completions_create,
+  responses_create,
+  responses_get,
+  responses_delete,
+  responses_cancel,
+  responses_input_items,
+  responses_input_tokens,
+  responses_compact,
   videos_create,
   videos_get,
   videos_list,

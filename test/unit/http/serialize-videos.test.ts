@@ -6,6 +6,7 @@ export function taskRow(overrides: Partial<VideoTaskRow> = {}): VideoTaskRow {
   const at = new Date('2026-11-24T10:00:00Z');
   return {
     id: 'vt_abc',
+    kind: 'video',
     customer_id: 'cus_1',
     key_id: 'key_1',
     model_id: 'sandbox/h3',

@@ -1,0 +1,8 @@
+import type { Reply, RequestContext } from '../handler.ts';
+import { passthroughRequest } from './messages_create.ts';
+
+export async function responses_create(ctx: RequestContext): Promise<Reply> {
+  const result = await ctx.services.responses.create(passthroughRequest(ctx), ctx.sink);
+  if (result.failure) return { failure: result.failure, log: result.log };
+  return { streamed: true, log: result.log, ...(result.settled ? { settled: result.settled } : {}) };
+}

@@ -1,0 +1,53 @@
+// Records the requests the pinned Codex CLI sends to a Responses endpoint, as fixtures for
+// test/e2e/codex.test.ts (test/fixtures/codex/README.md says what each one is):
+//
+//   npx tsx test/e2e/codex/record-fixtures.ts        # writes test/fixtures/codex/<version>/*.json
+//
+// Codex talks straight to the sandbox Responses simulator here (no gateway), from a throwaway
+// CODEX_HOME and an empty environment. Machine-specific strings are replaced by placeholders.
+import fs from 'node:fs';
+import path from 'node:path';
+import { startOpenAIResponsesSimulator, type RecordedResponsesExchange } from '../../../src/sandbox/openai-responses/server.ts';
+import { CODEX_VERSION, runCodex } from './run.ts';
+
+const OUT = path.resolve(import.meta.dirname, '../../fixtures/codex', CODEX_VERSION);
+
+function redact(exchange: RecordedResponsesExchange, places: Record<string, string>): Record<string, unknown> {
+  let text = JSON.stringify({ method: exchange.method, path: `/v1${exchange.path}`, headers: exchange.headers, body: exchange.body ?? null });
+  for (const [value, placeholder] of Object.entries(places)) text = text.replaceAll(value, placeholder);
+  const fixture = JSON.parse(text) as { headers: Record<string, string> };
+  fixture.headers.authorization = 'Bearer <redacted>';
+  return fixture;
+}
+
+async function record(
+  name: string,
+  prompt: string,
+  options: { websockets?: boolean; call?: { name: string; arguments: string } },
+  pick: (e: RecordedResponsesExchange[]) => RecordedResponsesExchange,
+) {
+  const simulator = await startOpenAIResponsesSimulator();
+  if (options.call) simulator.next({ call: options.call });
+  const run = await runCodex({ baseUrl: simulator.baseUrl, key: 'sk-gw-recording', prompt, model: 'gpt-5.5', websockets: options.websockets });
+  await simulator.close();
+  if (run.code !== 0) throw new Error(`${name}: codex exited ${run.code}\n${run.stderr}`);
+  const port = new URL(simulator.baseUrl).port;
+  const places = {
+    [run.dirs.project]: '<WORKDIR>',
+    [run.dirs.codexHome]: '<CODEX_HOME>',
+    [run.dirs.tmp]: '<TMPDIR>',
+    [`127.0.0.1:${port}`]: '127.0.0.1:<PORT>',
+  };
+  fs.writeFileSync(path.join(OUT, `${name}.json`), `${JSON.stringify(redact(pick(simulator.exchanges), places), null, 2)}\n`);
+  console.log(`${name}.json: ${simulator.exchanges.map((e) => `${e.method} ${e.path} ${e.status}`).join(', ')}`);
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(OUT, { recursive: true });
+  await record('responses-exec', 'say hi', {}, (e) => e.find((x) => x.method === 'POST')!);
+  const call = { name: 'exec_command', arguments: '{"cmd":"echo hello-from-tool"}' };
+  await record('responses-function-call-output', 'run echo hello-from-tool', { call }, (e) => e.filter((x) => x.method === 'POST')[1]!);
+  await record('websocket-upgrade', 'say hi', { websockets: true }, (e) => e.find((x) => x.method === 'GET')!);
+}
+
+void main();
