@@ -131,6 +131,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const responseIds = createResponseIds({ db, logger });
+  const responsesPoller = backgroundPoller({ catalogue, ids: responseIds }); // background responses ride the video poller
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
@@ -148,15 +149,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     chat: createChatService({ passthrough }),
     responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs, onRequeue: metrics.videoRequeued }),
-    videoWorker: createVideoWorker({
-      db,
-      ledger,
-      logger,
-      catalogue,
-      pollIntervalMs: config.videoPollIntervalMs,
-      metrics,
-      responses: backgroundPoller({ catalogue, ids: responseIds }),
-    }),
+    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, metrics, responses: responsesPoller }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
     metrics,
