@@ -47,7 +47,18 @@ describe('official openai SDK: responses against the gateway and the simulated u
     const pricing = (await (await fetch(`${gateway.url}/v1/models/pricing`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
     expect(pricing.data.find((m: any) => m.model === RESPONSES_MODEL)).to.deep.include({
       group: 'responses',
-      price: { type: 'tokens', input_per_mtok: '1.250000', output_per_mtok: '10.000000', cache_read_per_mtok: '0.125000', cache_write_per_mtok: '1.500000' },
+      // Every unit price the key pays (null: not priced), its service-tier multipliers included.
+      price: {
+        type: 'tokens',
+        input_per_mtok: '1.250000',
+        output_per_mtok: '10.000000',
+        cache_read_per_mtok: '0.125000',
+        cache_write_per_mtok: '1.500000',
+        cache_write_1h_per_mtok: null,
+        web_search_per_1k_requests: null,
+        web_fetch_per_1k_requests: null,
+        multipliers: { priority: '2', flex: '0.5' },
+      },
     });
   });
 
