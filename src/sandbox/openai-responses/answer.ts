@@ -129,24 +129,5 @@ export function responseObject(
   };
 }
 
-const ERRORS: Record<number, { message: string; type: string; code: string | null }> = {
-  400: { message: 'Invalid request (simulated).', type: 'invalid_request_error', code: null },
-  401: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
-  404: { message: 'The model does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' },
-  429: { message: 'Rate limit reached for requests. Please try again in 1s.', type: 'requests', code: 'rate_limit_exceeded' },
-  500: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null },
-  503: { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', code: null },
-};
-
-/** OpenAI's error body: `{"error": {"message", "type", "param", "code"}}`. */
-export function errorBody(status: number, override: { message?: string; param?: string | null; code?: string | null } = {}) {
-  const known = ERRORS[status] ?? { message: `Simulated error ${status}.`, type: status < 500 ? 'invalid_request_error' : 'server_error', code: null };
-  return {
-    error: {
-      message: override.message ?? known.message,
-      type: known.type,
-      param: override.param ?? null,
-      code: override.code !== undefined ? override.code : known.code,
-    },
-  };
-}
+/** OpenAI's error body, as the chat simulator answers it (one API, one error shape). */
+export { errorBody } from '../openai-chat/responses.ts';
