@@ -174,6 +174,24 @@ export const CLAIM_DUE_SQL = `update video_tasks set lease_until = now() + (? * 
      returning *`;
 
 /**
+ * The claim and, in the same statement, whether any task waits in the gateway's queue: so an idle
+ * tick (nothing due, nothing waiting) costs one indexed statement, and the dispatcher's own
+ * queries run only when there is something to dispatch. One row with nulls when nothing is due.
+ */
+const CLAIM_DUE_NOTING_WAITING_SQL = `with claimed as (${CLAIM_DUE_SQL})
+  select claimed.*, w.waiting_exists
+    from (select exists (select 1 from video_tasks where status = 'waiting') as waiting_exists) as w
+    left join claimed on true`;
+
+/** Claims as claimDue does, and says whether any task waits for dispatch. */
+export async function claimDueNotingWaiting(db: Knex, limit: number, leaseMs: number): Promise<{ tasks: VideoTaskRow[]; waiting: boolean }> {
+  const { rows } = await db.raw<{ rows: Array<VideoTaskRow & { waiting_exists: boolean }> }>(CLAIM_DUE_NOTING_WAITING_SQL, [leaseMs, limit]);
+  const tasks: VideoTaskRow[] = [];
+  for (const { waiting_exists: _, ...task } of rows) if (task.id !== null) tasks.push(task);
+  return { tasks, waiting: rows[0]?.waiting_exists === true };
+}
+
+/**
  * Ends the lease of tasks claimed but not polled (the poller stopping), so any process may claim
  * them at once; the claim's attempt is taken back. Only while the claim is still the last one
  * (its attempt count unchanged): a task whose lease ran out and was claimed again is not ours.

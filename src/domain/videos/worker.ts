@@ -9,7 +9,7 @@ import { videoAdapters } from '../../providers/video-adapters.ts';
 import { createDispatcher } from './dispatch.ts';
 import { VideoStatus, type VideoTaskRow } from './model.ts';
 import { settleFromPoll, toReview, type OutcomeDeps } from './outcome.ts';
-import { batchedTransitions, claimDue, giveBack } from './repo.ts';
+import { batchedTransitions, claimDue, claimDueNotingWaiting, giveBack } from './repo.ts';
 
 /**
  * Tasks claimed per batch, and polled at once within one. Measured on the bench (10,000 tasks due
@@ -82,12 +82,16 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
     await outcome.transition(task.id, [VideoStatus.Queued, VideoStatus.InProgress], { next_poll_at: new Date(Date.now() + delay), lease_until: null });
   }
 
-  /** Runs the lanes over claimed tasks: one claim only, or claims ahead of the lanes until one is short. */
-  async function work(oneBatch: boolean, stop?: AbortSignal): Promise<number> {
-    const batchSize = options.batchSize ?? VIDEO_POLL_BATCH;
+  const batchSize = options.batchSize ?? VIDEO_POLL_BATCH;
+
+  /**
+   * Runs the lanes over claimed tasks: one claim only, or claims ahead of the lanes until one is
+   * short. `first` is a batch already claimed (the tick's first claim).
+   */
+  async function work(oneBatch: boolean, stop?: AbortSignal, first?: VideoTaskRow[]): Promise<number> {
     const lanes = options.concurrency ?? VIDEO_POLL_CONCURRENCY;
-    const queue: VideoTaskRow[] = [];
-    let more = true;
+    const queue: VideoTaskRow[] = first ? [...first] : [];
+    let more = first ? first.length >= batchSize : true;
     let failure: { error: unknown } | undefined;
     let claiming: Promise<void> | undefined;
     let handled = 0;
@@ -140,9 +144,11 @@ export function createVideoWorker(options: VideoWorkerOptions): VideoWorker {
       return work(true);
     },
     async drain(stop) {
-      await dispatcher.dispatch(stop);
-      const handled = await work(false, stop);
-      if (handled > 0 && !stop?.aborted) await dispatcher.dispatch(stop);
+      // One statement claims the first batch and says whether anything waits: an idle tick is that
+      // statement alone. Waiting tasks are dispatched after the polls, which may have freed room.
+      const first = await claimDueNotingWaiting(options.db, batchSize, leaseMs);
+      const handled = await work(false, stop, first.tasks);
+      if (first.waiting && !stop?.aborted) await dispatcher.dispatch(stop);
       return handled;
     },
   };

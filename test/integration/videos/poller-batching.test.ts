@@ -81,6 +81,28 @@ describe('video poller batching', function () {
     expect(wallet).to.include({ debits: '4.500000', reserved: '0.000000', available: '45.500000' }); // 9 x 0.50
   });
 
+  it('an idle tick is one statement on the tasks (the claim, noting whether any task waits); a waiting task makes the tick dispatch it', async () => {
+    const statements: string[] = [];
+    const record = (query: { sql: string }) => void (/video_tasks|video_provider_queues/.test(query.sql) && statements.push(query.sql));
+    gateway.db.on('query', record);
+    try {
+      expect(await worker(4, 3).drain()).to.equal(0);
+      expect(statements).to.have.length(1);
+
+      const [id] = await dueTasks(1);
+      await gateway
+        .db('video_tasks')
+        .where({ id })
+        .update({ status: VideoStatus.Waiting, next_poll_at: new Date(Date.now() + 3_600_000) });
+      statements.length = 0;
+      expect(await worker(4, 3).drain()).to.equal(0); // nothing due: it was waiting
+      expect(statements.length).to.be.greaterThan(1);
+      expect((await gateway.db('video_tasks').where({ id }).first()).status).to.equal(VideoStatus.Queued); // sent to the provider
+    } finally {
+      gateway.db.off('query', record);
+    }
+  });
+
   it('a drain told to stop claims nothing more and gives back what it claimed but did not start', async () => {
     const ids = await dueTasks(12);
     const stop = new AbortController();
