@@ -3,11 +3,15 @@
 // refused in the API's words; an operator creates a customer (its name an XSS attempt), tops it
 // up and creates a key with a spend cap; the customer signs in with that key on a phone and sees
 // a call the test made, to the micro-unit, in its wallet, key and request log; an operator
-// resolves a video task in review and the customer downloads the finished one. Every screen is
+// resolves a video task in review and the customer downloads the finished one; the customer reads
+// a request's and a task's receipt, downloads an export that is the API's byte for byte, and sets a
+// low-balance alert whose one webhook the operator then finds in the delivery log. Every screen is
 // checked for script errors and policy violations, and the main ones are photographed into
 // docs/console/ for docs/console.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
@@ -36,7 +40,7 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
   before(async () => {
     execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts/build-console.js'), '--quiet'], { stdio: 'inherit' });
     const executablePath = execFileSync('bash', [path.join(ROOT_DIR, 'scripts/chromium-up.sh')], { encoding: 'utf8' }).trim();
-    gateway = await startTestGateway();
+    gateway = await startTestGateway({ env: { WEBHOOK_ALLOW_INTERNAL: '127.0.0.1', WEBHOOKS: 'true' } }); // the alerts job ticks as in production
     browser = await chromium.launch({ executablePath });
   });
   afterEach(function () {
@@ -161,10 +165,47 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     expect(await fitsTheScreen(page)).to.equal(true);
     await shoot(page, 'customer-requests-phone');
 
+    // The request id opens its receipt: the charge to the micro-unit, the price version, the journal.
+    const receipt = (await fetch(`${gateway.url}/v1/requests/${log.request_id}`, { headers: { authorization: `Bearer ${secret}` } }).then((r) =>
+      r.json(),
+    )) as any;
+    expect(receipt.charge.total).to.equal(log.cost);
+    await row.getByRole('link', { name: `Receipt of ${log.request_id}` }).click();
+    await page.getByRole('heading', { level: 1, name: `Receipt ${log.request_id}` }).waitFor();
+    expect(await figure('Charged').textContent()).to.equal(`${log.cost} USD`);
+    expect(await figure('Usage').textContent()).to.contain(receipt.measurement.explanation);
+    expect(await page.getByText(`Price version ${receipt.price.version} of sandbox/claude-haiku`).count()).to.equal(1);
+    const priced = page.locator('dl[aria-label="Units priced"]');
+    expect(await priced.locator('dt:text-is("output_tokens") + dd').textContent()).to.equal(String(receipt.usage.billed.output_tokens));
+    const reported = page.locator('dl[aria-label="Usage as reported"]');
+    expect(await reported.locator('dt:text-is("output_tokens") + dd').textContent()).to.equal(String(receipt.usage.reported.output_tokens));
+    const entries = page.getByRole('table', { name: 'Journal entries of this receipt' }).locator('tbody tr');
+    expect(await entries.count()).to.equal(receipt.journal.length);
+    expect(await fitsTheScreen(page)).to.equal(true);
+    await shoot(page, 'customer-receipt-phone');
+
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByText(`Total spend`).waitFor();
     expect(await page.locator('p.total .amount').textContent()).to.equal(`${log.cost} USD`);
     expect(await page.locator('svg[role="img"] rect title').first().textContent()).to.contain(`sandbox/claude-haiku: ${log.cost} USD`);
+
+    // The export of today (UTC) as CSV: the file saved is the API's answer byte for byte, its totals line the call's cost.
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const form = page.getByRole('form', { name: 'Export charges' });
+    await form.getByLabel('Export from (UTC day)').fill(today);
+    await form.getByLabel('Export to (UTC day, inclusive)').fill(today);
+    await form.getByLabel('Format').selectOption('csv');
+    const [download] = await Promise.all([page.waitForEvent('download'), form.getByRole('button', { name: 'Download export' }).click()]);
+    const saved = fs.readFileSync((await download.path())!, 'utf8');
+    const direct = await fetch(`${gateway.url}/v1/usage/export?from=${today}&to=${tomorrow}&format=csv`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(saved).to.equal(await direct.text());
+    expect(download.suggestedFilename()).to.match(new RegExp(`^usage-${customerId}-.*\\.csv$`));
+    const lines = saved.trim().split('\r\n');
+    expect(lines.some((line) => line.includes(log.request_id))).to.equal(true);
+    const header = lines[0]!.split(',');
+    expect(lines.at(-1)!.split(',')[header.indexOf('charged')]).to.equal(log.cost);
+    await page.getByText(`Saved ${download.suggestedFilename()}.`).waitFor();
   });
 
   it('an operator settles a video task in review by hand; the customer downloads its finished video', async () => {
@@ -204,6 +245,86 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     expect(file.equals(direct)).to.equal(true);
     expect(download.suggestedFilename()).to.equal(`${done.task_id}.mp4`);
     await shoot(customerPage, 'customer-videos-phone');
+
+    // The settled task's receipt says what the operator charged, and why it was not measured.
+    const receipt = (await fetch(`${gateway.url}/v1/requests/${review.task_id}`, { headers: { authorization: `Bearer ${videoKey.key}` } }).then((r) =>
+      r.json(),
+    )) as any;
+    expect(receipt).to.deep.include({ type: 'video_task', task_status: 'completed' });
+    expect(receipt.measurement.reason).to.equal('operator_settled');
+    await reviewed.getByRole('link', { name: 'Receipt' }).click();
+    await customerPage.getByRole('heading', { level: 1, name: `Receipt ${review.task_id}` }).waitFor();
+    const figure = (term: string) => customerPage.locator(`dt:text-is("${term}") + dd`);
+    expect(await figure('Charged').textContent()).to.equal(`${receipt.charge.total} USD`);
+    expect(receipt.charge.total).to.equal('0.400000');
+    expect(await figure('Usage').textContent()).to.equal(`${receipt.measurement.estimated ? 'estimated' : 'measured'} ${receipt.measurement.explanation}`);
+    expect(await figure('Kind').textContent()).to.equal('Video task');
+  });
+
+  it('the customer sets a low-balance alert; exactly one signed webhook arrives and the operator finds its delivery and attempts', async () => {
+    const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+    const hooks = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+    const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`;
+    try {
+      const { page } = customer;
+      await page.getByRole('link', { name: 'Alerts' }).click();
+      const form = page.getByRole('form', { name: 'Alert settings' });
+      await form.getByLabel('Threshold').fill('100');
+      await form.getByLabel('Webhook URL').fill(hookUrl);
+      await form.getByRole('button', { name: 'Save alert settings' }).click();
+      await page.getByRole('status').getByText('Saved.').waitFor();
+      const settings = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/alerts`)).body;
+      expect(settings).to.include({ low_balance_threshold: '100.000000', webhook_url: hookUrl });
+      expect(settings.webhook_secret).to.match(/^whsec_/);
+
+      // The balance (about 25) is already below 100: one balance.low, then the alert waits to re-arm.
+      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 1_500)); // a second check must not send another
+      expect(received.map((r) => JSON.parse(r.body).type)).to.deep.equal(['balance.low']);
+      await page.getByRole('link', { name: 'Wallet and key' }).click();
+      await page.getByRole('link', { name: 'Alerts' }).click();
+      await page.locator('dt:text-is("Alert") + dd').getByText('the balance is below the threshold').waitFor();
+      await page.getByText('Signing secret', { exact: true }).click();
+      expect(await page.getByLabel('Webhook signing secret').inputValue()).to.equal(settings.webhook_secret);
+      expect(await fitsTheScreen(page)).to.equal(true);
+      await shoot(page, 'customer-alerts-phone');
+
+      const operatorPage = operator.page;
+      await operatorPage.getByRole('link', { name: 'Webhooks' }).click();
+      const filters = operatorPage.getByRole('form', { name: 'Webhook filters' });
+      await filters.getByLabel('Customer id').fill(customerId);
+      await filters.getByLabel('Status').selectOption('delivered');
+      await filters.getByRole('button', { name: 'Apply' }).click();
+      const id = String(received[0]!.headers['webhook-id']);
+      const item = operatorPage.getByRole('listitem', { name: `Webhook ${id}` });
+      await item.waitFor();
+      expect(await operatorPage.getByRole('listitem').filter({ hasText: 'balance.low' }).count()).to.equal(1);
+      await item.getByText('Attempts and payload').click();
+      const attempt = item.getByRole('table', { name: `Attempts of ${id}` }).locator('tbody tr');
+      expect(await attempt.count()).to.equal(1);
+      expect(await attempt.locator('td[data-label="Answer"]').textContent()).to.equal('204');
+      expect(JSON.parse((await item.locator('pre').textContent())!)).to.deep.equal(JSON.parse(received[0]!.body));
+      await shoot(operatorPage, 'operator-webhooks');
+
+      // The operator sees and changes the same settings on the customer's page: no threshold, no alert.
+      await operatorPage.goto(`${gateway.url}/console/#/operator/customers/${customerId}`);
+      const operatorForm = operatorPage.getByRole('form', { name: 'Alert settings' });
+      expect(await operatorForm.getByLabel('Threshold').inputValue()).to.equal('100.000000');
+      await operatorForm.getByLabel('Threshold').fill('');
+      await operatorForm.getByRole('button', { name: 'Save alert settings' }).click();
+      await operatorPage.locator('dt:text-is("Low-balance threshold") + dd').getByText('none').waitFor();
+      expect((await gateway.admin('GET', `/admin/v1/customers/${customerId}/alerts`)).body.low_balance_threshold).to.equal(null);
+    } finally {
+      hooks.close();
+    }
   });
 
   it('the operator screens read the API: request logs by customer, holds, reconciliation, catalogue prices, spend per day and model', async () => {
@@ -215,6 +336,12 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     await page.getByRole('row').filter({ hasText: 'messages_create' }).first().waitFor();
     expect(await page.getByRole('row').filter({ hasText: 'messages_create' }).count()).to.equal(1);
     await shoot(page, 'operator-request-logs');
+    const requestId = (await page.getByRole('row').filter({ hasText: 'messages_create' }).locator('td[data-label="Request id"]').textContent())!;
+    const receipt = (await gateway.admin('GET', `/admin/v1/receipts/${requestId}`)).body;
+    await page.getByRole('link', { name: `Receipt of ${requestId}` }).click();
+    await page.getByRole('heading', { level: 1, name: `Receipt ${requestId}` }).waitFor();
+    expect(await page.locator('dt:text-is("Charged") + dd').textContent()).to.equal(`${receipt.charge.total} USD`);
+    expect(await page.getByRole('link', { name: 'Request logs' }).first().getAttribute('aria-current')).to.equal('page');
 
     await page.getByRole('link', { name: 'Holds' }).click();
     await page

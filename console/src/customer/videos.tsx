@@ -3,6 +3,7 @@
 import { publicApi, type PublicSchemas } from '../api/session.ts';
 import { useAction, usePaged } from '../ui/hooks.ts';
 import { Badge, Empty, ErrorNote, Loading, Money, Pager, Section, Time } from '../ui/parts.tsx';
+import { href } from '../ui/router.ts';
 
 type Task = PublicSchemas['VideoTask'];
 
@@ -47,7 +48,7 @@ function VideoItem({ task }: { task: Task }) {
   return (
     <li class="item" aria-label={`Video task ${task.id}`}>
       <div>
-        <code>{task.id}</code> <Badge value={task.task_status} /> {task.model}
+        <code>{task.id}</code> <Badge value={task.task_status} /> {task.model} · <a href={href('customer', 'requests', task.id)}>Receipt</a>
         {task.task_status === 'in_progress' || task.task_status === 'queued' ? <span class="small"> {task.progress}%</span> : null}
       </div>
       <p class="meta">

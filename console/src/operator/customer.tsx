@@ -6,7 +6,8 @@ import { Badge, ErrorNote, Field, Loading, Money, onSubmit, Section, Time } from
 import { href } from '../ui/router.ts';
 import { Journal } from './journal.tsx';
 import { Keys } from './keys.tsx';
-import { SpendReport } from './spend.tsx';
+import { AdminExport, SpendReport } from './spend.tsx';
+import { AlertsSection } from '../ui/alerts.tsx';
 
 export function CustomerDetail({ id }: { id: string }) {
   const customer = useLoad(() => adminApi.get('/admin/v1/customers/{customer_id}', { path: { customer_id: id } }), [id]);
@@ -110,6 +111,12 @@ export function CustomerDetail({ id }: { id: string }) {
       <Keys customerId={id} />
       <Journal customerId={id} refreshKey={credited} />
       <SpendReport customerId={id} />
+      <AdminExport customerId={id} />
+      <AlertsSection
+        load={() => adminApi.get('/admin/v1/customers/{customer_id}/alerts', { path: { customer_id: id } })}
+        update={(change) => adminApi.patch('/admin/v1/customers/{customer_id}/alerts', { path: { customer_id: id }, body: change })}
+        currency={w?.currency}
+      />
     </>
   );
 }

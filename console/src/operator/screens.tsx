@@ -1,4 +1,7 @@
 // The operator's screens by route (`#/operator/<screen>/...`).
+import { adminApi } from '../api/session.ts';
+import { ReceiptScreen } from '../ui/receipt.tsx';
+import { href } from '../ui/router.ts';
 import { Catalogue } from './catalogue.tsx';
 import { CustomerDetail } from './customer.tsx';
 import { Customers } from './customers.tsx';
@@ -7,6 +10,7 @@ import { Reconciliation } from './reconciliation.tsx';
 import { RequestLogs } from './request-logs.tsx';
 import { Spend } from './spend.tsx';
 import { VideoTasks } from './videos.tsx';
+import { WebhookDeliveries } from './webhooks.tsx';
 
 export const OPERATOR_NAV: Array<[string, string]> = [
   ['customers', 'Customers'],
@@ -16,6 +20,7 @@ export const OPERATOR_NAV: Array<[string, string]> = [
   ['reconciliation', 'Reconciliation'],
   ['catalogue', 'Catalogue'],
   ['spend', 'Spend'],
+  ['webhooks', 'Webhooks'],
 ];
 
 export function OperatorScreens({ route }: { route: string[] }) {
@@ -24,7 +29,15 @@ export function OperatorScreens({ route }: { route: string[] }) {
     case 'customers':
       return id ? <CustomerDetail id={id} /> : <Customers />;
     case 'requests':
-      return <RequestLogs />;
+      return id ? (
+        <ReceiptScreen
+          id={id}
+          load={(requestId) => adminApi.get('/admin/v1/receipts/{request_id}', { path: { request_id: requestId } })}
+          crumbs={<a href={href('operator', 'requests')}>Request logs</a>}
+        />
+      ) : (
+        <RequestLogs />
+      );
     case 'holds':
       return <Holds />;
     case 'videos':
@@ -35,6 +48,8 @@ export function OperatorScreens({ route }: { route: string[] }) {
       return <Catalogue />;
     case 'spend':
       return <Spend />;
+    case 'webhooks':
+      return <WebhookDeliveries />;
     default:
       return <p role="alert">No such screen: {screen}</p>;
   }

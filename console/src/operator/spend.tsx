@@ -1,6 +1,7 @@
 // Spend over time per day and model: every customer's, or one customer's.
 import { useState } from 'preact/hooks';
 import { adminApi } from '../api/session.ts';
+import { ExportForm, exportQuery } from '../ui/export.tsx';
 import { Field, onSubmit, Section } from '../ui/parts.tsx';
 import { UsageView } from '../ui/usage.tsx';
 
@@ -21,6 +22,7 @@ export function Spend() {
         </form>
       </Section>
       <UsageView title={customerId ? `Spend of ${customerId}` : 'Spend of every customer'} load={adminUsage(customerId)} deps={[customerId]} />
+      <AdminExport customerId={customerId} />
     </>
   );
 }
@@ -28,4 +30,14 @@ export function Spend() {
 /** One customer's spend, on its page. */
 export function SpendReport({ customerId }: { customerId: string }) {
   return <UsageView title="Spend per day and model" load={adminUsage(customerId)} deps={[customerId]} />;
+}
+
+/** Charges line by line, of one customer or every customer. */
+export function AdminExport({ customerId }: { customerId: string | undefined }) {
+  return (
+    <ExportForm
+      title={customerId ? `Export charges of ${customerId}` : 'Export charges of every customer'}
+      download={(request) => adminApi.fetch(`/admin/v1/usage/export?${exportQuery(request, customerId ? { customer_id: customerId } : {})}`)}
+    />
+  );
 }

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { adminApi, type AdminSchemas } from '../api/session.ts';
 import { useLoad } from '../ui/hooks.ts';
 import { Badge, Empty, ErrorNote, Field, Loading, Money, onSubmit, Section, Time } from '../ui/parts.tsx';
+import { href } from '../ui/router.ts';
 import { ResolveForm } from './resolve-form.tsx';
 
 type Task = AdminSchemas['AdminVideoTask'];
@@ -64,7 +65,7 @@ function TaskItem({ task, onResolved }: { task: Task; onResolved: () => void }) 
   return (
     <li class="item" aria-label={`Video task ${task.id}`}>
       <div>
-        <code>{task.id}</code> <Badge value={task.status} /> {task.model}
+        <code>{task.id}</code> <Badge value={task.status} /> {task.model} · <a href={href('operator', 'requests', task.id)}>Receipt</a>
       </div>
       <p class="meta">
         <code>{task.customer_id}</code> · created <Time at={task.created_at} /> · reserved <Money amount={task.reserved} /> · billed{' '}

@@ -1,5 +1,7 @@
-// Request-log rows, for operators (with the provider) and for customers (without it).
+// Request-log rows, for operators (with the provider) and for customers (without it); each
+// request id opens its receipt.
 import { Badge, Money, Table, Time } from './parts.tsx';
+import { href } from './router.ts';
 
 export interface LogRow {
   id: string;
@@ -55,7 +57,14 @@ export function LogTable({ rows, operator }: { rows: LogRow[]; operator: boolean
         },
         { label: 'Cost', class: 'num', cell: (r) => <Money amount={r.cost} /> },
         { label: 'Latency', class: 'num', cell: (r) => `${r.latency_ms} ms${r.stream ? ', stream' : ''}` },
-        { label: 'Request id', cell: (r) => <code>{r.request_id}</code> },
+        {
+          label: 'Request id',
+          cell: (r) => (
+            <a href={href(operator ? 'operator' : 'customer', 'requests', r.request_id)} aria-label={`Receipt of ${r.request_id}`}>
+              <code>{r.request_id}</code>
+            </a>
+          ),
+        },
       ]}
     />
   );
