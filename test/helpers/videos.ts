@@ -61,6 +61,18 @@ export function videoCalls(gateway: TestGateway, key: string) {
  * its project and location, and the Cloud Storage JSON API. Each exchange, with its path relative
  * to its API's base.
  */
+/**
+ * Waits until no provider is paused after a concurrency refusal. A refusal pauses the provider for
+ * a poll interval (100 ms in tests), and a create within it waits in the queue too; a test about
+ * what a create sent to the provider gets back starts once the pause is over.
+ */
+export async function pauseEnded(gateway: TestGateway): Promise<void> {
+  for (let i = 0; (await gateway.db('video_provider_queues').whereRaw('paused_until > now()')).length > 0; i++) {
+    if (i > 250) throw new Error('the provider pause did not end within 5 s');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export function vertexApiOf(path: string): { api: UpstreamApi; path: string } {
   const vertex = /^\/v1\/projects\/[^/]+\/locations\/[^/]+(\/.*)$/.exec(path);
   if (vertex) return { api: 'vertex-veo', path: vertex[1]! };

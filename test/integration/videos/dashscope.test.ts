@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { startDashScopeSimulator, type DashScopeSimulator } from '../../../src/sandbox/dashscope/server.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { validateUpstreamResponse } from '../../helpers/upstream-contract.ts';
-import { expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos.ts';
+import { expectVideoUpstreamsOnContract, pauseEnded, videoCalls } from '../../helpers/videos.ts';
 
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
 const T2V = 'sandbox/wan2.7-t2v';
@@ -177,6 +177,7 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
     expect((await calls.get(throttled.body.task_id)).body).to.include({ task_status: 'queued', queue_position: 1 });
     const left = await calls.cancel(throttled.body.task_id); // cancelled while waiting: its hold released at once
     expect(left.body).to.include({ task_status: 'cancelled', queue_position: null });
+    await pauseEnded(gateway); // the throttle paused the account: creates within the pause would wait too
     const arrears = await calls.create({ model: T2V, prompt: 'x [[sim arrears]]', seconds: 5 });
     expect(arrears.status).to.equal(502);
     expect(JSON.stringify(arrears.body)).to.not.match(/Arrearage|plesase|good standing/);

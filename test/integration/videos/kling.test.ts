@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { startKlingSimulator, type KlingSimulator } from '../../../src/sandbox/kling/server.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
-import { exchangeProblems, expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos.ts';
+import { exchangeProblems, expectVideoUpstreamsOnContract, pauseEnded, videoCalls } from '../../helpers/videos.ts';
 import { validateUpstreamResponse } from '../../helpers/upstream-contract.ts';
 
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
@@ -162,6 +162,7 @@ describe('video tasks on Kling (simulated upstream, real HTTP)', function () {
     expect((await calls.get(full.body.task_id)).body).to.include({ task_status: 'queued', queue_position: 1 });
     const left = await calls.cancel(full.body.task_id); // cancelled while waiting: its hold released at once
     expect(left.body).to.include({ task_status: 'cancelled', queue_position: null });
+    await pauseEnded(gateway); // the 1303 paused the account: creates within the pause would wait too
     for (const code of [1101, 1102]) {
       const account = await calls.create({ model: MODEL, prompt: `x [[sim reject=${code}]]`, seconds: 5 });
       expect(account.status, String(code)).to.equal(502);
