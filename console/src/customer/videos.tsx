@@ -1,6 +1,7 @@
 // The customer's video tasks with their status, cost and, once complete, the file: fetched
 // through the gateway with the key in a header (a link cannot carry one), then saved.
 import { publicApi, type PublicSchemas } from '../api/session.ts';
+import { saveResponse } from '../ui/download.ts';
 import { useAction, usePaged } from '../ui/hooks.ts';
 import { Badge, Empty, ErrorNote, Loading, Money, Pager, Section, Time } from '../ui/parts.tsx';
 import { href } from '../ui/router.ts';
@@ -36,13 +37,7 @@ export function Videos() {
 
 function VideoItem({ task }: { task: Task }) {
   const download = useAction(async () => {
-    const response = await publicApi.fetch(`/v1/videos/${encodeURIComponent(task.id)}/content`);
-    const url = URL.createObjectURL(await response.blob());
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `${task.id}.mp4`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    await saveResponse(await publicApi.fetch(`/v1/videos/${encodeURIComponent(task.id)}/content`), `${task.id}.mp4`);
     return true;
   });
   return (

@@ -2,6 +2,7 @@
 // totals line that equals the journal's debits; the console fetches it with the credential in a
 // header (a link cannot carry one) and saves it under the name the API gives.
 import { useState } from 'preact/hooks';
+import { saveResponse } from './download.ts';
 import { monthStartUtc, todayUtc } from './format.ts';
 import { useAction } from './hooks.ts';
 import { ErrorNote, Field, onSubmit, Section } from './parts.tsx';
@@ -22,12 +23,7 @@ export function ExportForm({ title, download }: { title: string; download: (requ
   const save = useAction(async (request: ExportRequest) => {
     const response = await download(request);
     const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `usage.${request.format}`;
-    const url = URL.createObjectURL(await response.blob());
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = name;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    await saveResponse(response, name);
     setSaved(name);
     return name;
   });
