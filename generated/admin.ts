@@ -888,7 +888,10 @@ export interface components {
             interrupted: boolean;
             stream: boolean;
             upstream_request_id: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request arrived (its row is written once the answer ended and its charge was posted).
+             */
             created_at: string;
         };
         RequestLogList: {
@@ -915,7 +918,10 @@ export interface components {
             http_status: number | null;
             /** @description The video task's status; null for a request. */
             task_status: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request arrived (a video task, when it was accepted).
+             */
             created_at: string;
             /**
              * Format: date-time

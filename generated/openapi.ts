@@ -1554,7 +1554,10 @@ export interface components {
             http_status: number | null;
             /** @description The video task's status; null for a request. */
             task_status: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request arrived (a video task, when it was accepted).
+             */
             created_at: string;
             /**
              * Format: date-time

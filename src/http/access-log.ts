@@ -75,6 +75,8 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
     const settled = exchange.outcome.settled;
     if (admin || UNLOGGED.has(operation) || !settled) accessLine(admin, req, exchange, latencyMs, status, clientGone, fields);
     if (admin || UNLOGGED.has(operation)) return;
+    // Dated when the request arrived, not when its row is written (after the charge is durable).
+    const arrivedAt = new Date(Date.now() - latencyMs);
     const entry = (final: LogFields): RequestLogEntry => ({
       ...EMPTY_LOG_FIELDS,
       model: exchange.model,
@@ -88,7 +90,7 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
       status,
       error_type: exchange.errorType,
       latency_ms: Math.round(latencyMs),
-      created_at: new Date(),
+      created_at: arrivedAt,
     });
     if (!settled) return deps.requestLogs.write(entry({}));
     // A request that holds money is access-logged once its charge is durable, with the cost.

@@ -48,6 +48,7 @@ describe(`receipts: GET /v1/requests/{id} and the operators' counterpart (${usin
       .orderBy('id');
 
   it('a message drawn from a grant: the usage as reported (cache split, tier), the price version, the hold and what it became', async () => {
+    const sentAt = Date.now();
     const sent = await call('/v1/messages', {
       model: 'sandbox/claude-haiku',
       max_tokens: 300,
@@ -87,6 +88,9 @@ describe(`receipts: GET /v1/requests/{id} and the operators' counterpart (${usin
       free_units: 0,
       free_amount: '0.000000',
     });
+    // Created when the request arrived: before its charge was posted (the log row is written after).
+    expect(Date.parse(body.created_at)).to.be.within(sentAt - 5, Date.parse(body.settled_at));
+    expect(body.settled_at).to.equal(new Date(entry.created_at).toISOString());
     expect(body.hold.source).to.equal('grant');
     expect(body.hold.outcome).to.equal('settled');
     expect(BigInt(micros) + toMicros(body.hold.released)).to.equal(toMicros(body.hold.amount));
