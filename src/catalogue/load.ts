@@ -4,6 +4,7 @@ import { LineCounter, isNode, parseDocument, type Document, type YAMLError } fro
 import type { ErrorObject } from 'ajv';
 import { VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
 import { providerProblems } from './provider-checks.ts';
+import { tierProblems } from './tier-checks.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
 // Imported, not read from the source tree: the build emits it beside load.js, so dist/ is enough.
 import schema from './catalogue.schema.json' with { type: 'json' };
@@ -33,7 +34,7 @@ function yamlError(error: YAMLError, source: string): string {
 }
 
 // An unquoted `3.00` arrives as the number 3: say how to fix it rather than just "must be string".
-const PRICE_PATH = /\/price\/(?:[a-z_]+_per_mtok|per_second\/[^/]+)$/;
+const PRICE_PATH = /\/price\/(?:(?:tiers\/\d+\/)?[a-z_0-9]+_per_mtok|per_second\/[^/]+)$/;
 
 function schemaErrors(errors: ErrorObject[], source: string): string[] {
   // if/then/else wrappers repeat what the inner error already says.
@@ -122,6 +123,7 @@ function semanticErrors(catalogue: Catalogue): string[] {
       const fits = quota.unit === 'requests' || (quota.unit === 'seconds' ? model.group === 'video' : model.group !== 'video');
       if (!fits) errors.push(`${where}.free_quota: unit "${quota.unit}" does not fit a ${model.group} model`);
     }
+    if (!isVideoPrice(model.price)) errors.push(...tierProblems(model, where));
     if (model.video && isVideoPrice(model.price) && model.video.reference_images && !model.video.content_types.includes('image_url')) {
       errors.push(`${where}.video: reference_images needs image_url among content_types`);
     }

@@ -13,10 +13,15 @@ export interface PriceVersionSync {
   created: Array<{ model: string; price_version: number }>;
 }
 
-/** The price with every decimal normalised and keys sorted, so "3.0" and "3.000000" are one price. */
+/**
+ * The price with every decimal normalised and keys sorted, so "3.0" and "3.000000" are one price.
+ * Lists (long-context tiers) stay lists, in their order; numbers (thresholds) stay numbers. This
+ * is the JSON a price version freezes, read back to price work accepted under it.
+ */
 export function canonicalPrice(price: ModelEntry['price']): Record<string, unknown> {
   const normalise = (value: unknown): unknown => {
     if (typeof value === 'string') return formatMicros(parseMicros(value));
+    if (Array.isArray(value)) return value.map(normalise);
     if (value && typeof value === 'object') {
       return Object.fromEntries(
         Object.keys(value)

@@ -84,6 +84,28 @@ export interface TokenPrice {
    * tiers an OpenAI answer reports (`service_tier`), `ultrafast` the Responses API's fastest tier.
    */
   multipliers?: { fast?: string; priority?: string; flex?: string; ultrafast?: string };
+  /**
+   * Long-context prices: a request whose reported input (input + cache writes + cache reads) is
+   * strictly above a tier's threshold is priced, every token line of it, at that tier (the last
+   * one it passes). Thresholds strictly increase. src/pricing/tiers.ts applies them.
+   */
+  tiers?: PriceTier[];
+}
+
+/**
+ * One long-context step. A cache price left out follows the tier's input step: the base cache
+ * price x (tier input / base input), rounded up to the micro-unit; where the base has none
+ * either, it defaults as the base does (cache prices to input's, 1-hour writes to cache writes').
+ * Server tool requests and multipliers keep the base prices.
+ */
+export interface PriceTier {
+  /** Whole tokens; the tier applies above it, never at it. */
+  above_input_tokens: number;
+  input_per_mtok: string;
+  output_per_mtok: string;
+  cache_read_per_mtok?: string;
+  cache_write_per_mtok?: string;
+  cache_write_1h_per_mtok?: string;
 }
 
 /** Decimal strings per delivered second, keyed by resolution tier. */

@@ -6,6 +6,7 @@
 // "0.000003" per million cost 3 micro-units.
 import { MICROS_PER_UNIT, parseMicros } from '../shared/money.ts';
 import type { TokenPrice } from '../catalogue/types.ts';
+import { priceFor } from './tiers.ts';
 
 /** One kind of usage: how many units, and the price of one million of them in micro-units. */
 export interface CostLine {
@@ -80,9 +81,11 @@ const units = (value: number | bigint | null | undefined): bigint => {
 /**
  * Token usage as cost lines, in the order free tokens are applied: input, cache writes (5-minute,
  * then 1-hour when priced apart), cache reads, output; server tool requests last, never free.
- * Cache prices default to input's, 1-hour writes to the cache write price.
+ * Cache prices default to input's, 1-hour writes to the cache write price. Every token line is
+ * priced at the long-context tier the usage reaches (tiers.ts), times the multiplier.
  */
-export function tokenLines(price: TokenPrice, usage: TokenUsage): CostLine[] {
+export function tokenLines(tiered: TokenPrice, usage: TokenUsage): CostLine[] {
+  const price = priceFor(tiered, usage);
   const input = parseMicros(price.input_per_mtok);
   const cacheWrite = parseMicros(price.cache_write_per_mtok ?? price.input_per_mtok);
   const multiplier = usage.multiplierMicros && usage.multiplierMicros !== MILLION ? { multiplierMicros: usage.multiplierMicros } : {};

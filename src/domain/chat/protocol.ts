@@ -5,6 +5,7 @@
 // (body.ts); answers are relayed with usage read on the side (reader.ts, usage.ts).
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
+import { holdPrice } from '../../pricing/tiers.ts';
 import { OPENAI_REQUEST_ID_HEADER, openaiChatHeaders, openaiChatUrl } from '../../providers/openai-chat/headers.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
@@ -60,8 +61,12 @@ function upstreamParam(body: string | undefined): string | null {
   }
 }
 
-/** The upper bound: the input estimate at the dearer of the input and cache-read rates, all output, at the priority premium if priced. */
-export function chatBoundLines(price: TokenPrice, inspected: Inspected): CostLine[] {
+/**
+ * The upper bound: the input estimate at the dearer of the input and cache-read rates, all output, at the priority premium if priced,
+ * at the long-context tier the estimate can reach (pricing/tiers.ts).
+ */
+export function chatBoundLines(tiered: TokenPrice, inspected: Inspected): CostLine[] {
+  const price = holdPrice(tiered, inspected.inputTokens);
   const input = parseMicros(price.input_per_mtok);
   const cacheRead = price.cache_read_per_mtok ? parseMicros(price.cache_read_per_mtok) : input;
   const multiplier = price.multipliers?.priority ? parseMicros(price.multipliers.priority) : 1_000_000n;

@@ -5,6 +5,7 @@
 // at the input price; reasoning is billed as output. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { tokenLines } from '../../pricing/cost.ts';
+import { tierOf } from '../../pricing/tiers.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { TextTally } from '../passthrough/estimate.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
@@ -87,13 +88,16 @@ export class ChatUsage {
     if (this.serviceTier && this.serviceTier !== 'default') detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = `priority x${multiplier}`;
     if (reported > output) detail.output_tokens_reported = reported;
+    const usage = {
+      input_tokens: prompt - cached,
+      cache_read_input_tokens: cached,
+      output_tokens: output,
+      ...(multiplier ? { multiplierMicros: parseMicros(multiplier) } : {}),
+    };
+    const tier = tierOf(price, usage);
+    if (tier) detail.price_tier = tier;
     return {
-      lines: tokenLines(price, {
-        input_tokens: prompt - cached,
-        cache_read_input_tokens: cached,
-        output_tokens: output,
-        ...(multiplier ? { multiplierMicros: parseMicros(multiplier) } : {}),
-      }),
+      lines: tokenLines(price, usage),
       estimated,
       log: {
         input_tokens: prompt - cached,

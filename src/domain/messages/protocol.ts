@@ -3,6 +3,7 @@
 // everything else (roles, block types, top-level fields, betas) reaches the provider as sent.
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
+import { holdPrice } from '../../pricing/tiers.ts';
 import { anthropicHeaders, anthropicUrl } from '../../providers/anthropic/headers.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { spliceFirstMember, spliceTopLevelString } from '../../shared/json-splice.ts';
@@ -166,8 +167,9 @@ export function upstreamBody(request: PassthroughRequest, upstreamModel: string)
   return spliceTopLevelString(raw, 'model', upstreamModel) ?? JSON.stringify({ ...request.body, model: upstreamModel });
 }
 
-/** The upper bound: every input token at the dearest input rate, plus all output, at the highest premium. */
-export function messagesBoundLines(price: TokenPrice, inspected: Inspected): CostLine[] {
+/** The upper bound: every input token at the dearest input rate, plus all output, at the highest premium and the long-context tier the estimate can reach. */
+export function messagesBoundLines(tiered: TokenPrice, inspected: Inspected): CostLine[] {
+  const price = holdPrice(tiered, inspected.inputTokens);
   const rates = [price.input_per_mtok, price.cache_write_per_mtok, price.cache_write_1h_per_mtok].filter((p): p is string => p !== undefined).map(parseMicros);
   const dearest = rates.reduce((a, b) => (a > b ? a : b));
   const premiums = [price.multipliers?.fast, price.multipliers?.priority].filter((p): p is string => p !== undefined).map(parseMicros);

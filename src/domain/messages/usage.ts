@@ -4,6 +4,7 @@
 // earlier value. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { tokenLines } from '../../pricing/cost.ts';
+import { tierOf } from '../../pricing/tiers.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { estimateJsonTokens, TextTally } from '../passthrough/estimate.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
@@ -105,6 +106,8 @@ export class AnthropicUsage {
     if (this.serviceTier) detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = multiplier.label;
     if (reported > output) detail.output_tokens_reported = reported;
+    const tier = tierOf(price, usage);
+    if (tier) detail.price_tier = tier;
     return {
       lines: tokenLines(price, usage),
       estimated,

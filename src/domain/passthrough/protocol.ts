@@ -85,7 +85,7 @@ export interface PassthroughProtocol {
   streamError(type: string, message: string): string;
   /** Headers of the streamed response. */
   streamHeaders: Record<string, string>;
-  /** Cost lines of the reservation's upper bound. */
+  /** Cost lines of the reservation's upper bound, at the long-context tier the input estimate can reach (`holdPrice`). */
   boundLines(price: TokenPrice, inspected: Inspected): CostLine[];
   /** The protocol's own words for a failure the gateway answers (error codes its clients act on). */
   clientFailure?(failure: Failure): Failure;

@@ -9,6 +9,7 @@ import type { ResolvedRoute } from '../../catalogue/store.ts';
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import type { CostLine } from '../../pricing/cost.ts';
+import { holdPrice } from '../../pricing/tiers.ts';
 import { OPENAI_REQUEST_ID_HEADER, openaiResponsesHeaders, openaiResponsesUrl } from '../../providers/openai-responses/headers.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { spliceTopLevelString } from '../../shared/json-splice.ts';
@@ -112,8 +113,12 @@ function upstreamParam(body: string | undefined): string | null {
   }
 }
 
-/** The upper bound: the input estimate at the dearest input rate (cache writes may cost more), all output, at the highest tier premium. */
-export function responsesBoundLines(price: TokenPrice, inspected: Inspected): CostLine[] {
+/**
+ * The upper bound: the input estimate at the dearest input rate (cache writes may cost more), all output, at the highest tier premium
+ * and the long-context tier the estimate can reach (pricing/tiers.ts).
+ */
+export function responsesBoundLines(tiered: TokenPrice, inspected: Inspected): CostLine[] {
+  const price = holdPrice(tiered, inspected.inputTokens);
   const rates = [price.input_per_mtok, price.cache_write_per_mtok, price.cache_read_per_mtok].filter((p): p is string => p !== undefined).map(parseMicros);
   const dearest = rates.reduce((a, b) => (a > b ? a : b));
   const premiums = [price.multipliers?.priority, price.multipliers?.ultrafast].filter((p): p is string => p !== undefined).map(parseMicros);

@@ -6,6 +6,7 @@
 // (`service_tier`) applies its multiplier. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { tokenLines } from '../../pricing/cost.ts';
+import { tierOf } from '../../pricing/tiers.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { TextTally } from '../passthrough/estimate.ts';
 import type { Bill } from '../passthrough/protocol.ts';
@@ -112,14 +113,17 @@ export class ResponsesUsage {
     if (this.serviceTier && this.serviceTier !== 'default') detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = `${multiplier.name} x${multiplier.value}`;
     if (reported > output) detail.output_tokens_reported = reported;
+    const usage = {
+      input_tokens: input - cached - writes,
+      cache_creation_input_tokens: writes,
+      cache_read_input_tokens: cached,
+      output_tokens: output,
+      ...(multiplier ? { multiplierMicros: parseMicros(multiplier.value) } : {}),
+    };
+    const tier = tierOf(price, usage);
+    if (tier) detail.price_tier = tier;
     return {
-      lines: tokenLines(price, {
-        input_tokens: input - cached - writes,
-        cache_creation_input_tokens: writes,
-        cache_read_input_tokens: cached,
-        output_tokens: output,
-        ...(multiplier ? { multiplierMicros: parseMicros(multiplier.value) } : {}),
-      }),
+      lines: tokenLines(price, usage),
       estimated,
       log: {
         input_tokens: input - cached - writes,

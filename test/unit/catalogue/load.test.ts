@@ -196,6 +196,39 @@ describe('catalogue parsing', () => {
     expect(errorsOf(c)).to.include('models.1 (v/m).video.sizes.1280x720: resolution 1080p has no price in price.per_second');
   });
 
+  it('takes long-context tiers whose thresholds are whole, strictly increasing and below the context window', () => {
+    const c = base() as any;
+    c.models[0].context_window = 1_000_000;
+    c.models[0].price.cache_read_per_mtok = '0.30';
+    c.models[0].price.tiers = [
+      { above_input_tokens: 200_000, input_per_mtok: '6', output_per_mtok: '22.50' },
+      { above_input_tokens: 500_000, input_per_mtok: '9', output_per_mtok: '30', cache_read_per_mtok: '0.90' },
+    ];
+    expect(parseCatalogue(stringify(c), 'c.yaml').ok).to.equal(true);
+    c.models[0].price.tiers[1].above_input_tokens = 200_000;
+    expect(errorsOf(c)).to.include('models.0 (a/m).price.tiers.1.above_input_tokens: thresholds must strictly increase (200000 after 200000)');
+    c.models[0].price.tiers[1].above_input_tokens = 1_000_000;
+    expect(errorsOf(c)).to.include('models.0 (a/m).price.tiers.1.above_input_tokens: 1000000 is not below the context window (1000000)');
+    c.models[0].price.tiers[1].above_input_tokens = 0;
+    expect(errorsOf(c)).to.include('models.0.price.tiers.1.above_input_tokens must be >= 1');
+    c.models[0].price.tiers[1].above_input_tokens = 2.5;
+    expect(errorsOf(c)).to.include('models.0.price.tiers.1.above_input_tokens must be integer');
+    c.models[0].price.tiers[1] = { above_input_tokens: 300_000, input_per_mtok: 9, output_per_mtok: '30', extra: 1 };
+    const errors = errorsOf(c);
+    expect(errors).to.include('models.0.price.tiers.1.input_per_mtok must be a quoted decimal string such as "3.00"');
+    expect(errors).to.include('models.0.price.tiers.1 unknown field "extra"');
+    // A cache price left out follows the input step; a free base input has none to follow.
+    c.models[0].price = {
+      input_per_mtok: '0',
+      output_per_mtok: '1',
+      cache_read_per_mtok: '0.10',
+      tiers: [{ above_input_tokens: 10, input_per_mtok: '1', output_per_mtok: '1' }],
+    };
+    expect(errorsOf(c)).to.include(
+      'models.0 (a/m).price.tiers.0: set cache_read_per_mtok (a cache price left out follows the input step, and a base input price of 0 has none)',
+    );
+  });
+
   it('requires video settings and per-second prices on video models, and token prices elsewhere', () => {
     const c = base() as any;
     delete c.models[1].video;
