@@ -218,7 +218,7 @@ export interface paths {
         };
         /**
          * Price list
-         * @description The prices that apply to the calling key: per model the key may reach, its current price version, every unit price as a decimal string in the service currency (cache writes by lifetime, server tools, premiums; video per second by tier with the seconds a request may ask for and the billing rule), the context window and the free quota. A downstream gateway can price itself from it: a charge is these units x these prices, rounded up once to the micro-unit. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
+         * @description The prices that apply to the calling key: per model the key may reach, its current price version, every unit price as a decimal string in the service currency (cache writes by lifetime, server tools, premiums, long-context tiers with the prices they charge; video per second by tier with the seconds a request may ask for and the billing rule), the context window and the free quota. A downstream gateway can price itself from it: a charge is these units x these prices (the tier's when the reported input, cache reads and writes included, is strictly above its threshold), rounded up once to the micro-unit. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
          */
         get: operations["models_pricing"];
         put?: never;
@@ -1219,6 +1219,15 @@ export interface components {
          * @example 3.000000
          */
         Decimal: string;
+        /** @description A long-context tier: a request whose reported input (input + cache writes + cache reads) is strictly above `above_input_tokens` is priced, every token line of it, at these prices (the last tier it passes wins), times any premium it reports. Cache prices are as charged: one the catalogue leaves out of a tier follows its input step (the base cache price x this input / the base input, rounded up to the micro-unit). Server tool requests keep the base prices. */
+        PriceTier: {
+            above_input_tokens: number;
+            input_per_mtok: components["schemas"]["Decimal"];
+            output_per_mtok: components["schemas"]["Decimal"];
+            cache_read_per_mtok: components["schemas"]["Decimal"] | null;
+            cache_write_per_mtok: components["schemas"]["Decimal"] | null;
+            cache_write_1h_per_mtok: components["schemas"]["Decimal"] | null;
+        };
         TokenPrice: {
             /** @constant */
             type: "tokens";
@@ -1232,11 +1241,13 @@ export interface components {
             web_search_per_1k_requests: components["schemas"]["Decimal"] | null;
             /** @description Server web fetches the provider reports, per thousand. */
             web_fetch_per_1k_requests: components["schemas"]["Decimal"] | null;
-            /** @description Premiums on every token price, as decimal multipliers, when the catalogue prices them: `fast` (Anthropic fast mode), `priority` (answers served at `service_tier: priority`). Empty: none. */
+            /** @description Premiums on every token price, as decimal multipliers, when the catalogue prices them: `fast` (Anthropic fast mode), `priority` (answers served at `service_tier: priority`). Empty: none. A premium multiplies the prices of the long-context tier the request reaches as well. */
             multipliers: {
                 fast?: string;
                 priority?: string;
             };
+            /** @description Long-context prices, thresholds increasing; empty: one price whatever the input. The prices above (the base) apply up to and including the first threshold. */
+            tiers: components["schemas"]["PriceTier"][];
         };
         /** @description Price per billed second of delivered video, by resolution tier. A tier `<resolution>+audio` (`720p+audio`) is the price of a second with sound where sound costs more: a task that asks for `generate_audio: true` is priced and settled at it; without one, sound costs what silence does. */
         VideoPrice: {
@@ -1537,6 +1548,22 @@ export interface components {
             /** @description Pass as `after` for the next (older) page. */
             last_id: string | null;
         };
+        /**
+         * @description A long-context tier a request was priced at.
+         * @example {
+         *       "index": 0,
+         *       "above_input_tokens": 200000,
+         *       "input_tokens": 251234
+         *     }
+         */
+        PriceTierApplied: {
+            /** @description Its position in the price version's `tiers` (0 is the first). */
+            index: number;
+            /** @description Its threshold; the tier applies to input strictly above it. */
+            above_input_tokens: number;
+            /** @description The input it was judged on (input + cache writes + cache reads). */
+            input_tokens: number;
+        };
         /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
@@ -1583,6 +1610,8 @@ export interface components {
                 billed: {
                     [key: string]: unknown;
                 };
+                /** @description The long-context tier the request was priced at: every token line at that tier's prices (`price.unit_prices.tiers[index]`, cache prices it leaves out following its input step), because the input judged (input + cache writes + cache reads, as reported) was strictly above its threshold. Null: the base prices (and for a video task). */
+                price_tier: components["schemas"]["PriceTierApplied"] | null;
             };
             measurement: {
                 estimated: boolean;
@@ -2108,7 +2137,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
+        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
         UsageExport: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
@@ -2118,14 +2147,14 @@ export interface components {
             };
             content: {
                 /**
-                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
-                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,1200,350,8000,0,,,false,0,0.000000,0.003750,0.000000,USD
-                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
-                 *     ,,,total,2 lines,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
+                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,tier_above_input_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
+                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,1200,350,8000,0,,,,false,0,0.000000,0.003750,0.000000,USD
+                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
+                 *     ,,,total,2 lines,,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
                  */
                 "text/csv": string;
                 /**
-                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"tier_above_input_tokens":null,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  */
                 "application/x-ndjson": string;
@@ -3176,7 +3205,7 @@ export interface operations {
                      *           "model": "sandbox/claude-sonnet",
                      *           "group": "messages",
                      *           "price_version": 1,
-                     *           "context_window": 200000,
+                     *           "context_window": 1000000,
                      *           "free_quota": {
                      *             "amount": 10000,
                      *             "unit": "tokens",
@@ -3191,7 +3220,17 @@ export interface operations {
                      *             "cache_write_1h_per_mtok": null,
                      *             "web_search_per_1k_requests": null,
                      *             "web_fetch_per_1k_requests": null,
-                     *             "multipliers": {}
+                     *             "multipliers": {},
+                     *             "tiers": [
+                     *               {
+                     *                 "above_input_tokens": 200000,
+                     *                 "input_per_mtok": "6.000000",
+                     *                 "output_per_mtok": "22.500000",
+                     *                 "cache_read_per_mtok": "0.600000",
+                     *                 "cache_write_per_mtok": "7.500000",
+                     *                 "cache_write_1h_per_mtok": null
+                     *               }
+                     *             ]
                      *           }
                      *         },
                      *         {

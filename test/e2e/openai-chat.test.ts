@@ -80,6 +80,7 @@ describe('official openai SDK: chat completions against the gateway and the simu
         web_search_per_1k_requests: null,
         web_fetch_per_1k_requests: null,
         multipliers: {},
+        tiers: [],
       },
     });
   });

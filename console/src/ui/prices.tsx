@@ -8,6 +8,13 @@ export function PriceText({ price, currency }: { price: PublicSchemas['ModelPric
         in {price.input_per_mtok} · out {price.output_per_mtok}
         {price.cache_read_per_mtok !== null ? ` · cache read ${price.cache_read_per_mtok}` : ''}
         {price.cache_write_per_mtok !== null ? ` · cache write ${price.cache_write_per_mtok}` : ''} {currency} per million tokens
+        {price.tiers.map((tier) => (
+          <span key={tier.above_input_tokens}>
+            ; above {tier.above_input_tokens} input tokens: in {tier.input_per_mtok} · out {tier.output_per_mtok}
+            {tier.cache_read_per_mtok !== null ? ` · cache read ${tier.cache_read_per_mtok}` : ''}
+            {tier.cache_write_per_mtok !== null ? ` · cache write ${tier.cache_write_per_mtok}` : ''}
+          </span>
+        ))}
       </span>
     );
   }

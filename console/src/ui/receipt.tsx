@@ -93,6 +93,12 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
       <Section title="Usage">
         <h3>Units priced</h3>
         <Pairs caption="Units priced" value={r.usage.billed} />
+        {r.usage.price_tier ? (
+          <p class="meta">
+            Long-context prices: the input ({r.usage.price_tier.input_tokens} tokens, cache included) is above {r.usage.price_tier.above_input_tokens}, so every
+            line was priced at tier {r.usage.price_tier.index + 1} of the version.
+          </p>
+        ) : null}
         <h3>As the provider reported it</h3>
         {r.usage.reported ? <Pairs caption="Usage as reported" value={r.usage.reported} /> : <p class="muted">The provider reported none.</p>}
       </Section>
@@ -155,7 +161,9 @@ function Pairs({ caption, value }: { caption: string; value: Record<string, unkn
 }
 
 export function leaves(value: unknown, prefix = ''): Array<[string, string]> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
+  // A list of objects (a price's long-context tiers) by position: tiers.0.input_per_mtok.
+  const objects = Array.isArray(value) && value.length > 0 && value.every((item) => item !== null && typeof item === 'object');
+  if (value === null || typeof value !== 'object' || (Array.isArray(value) && !objects))
     return [[prefix || 'value', value === null ? 'null' : typeof value === 'string' ? value : JSON.stringify(value)]];
   const out: Array<[string, string]> = [];
   for (const [name, inner] of Object.entries(value as Record<string, unknown>)) out.push(...leaves(inner, prefix ? `${prefix}.${name}` : name));

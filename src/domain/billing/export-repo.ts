@@ -24,6 +24,8 @@ export interface ExportLine {
   output_tokens: bigint | null;
   cache_read_tokens: bigint | null;
   cache_write_tokens: bigint | null;
+  /** The threshold of the long-context tier the request was priced at; null: the base prices. */
+  tier_above_input_tokens: number | null;
   video_seconds: number | null;
   video_tier: string | null;
   estimated: boolean | null;
@@ -50,6 +52,7 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
             coalesce(l.endpoint, case when v.id is not null then 'videos_create' end) as endpoint,
             coalesce(l.model, v.model_id, e.purpose ->> 'model') as model, pv.version as price_version,
             l.input_tokens, l.output_tokens, l.cache_read_tokens, l.cache_write_tokens,
+            (l.usage_detail -> 'price_tier' ->> 'above_input_tokens')::integer as tier_above_input_tokens,
             case when e.kind = 'settle' then v.billed_seconds end as video_seconds,
             case when e.kind = 'settle' then v.billed_tier end as video_tier,
             coalesce(l.usage_estimated, (e.purpose ->> 'estimated') = 'true') as estimated,

@@ -1,7 +1,8 @@
 // The usage export: one line per journal entry that charged a request or a video task in a period
 // (a late true-up of a request is a line of its own, dated when it was posted), then a totals
 // line, as CSV or NDJSON, written page by page to the sink: never the whole file in memory. Its
-// `charged` total is the journal's debits for those entries, to the micro-unit.
+// `charged` total is the journal's debits for those entries, to the micro-unit. A request priced at
+// a long-context tier names the tier's threshold (`tier_above_input_tokens`).
 import type { Knex } from 'knex';
 import { formatMicros } from '../../shared/money.ts';
 import type { Sink } from '../sink.ts';
@@ -25,6 +26,7 @@ const COLUMNS = [
   'output_tokens',
   'cache_read_tokens',
   'cache_write_tokens',
+  'tier_above_input_tokens',
   'video_seconds',
   'video_tier',
   'estimated',
@@ -64,6 +66,7 @@ function record(line: ExportLine, currency: string): Record_ {
     output_tokens: num(line.output_tokens),
     cache_read_tokens: num(line.cache_read_tokens),
     cache_write_tokens: num(line.cache_write_tokens),
+    tier_above_input_tokens: line.tier_above_input_tokens,
     video_seconds: line.video_seconds,
     video_tier: line.video_tier,
     estimated: line.estimated,

@@ -4,6 +4,7 @@
 // row (or the task's row) and its journal entries; the journal is what the money says.
 import type { Knex } from 'knex';
 import type { EntryRow } from '../../ledger/repo.ts';
+import type { AppliedTier } from '../../pricing/tiers.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { Failure } from '../failure.ts';
 import type { VideoTaskRow } from '../videos/model.ts';
@@ -28,6 +29,8 @@ export interface Receipt {
   price: PriceVersionRow | undefined;
   reported: Record<string, unknown> | null;
   billed: Record<string, unknown>;
+  /** The long-context tier the usage was priced at (src/pricing/tiers.ts); null: the base prices. */
+  priceTier: AppliedTier | null;
   estimated: boolean;
   estimateReason: string | null;
   hold: { source: 'grant' | 'reservation' | 'video_task' | null; amount: bigint | null; freeUnitsHeld: bigint; outcome: HoldOutcome; released: bigint | null };
@@ -78,6 +81,7 @@ async function requestReceipt(db: Knex, row: RequestLogRow): Promise<Receipt> {
   const outcome = outcomeOf(entries, holdAmount !== null);
   const charge = chargeOf(entries);
   const versionId = big(row.price_version_id) ?? entries.find((e) => e.price_version_id !== null)?.price_version_id ?? null;
+  const { price_tier: priceTier, ...detail } = row.usage_detail ?? {};
   return {
     id: row.request_id,
     type: 'request',
@@ -96,8 +100,9 @@ async function requestReceipt(db: Knex, row: RequestLogRow): Promise<Receipt> {
       output_tokens: row.output_tokens === null ? null : Number(row.output_tokens),
       cache_read_tokens: row.cache_read_tokens === null ? null : Number(row.cache_read_tokens),
       cache_write_tokens: row.cache_write_tokens === null ? null : Number(row.cache_write_tokens),
-      ...(row.usage_detail ?? {}),
+      ...detail,
     },
+    priceTier: (priceTier as AppliedTier | undefined) ?? null,
     estimated: row.usage_estimated,
     estimateReason: row.estimate_reason ?? (row.usage_estimated && row.swept ? 'owner_gone' : null),
     hold: {
@@ -149,6 +154,7 @@ async function taskReceipt(db: Knex, task: VideoTaskRow): Promise<Receipt> {
       billed_seconds: task.billed_seconds,
       tier: task.billed_tier,
     },
+    priceTier: null,
     // A task is billed by the output the provider confirmed; an operator's settle after review is its own figure.
     estimated: typeof purpose.resolved_by === 'string',
     estimateReason: typeof purpose.resolved_by === 'string' ? 'operator_settled' : null,

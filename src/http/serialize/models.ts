@@ -1,4 +1,5 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
+import { priceAtTier } from '../../pricing/tiers.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { WireModel, WireModelPricing } from '../../types.ts';
 import { BILLED_SECONDS_RULE } from './quotes.ts';
@@ -41,6 +42,18 @@ export function pricingToWire(model: ResolvedModel): WireModelPricing {
             web_search_per_1k_requests: optionalMoney(price.web_search_per_1k_requests),
             web_fetch_per_1k_requests: optionalMoney(price.web_fetch_per_1k_requests),
             multipliers: { ...price.multipliers },
+            tiers: (price.tiers ?? []).map((tier, index) => {
+              // The prices charged above the threshold: cache prices a tier leaves out, derived.
+              const at = priceAtTier(price, index);
+              return {
+                above_input_tokens: tier.above_input_tokens,
+                input_per_mtok: money(at.input_per_mtok),
+                output_per_mtok: money(at.output_per_mtok),
+                cache_read_per_mtok: optionalMoney(at.cache_read_per_mtok),
+                cache_write_per_mtok: optionalMoney(at.cache_write_per_mtok),
+                cache_write_1h_per_mtok: optionalMoney(at.cache_write_1h_per_mtok),
+              };
+            }),
           },
   };
 }

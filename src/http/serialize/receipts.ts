@@ -38,7 +38,15 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
     settled_at: receipt.settledAt ? receipt.settledAt.toISOString() : null,
     currency,
     price: receipt.price ? { version: receipt.price.version, model: receipt.price.model_id, unit_prices: receipt.price.price } : null,
-    usage: { reported: receipt.reported, billed: receipt.billed },
+    usage: {
+      reported: receipt.reported,
+      billed: receipt.billed,
+      price_tier: receipt.priceTier && {
+        index: receipt.priceTier.index,
+        above_input_tokens: receipt.priceTier.above_input_tokens,
+        input_tokens: receipt.priceTier.input_tokens,
+      },
+    },
     measurement: { estimated: receipt.estimated, reason: receipt.estimateReason, explanation: explain(receipt) },
     hold: {
       source: hold.source,

@@ -125,6 +125,7 @@ describe(`quotes: POST /v1/videos dry_run and the key's price list (${usingPostg
       web_search_per_1k_requests: null,
       web_fetch_per_1k_requests: null,
       multipliers: {},
+      tiers: [],
     });
     const seedance = all.data.find((m: any) => m.model === 'sandbox/seedance');
     expect(seedance.price).to.deep.include({ type: 'video_seconds', seconds: [5, 10] });
