@@ -714,6 +714,8 @@ export interface components {
              * @example fast
              */
             speed?: string;
+            /** @description The gateway's own switch, never sent to a provider: `true` answers a quote (200, `TokenQuote`) of what this request would hold and how it would be billed, holding, sending and charging nothing; checked exactly as the request. `false` or absent: the request (a `false` is forwarded as sent). */
+            dry_run?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -771,6 +773,53 @@ export interface components {
             stop_reason: string | null;
             stop_sequence: string | null;
             usage: components["schemas"]["Usage"];
+        };
+        /**
+         * @description A long-context tier a request was priced at.
+         * @example {
+         *       "index": 0,
+         *       "above_input_tokens": 200000,
+         *       "input_tokens": 251234
+         *     }
+         */
+        PriceTierApplied: {
+            /** @description Its position in the price version's `tiers` (0 is the first). */
+            index: number;
+            /** @description Its threshold; the tier applies to input strictly above it. */
+            above_input_tokens: number;
+            /** @description The input it was judged on (input + cache writes + cache reads). */
+            input_tokens: number;
+        };
+        /**
+         * @description An amount in the service currency, always with 6 decimals (micro-units).
+         * @example 3.000000
+         */
+        Decimal: string;
+        /** @description What this request would hold now (`dry_run: true` in its body), and how it would be billed: nothing was held, sent to a provider or charged. The same request without `dry_run`, with nothing in between (no other request of the customer taking free units), holds exactly `hold` at `price_version`; it is then charged by the usage the provider reports (`billing_rule`). */
+        TokenQuote: {
+            /** @constant */
+            object: "token.quote";
+            /** @description The public id the request resolves to (an alias resolved). */
+            model: string;
+            /** @description The price version the request would be held and settled under. */
+            price_version: number;
+            currency: string;
+            /** @description The gateway's estimate of the request's input (about four characters a token; media at a flat allowance). */
+            input_tokens: number;
+            /** @description The most output the answer may carry, held in full. */
+            max_output_tokens: number;
+            /** @description The long-context tier the hold is priced at: the highest tier the request can reach, judged on its input estimate plus a quarter (`input_tokens` here is that reach). Null: the base prices. */
+            price_tier: components["schemas"]["PriceTierApplied"] | null;
+            /** @description The upper bound before free units: the input estimate at the dearest input rate plus the most output, at the hold's tier and the highest premium the answer may report. */
+            cost: components["schemas"]["Decimal"];
+            /** @description Units of the model's free allowance the hold would take. */
+            free_units: number;
+            /** @enum {string|null} */
+            free_unit: "tokens" | "seconds" | "requests" | null;
+            /** @description The money the request would hold now (cost minus the free units' value). */
+            hold: components["schemas"]["Decimal"];
+            /** @description How the request is charged once the provider answers. */
+            billing_rule: string;
         };
         /** @description First event. The Message has empty `content`, null `stop_reason` and the input usage. */
         MessageStartEvent: {
@@ -950,6 +999,8 @@ export interface components {
             seed?: number | null;
             user?: string;
             metadata?: Record<string, never> | null;
+            /** @description The gateway's own switch, never sent to a provider: `true` answers a quote (200, `TokenQuote`) of what this request would hold and how it would be billed, holding, sending and charging nothing; checked exactly as the request. `false` or absent: the request (a `false` is forwarded as sent). */
+            dry_run?: boolean;
         };
         /** @description Token usage as the provider reported it. `prompt_tokens` includes `cached_tokens` (billed at the model's cache-read price when it has one, the rest of the prompt at the input price); `completion_tokens` includes `reasoning_tokens` (billed as output). */
         ChatCompletionUsage: {
@@ -1070,6 +1121,8 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+            /** @description The gateway's own switch, never sent to a provider: `true` answers a quote (200, `TokenQuote`) of what this request would hold and how it would be billed, holding, sending and charging nothing; checked exactly as the request. `false` or absent: the request (a `false` is forwarded as sent). */
+            dry_run?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -1214,11 +1267,6 @@ export interface components {
             /** @enum {string} */
             period: "day" | "month";
         };
-        /**
-         * @description An amount in the service currency, always with 6 decimals (micro-units).
-         * @example 3.000000
-         */
-        Decimal: string;
         /** @description A long-context tier: a request whose reported input (input + cache writes + cache reads) is strictly above `above_input_tokens` is priced, every token line of it, at these prices (the last tier it passes wins), times any premium it reports. Cache prices are as charged: one the catalogue leaves out of a tier follows its input step (the base cache price x this input / the base input, rounded up to the micro-unit). Server tool requests keep the base prices. */
         PriceTier: {
             above_input_tokens: number;
@@ -1547,22 +1595,6 @@ export interface components {
             first_id: string | null;
             /** @description Pass as `after` for the next (older) page. */
             last_id: string | null;
-        };
-        /**
-         * @description A long-context tier a request was priced at.
-         * @example {
-         *       "index": 0,
-         *       "above_input_tokens": 200000,
-         *       "input_tokens": 251234
-         *     }
-         */
-        PriceTierApplied: {
-            /** @description Its position in the price version's `tiers` (0 is the first). */
-            index: number;
-            /** @description Its threshold; the tier applies to input strictly above it. */
-            above_input_tokens: number;
-            /** @description The input it was judged on (input + cache writes + cache reads). */
-            input_tokens: number;
         };
         /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
         Receipt: {
@@ -2341,35 +2373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "msg_01XFDUDYJgAACzvnptvVoYEL",
-                     *       "type": "message",
-                     *       "role": "assistant",
-                     *       "model": "sandbox/claude-sonnet",
-                     *       "content": [
-                     *         {
-                     *           "type": "text",
-                     *           "text": "Hello! How can I help you today?"
-                     *         }
-                     *       ],
-                     *       "stop_reason": "end_turn",
-                     *       "stop_sequence": null,
-                     *       "usage": {
-                     *         "input_tokens": 12,
-                     *         "output_tokens": 10,
-                     *         "cache_creation_input_tokens": 0,
-                     *         "cache_read_input_tokens": 0,
-                     *         "cache_creation": {
-                     *           "ephemeral_5m_input_tokens": 0,
-                     *           "ephemeral_1h_input_tokens": 0
-                     *         },
-                     *         "server_tool_use": null,
-                     *         "service_tier": "standard"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Message"];
+                    "application/json": components["schemas"]["Message"] | components["schemas"]["TokenQuote"];
                     /**
                      * @example event: message_start
                      *     data: {"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"sandbox/claude-sonnet","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}
@@ -2518,45 +2522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
-                     *       "object": "chat.completion",
-                     *       "created": 1741570283,
-                     *       "model": "sandbox/chat-model",
-                     *       "choices": [
-                     *         {
-                     *           "index": 0,
-                     *           "message": {
-                     *             "role": "assistant",
-                     *             "content": "Hello! How can I help you today?",
-                     *             "refusal": null,
-                     *             "annotations": []
-                     *           },
-                     *           "logprobs": null,
-                     *           "finish_reason": "stop"
-                     *         }
-                     *       ],
-                     *       "usage": {
-                     *         "prompt_tokens": 19,
-                     *         "completion_tokens": 10,
-                     *         "total_tokens": 29,
-                     *         "prompt_tokens_details": {
-                     *           "cached_tokens": 0,
-                     *           "audio_tokens": 0
-                     *         },
-                     *         "completion_tokens_details": {
-                     *           "reasoning_tokens": 0,
-                     *           "audio_tokens": 0,
-                     *           "accepted_prediction_tokens": 0,
-                     *           "rejected_prediction_tokens": 0
-                     *         }
-                     *       },
-                     *       "service_tier": "default",
-                     *       "system_fingerprint": "fp_sandbox"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ChatCompletion"];
+                    "application/json": components["schemas"]["ChatCompletion"] | components["schemas"]["TokenQuote"];
                     "text/event-stream": string;
                 };
             };
@@ -2654,52 +2620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
-                     *       "object": "response",
-                     *       "created_at": 1741476542,
-                     *       "status": "completed",
-                     *       "background": false,
-                     *       "error": null,
-                     *       "incomplete_details": null,
-                     *       "instructions": "You are a helpful assistant.",
-                     *       "max_output_tokens": null,
-                     *       "model": "sandbox/responses-model",
-                     *       "output": [
-                     *         {
-                     *           "id": "msg_67ccd2bf17f0819081ff3bb2cf6508e60bb6a6b452d3795b",
-                     *           "type": "message",
-                     *           "status": "completed",
-                     *           "role": "assistant",
-                     *           "content": [
-                     *             {
-                     *               "type": "output_text",
-                     *               "text": "Hello! How can I help you today?",
-                     *               "annotations": []
-                     *             }
-                     *           ]
-                     *         }
-                     *       ],
-                     *       "parallel_tool_calls": true,
-                     *       "previous_response_id": null,
-                     *       "service_tier": "default",
-                     *       "store": true,
-                     *       "usage": {
-                     *         "input_tokens": 19,
-                     *         "input_tokens_details": {
-                     *           "cached_tokens": 0,
-                     *           "cache_write_tokens": 0
-                     *         },
-                     *         "output_tokens": 10,
-                     *         "output_tokens_details": {
-                     *           "reasoning_tokens": 0
-                     *         },
-                     *         "total_tokens": 29
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Response"];
+                    "application/json": components["schemas"]["Response"] | components["schemas"]["TokenQuote"];
                     "text/event-stream": string;
                 };
             };

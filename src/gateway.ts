@@ -10,6 +10,7 @@ import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
 import { createBillingService } from './domain/billing/service.ts';
+import { createTokenQuotes } from './domain/billing/token-quote.ts';
 import { createAlerts } from './domain/alerts/service.ts';
 import { webhookEgress } from './domain/alerts/egress.ts';
 import { createChatService } from './domain/chat/service.ts';
@@ -130,6 +131,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
       : undefined;
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
+  const quote = createTokenQuotes({ passthrough, ledger });
   const responseIds = createResponseIds({ db, logger });
   const responsesPoller = backgroundPoller({ catalogue, ids: responseIds }); // background responses ride the video poller
   const services: Services = {
@@ -145,9 +147,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     holdsReview: createHoldsReview({ ledger, staleSeconds: config.staleReservationSeconds }),
     settler,
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
-    messages: createMessagesService({ passthrough, discovery }),
-    chat: createChatService({ passthrough }),
-    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs }),
+    messages: createMessagesService({ passthrough, discovery, quote }),
+    chat: createChatService({ passthrough, quote }),
+    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs, quote }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs, onRequeue: metrics.videoRequeued }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, metrics, responses: responsesPoller }),
     videoReview: createVideoReview({ db, ledger }),

@@ -1,13 +1,14 @@
-// A video quote (`POST /v1/videos` with `dry_run: true`): the hold a real create would take now,
-// found the way create finds it (the same model lookup, route, validation, price and free-unit
+// A video quote (`POST /v1/videos` with `dry_run: true`; token requests: token-quote.ts): the
+// hold a real create would take now, found the way create finds it (the same model lookup, route, validation, price and free-unit
 // arithmetic), with nothing inserted, reserved or submitted. The hold depends on the free units
 // left at this moment; a create that follows with nothing in between holds exactly this.
+import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { Caller } from '../../customers/service.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
 import { isVideoProtocol, type VideoProtocol } from '../../catalogue/video-protocols.ts';
 import { chargeAmount, unitsWanted } from '../../ledger/context.ts';
 import type { Ledger } from '../../ledger/service.ts';
-import { costOf, videoLines } from '../../pricing/cost.ts';
+import { costOf, videoLines, type CostLine } from '../../pricing/cost.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import type { Failure } from '../failure.ts';
@@ -50,14 +51,7 @@ export async function quoteVideo(
 
   const perSecond = (model.price as VideoPrice).per_second[request.resolution]!;
   const bound = { lines: videoLines(perSecond, request.seconds) };
-  let freeUnits = 0n;
-  if (model.free_quota) {
-    // What reserve's holdFreeUnits would take: the allowance left this period, up to what is wanted.
-    const [usage] = await deps.ledger.freeQuotaUsage(caller.customerId, [{ modelId: model.id, quota: model.free_quota }]);
-    const left = BigInt(model.free_quota.amount) - usage!.used - usage!.held;
-    const wanted = unitsWanted(bound, model.free_quota);
-    freeUnits = left <= 0n ? 0n : left < wanted ? left : wanted;
-  }
+  const freeUnits = await freeUnitsHeld(deps.ledger, caller, model, bound);
   return {
     model: model.id,
     priceVersion: model.priceVersion.version,
@@ -71,4 +65,13 @@ export async function quoteVideo(
     freeUnit: model.free_quota?.unit ?? null,
     hold: chargeAmount(bound, freeUnits, model.free_quota?.unit ?? null).amount,
   };
+}
+
+/** What reserve's holdFreeUnits would take for this bound now: the allowance left this period, up to what is wanted. */
+export async function freeUnitsHeld(ledger: Ledger, caller: Caller, model: ResolvedModel, bound: { lines: CostLine[] }): Promise<bigint> {
+  if (!model.free_quota) return 0n;
+  const [usage] = await ledger.freeQuotaUsage(caller.customerId, [{ modelId: model.id, quota: model.free_quota }]);
+  const left = BigInt(model.free_quota.amount) - usage!.used - usage!.held;
+  const wanted = unitsWanted(bound, model.free_quota);
+  return left <= 0n ? 0n : left < wanted ? left : wanted;
 }

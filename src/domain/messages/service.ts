@@ -3,6 +3,7 @@ import { callUpstream, collect } from '../../providers/http.ts';
 import { anthropicHeaders, anthropicUrl } from '../../providers/anthropic/headers.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
+import type { QuoteTokens, TokenQuote } from '../billing/token-quote.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
@@ -13,14 +14,17 @@ import { anthropicMessages, estimateMessagesInput, inspectMessages, upstreamBody
 
 export interface MessagesService {
   create(request: PassthroughRequest, sink: Sink): Promise<PassthroughResult>;
+  /** The hold `create` would take for this body now (`dry_run: true`): nothing is held or sent. */
+  quote(request: PassthroughRequest): Promise<TokenQuote | Failure>;
   countTokens(request: PassthroughRequest): Promise<{ counted: { input_tokens: number }; log: LogFields } | { failure: Failure; log: LogFields }>;
 }
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
 
-export function createMessagesService(deps: { passthrough: Passthrough; discovery: DiscoveryService }): MessagesService {
+export function createMessagesService(deps: { passthrough: Passthrough; discovery: DiscoveryService; quote: QuoteTokens }): MessagesService {
   return {
     create: (request, sink) => deps.passthrough.run(anthropicMessages, request, sink),
+    quote: (request) => deps.quote(anthropicMessages, request),
 
     async countTokens(request) {
       const id = request.body.model;

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { CatalogueStore, ResolvedRoute } from '../../catalogue/store.ts';
 import type { Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
+import type { QuoteTokens, TokenQuote } from '../billing/token-quote.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
@@ -25,6 +26,8 @@ import { storedCall, type StoredAction, type StoredResult } from './stored.ts';
 
 export interface ResponsesService {
   create(request: PassthroughRequest, sink: Sink): Promise<PassthroughResult>;
+  /** The hold `create` would take for this body now (`dry_run: true`; a chained request's context included): nothing is held or sent. */
+  quote(request: PassthroughRequest): Promise<TokenQuote | Failure>;
   compact(request: PassthroughRequest, sink: Sink): Promise<PassthroughResult>;
   inputTokens(request: PassthroughRequest): Promise<Counted>;
   stored(request: PassthroughRequest, action: StoredAction, responseId: string, query: Record<string, unknown>, sink: Sink): Promise<StoredResult>;
@@ -42,6 +45,7 @@ export interface ResponsesDeps {
   logger: Logger;
   /** The video poller's interval: how soon a background response is polled. */
   pollMs: number;
+  quote: QuoteTokens;
 }
 
 export function createResponsesService(deps: ResponsesDeps): ResponsesService {
@@ -104,6 +108,10 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
   return {
     create: (request, sink) => run(request, sink, ''),
     compact: (request, sink) => run(request, sink, '/compact'),
+    async quote(request) {
+      const chained = await chain(request);
+      return chained instanceof Failure ? responsesProtocol().clientFailure!(chained) : deps.quote(responsesProtocol(chained), request);
+    },
     async inputTokens(request) {
       const chained = await chain(request);
       if (chained instanceof Failure) return { failure: chained, log: {} };

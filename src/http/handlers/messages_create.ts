@@ -1,6 +1,9 @@
+import { isDryRun } from '../../domain/billing/token-quote.ts';
 import type { Reply, RequestContext } from '../handler.ts';
+import { tokenQuoteReply } from '../serialize/quotes.ts';
 
 export async function messages_create(ctx: RequestContext): Promise<Reply> {
+  if (isDryRun(ctx.body)) return tokenQuoteReply(await ctx.services.messages.quote(passthroughRequest(ctx)), ctx.services.discovery.currency());
   const result = await ctx.services.messages.create(passthroughRequest(ctx), ctx.sink);
   if (result.failure) return { failure: result.failure, log: result.log };
   return { streamed: true, log: result.log, ...(result.settled ? { settled: result.settled } : {}) };
