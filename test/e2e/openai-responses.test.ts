@@ -58,6 +58,17 @@ describe('official openai SDK: responses against the gateway and the simulated u
         web_search_per_1k_requests: null,
         web_fetch_per_1k_requests: null,
         multipliers: { priority: '2', flex: '0.5' },
+        // Above 272,000 input tokens: every line at the tier, the cache prices following the input step.
+        tiers: [
+          {
+            above_input_tokens: 272_000,
+            input_per_mtok: '2.500000',
+            output_per_mtok: '15.000000',
+            cache_read_per_mtok: '0.250000',
+            cache_write_per_mtok: '3.000000',
+            cache_write_1h_per_mtok: null,
+          },
+        ],
       },
     });
   });

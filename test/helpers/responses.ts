@@ -13,15 +13,22 @@ export interface ResponsesUsage {
 
 const MULTIPLIERS: Record<string, bigint> = { priority: 2_000_000n, flex: 500_000n };
 
+/** The model's long-context step: above 272,000 input tokens (cached and written included), every line at its tier. */
+export const RESPONSES_TIER_ABOVE = 272_000;
+
 /**
  * Micro-units for a usage at 1.25 (input), 0.125 (cached), 1.50 (cache writes) and 10.00 (output)
- * per million tokens, times the tier's multiplier (priority x2, flex x0.5), rounded up once.
+ * per million tokens, or, when its input is above 272,000 tokens, at the tier: 2.50, 0.25 and 3.00
+ * (the cache prices follow the input step), and 15.00; times the service tier's multiplier
+ * (priority x2, flex x0.5), rounded up once.
  */
 export function responsesMicros(usage: ResponsesUsage, tier = 'default'): bigint {
   const cached = BigInt(usage.input_tokens_details?.cached_tokens ?? 0);
   const writes = BigInt(usage.input_tokens_details?.cache_write_tokens ?? 0);
   const plain = BigInt(usage.input_tokens) - cached - writes;
-  const perMillion = plain * 1_250_000n + writes * 1_500_000n + cached * 125_000n + BigInt(usage.output_tokens) * 10_000_000n;
+  const long = usage.input_tokens > RESPONSES_TIER_ABOVE;
+  const [input, write, read, output] = long ? [2_500_000n, 3_000_000n, 250_000n, 15_000_000n] : [1_250_000n, 1_500_000n, 125_000n, 10_000_000n];
+  const perMillion = plain * input + writes * write + cached * read + BigInt(usage.output_tokens) * output;
   const numerator = perMillion * (MULTIPLIERS[tier] ?? 1_000_000n);
   return (numerator + 999_999_999_999n) / 1_000_000_000_000n;
 }

@@ -14,8 +14,8 @@ import { SAMPLE_CATALOGUE } from '../../helpers/gateway.ts';
 const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
 const withSonnetInput = (price: string) =>
   sample.replace(
-    'input_per_mtok: "3.00", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75"}\n  - id: sandbox/claude-haiku',
-    `input_per_mtok: "${price}", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75"}\n  - id: sandbox/claude-haiku`,
+    '{input_per_mtok: "3.00", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75",\n',
+    `{input_per_mtok: "${price}", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75",\n`,
   );
 
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -87,6 +87,25 @@ describe('catalogue store', () => {
     expect(sonnet().priceVersion.version).to.equal(3);
     const rows = await (await getTestDatabase())('price_versions').where({ model_id: 'sandbox/claude-sonnet' }).orderBy('version');
     expect(rows.map((r) => r.price.input_per_mtok)).to.deep.equal(['3.000000', '4.000000', '3.000000']);
+  });
+
+  it('freezes long-context tiers in a price version as a list, thresholds as numbers; a tier change is a new version', async () => {
+    await open();
+    const rows = async () => (await getTestDatabase())('price_versions').where({ model_id: 'sandbox/claude-sonnet' }).orderBy('version');
+    const tier = {
+      above_input_tokens: 200_000,
+      cache_read_per_mtok: '0.600000',
+      cache_write_per_mtok: '7.500000',
+      input_per_mtok: '6.000000',
+      output_per_mtok: '22.500000',
+    };
+    expect((await rows())[0].price.tiers).to.deep.equal([tier]);
+    const moved = sample.replace('above_input_tokens: 200000, input_per_mtok: "6.00"', 'above_input_tokens: 250000, input_per_mtok: "6.00"');
+    expect(moved).to.not.equal(sample);
+    fs.writeFileSync(file, moved);
+    expect(await store!.reload()).to.deep.include({ priceVersionsCreated: [{ model: 'sandbox/claude-sonnet', price_version: 2 }] });
+    expect((await rows()).map((r) => r.price.tiers)).to.deep.equal([[tier], [{ ...tier, above_input_tokens: 250_000 }]]);
+    expect(sonnet().priceVersion.version).to.equal(2);
   });
 
   it('hot-reloads a change, and keeps the last good catalogue when the file turns bad', async () => {
