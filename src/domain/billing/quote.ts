@@ -1,7 +1,8 @@
 // A video quote (`POST /v1/videos` with `dry_run: true`; token requests: token-quote.ts): the
-// hold a real create would take now, found the way create finds it (the same model lookup, route, validation, price and free-unit
-// arithmetic), with nothing inserted, reserved or submitted. The hold depends on the free units
-// left at this moment; a create that follows with nothing in between holds exactly this.
+// hold a real create would take now, found the way create finds it (the same model lookup, route,
+// validation, price and free-unit arithmetic), with nothing inserted, reserved or submitted. The
+// hold depends on the free units left at this moment; a create that follows with nothing in
+// between holds exactly this.
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { Caller } from '../../customers/service.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
