@@ -7,7 +7,7 @@
 // delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { tokenLines } from '../../pricing/cost.ts';
-import { TextTally } from '../passthrough/estimate.ts';
+import { tallyContent, TextTally } from '../passthrough/estimate.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import { isRecord } from './fields.ts';
@@ -47,17 +47,7 @@ export class GeminiUsage {
   deliveredContent(candidate: unknown): void {
     const content = isRecord(candidate) ? candidate.content : undefined;
     const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
-    const stack: Array<{ value: unknown; key: string | undefined }> = parts.map((value) => ({ value, key: undefined }));
-    while (stack.length > 0) {
-      const { value, key } = stack.pop()!;
-      if (typeof value === 'string') {
-        if (key !== 'data' && !NOT_CONTENT.has(key ?? '')) this.delivered.add(value); // inline media is not text
-      } else if (Array.isArray(value)) {
-        for (const child of value) stack.push({ value: child, key });
-      } else if (isRecord(value)) {
-        for (const [childKey, child] of Object.entries(value)) if (!NOT_CONTENT.has(childKey)) stack.push({ value: child, key: childKey });
-      } else if (typeof value === 'number' || typeof value === 'boolean') this.delivered.addPlain(String(value).length);
-    }
+    tallyContent(this.delivered, parts, NOT_CONTENT);
   }
 
   /** Output tokens: the provider's count once it gave one, else the estimate of what was delivered. */
