@@ -3786,8 +3786,10 @@ export interface operations {
                     "application/json": components["schemas"]["GeminiModelList"];
                 };
             };
+            400: components["responses"]["GoogleBadRequest"];
             401: components["responses"]["GoogleUnauthorized"];
             403: components["responses"]["GoogleForbidden"];
+            413: components["responses"]["GooglePayloadTooLarge"];
             429: components["responses"]["GoogleRateLimited"];
             500: components["responses"]["GoogleInternalError"];
             503: components["responses"]["GoogleServiceUnavailable"];
@@ -3835,6 +3837,7 @@ export interface operations {
             401: components["responses"]["GoogleUnauthorized"];
             403: components["responses"]["GoogleForbidden"];
             404: components["responses"]["GoogleNotFound"];
+            413: components["responses"]["GooglePayloadTooLarge"];
             429: components["responses"]["GoogleRateLimited"];
             500: components["responses"]["GoogleInternalError"];
             503: components["responses"]["GoogleServiceUnavailable"];
