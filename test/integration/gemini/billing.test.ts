@@ -134,6 +134,20 @@ describe('Gemini API: passthrough, billing and errors', function () {
     expect(await debits()).to.equal(plus(paid, geminiCost(sent[0]!.billed!)));
   });
 
+  it('streams from the Vertex AI route when AI Studio refuses, billed from its last chunk', async () => {
+    const [before, paid] = [vertex.exchanges.length, await debits()];
+    studio.next({ error: 500 });
+    const response = await post(url(GEMINI_MODEL, 'streamGenerateContent', '?alt=sse'), ask('Stream over Vertex [[sim reasoning=2]]'));
+    expect(response.status).to.equal(200);
+    const chunks = parseSse(await response.text()).map((f) => JSON.parse(f.data));
+    expect(chunks.at(-1).candidates[0].finishReason).to.equal('STOP');
+    const [sent] = vertex.exchanges.slice(before).filter((e) => e.path !== '/token');
+    expect(sent!.path).to.equal(
+      '/v1/projects/sandbox-project/locations/us-central1/publishers/google/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse',
+    );
+    expect(await debits()).to.equal(plus(paid, geminiCost(sent!.billed!)));
+  });
+
   it('passes the provider’s 429 on as RESOURCE_EXHAUSTED with its retry delay, charging nothing', async () => {
     const paid = await debits();
     studio.next({ error: 429 });
