@@ -189,6 +189,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1beta/models/{model}:generateContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate content (the Gemini API's generateContent)
+         * @description Google's Gemini API for models of group `gemini`: the path names the model (`/v1beta/models/{model}:generateContent`, as Gemini CLI and the google-genai SDKs call it), the body reaches the provider byte for byte, and the answer comes back as the provider sent it, its `modelVersion` set to the public id. The service key goes as `x-goog-api-key`, `?key=` or a bearer token; the provider gets the gateway's own credential. Balance for the request's upper bound (input estimate plus `generationConfig.maxOutputTokens`, or the model's output limit, times `candidateCount`) is reserved before the provider is called and settled by its `usageMetadata` (estimated from what was delivered when it reports none).
+         */
+        post: operations["gemini_generate_content"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models/{model}:streamGenerateContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate content as a stream (the Gemini API's streamGenerateContent)
+         * @description As generateContent, streamed: with `?alt=sse` (what Gemini CLI and the SDKs send) the provider's `data: <GenerateContentResponse>` frames are relayed as they arrive; without it the chunks come as one JSON array written as they arrive, as Google sends it. Every chunk's `usageMetadata` holds the totals so far; the last chunk's are billed. An error after the 200 is a chunk `{"error": {code, message, status}}` (the SDKs raise it), and the stream ends.
+         */
+        post: operations["gemini_stream_generate_content"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models/{model}:countTokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the tokens of a prompt (the Gemini API's countTokens)
+         * @description Forwarded to the model's provider; the gateway's estimate when the provider cannot count. Free of charge; logged.
+         */
+        post: operations["gemini_count_tokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the gemini models (the Gemini API's models.list)
+         * @description The models of group `gemini` the key may call, and the aliases the catalogue lists, in the Gemini API's Model shape, on one page (`pageSize` and `pageToken` are accepted and change nothing).
+         */
+        get: operations["gemini_models_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a gemini model (the Gemini API's models.get)
+         * @description The model the path names, if it is of group `gemini` and the key may call it; answered under the name it was asked by.
+         */
+        get: operations["gemini_models_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -1237,11 +1337,130 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description One turn of the conversation: a `role` (`user` or `model`) and its `parts` (text, inlineData, fileData, functionCall, functionResponse, executableCode, codeExecutionResult, thought parts with their `thoughtSignature`, and kinds not invented yet). Passed to the provider unread. */
+        GeminiContent: {
+            role?: string;
+            parts?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A GenerateContentRequest of the Gemini API, forwarded to the provider byte for byte (the model is in the URL). The gateway reads only `contents` (a non-empty list of objects) and `generationConfig.maxOutputTokens` / `candidateCount` (the output the hold covers: the request's limit, else the model's `max_output_tokens`, times the candidates); tools, toolConfig, safetySettings, systemInstruction, cachedContent, thinkingConfig and unknown fields reach the provider as sent. snake_case names are accepted too, as Google's own parser takes them. */
+        GeminiGenerateContentRequest: {
+            contents: components["schemas"]["GeminiContent"][];
+            systemInstruction?: components["schemas"]["GeminiContent"];
+            tools?: {
+                [key: string]: unknown;
+            }[];
+            toolConfig?: {
+                [key: string]: unknown;
+            };
+            safetySettings?: {
+                [key: string]: unknown;
+            }[];
+            cachedContent?: string;
+            generationConfig?: {
+                maxOutputTokens?: number;
+                candidateCount?: number;
+                thinkingConfig?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The provider's token counts, as it reported them. Billed as: `promptTokenCount` minus `cachedContentTokenCount` at the input price, `cachedContentTokenCount` at the cache-read price, `toolUsePromptTokenCount` at the input price, `candidatesTokenCount` plus `thoughtsTokenCount` at the output price. In a stream every chunk carries the totals so far; the last one is billed. */
+        GeminiUsageMetadata: {
+            promptTokenCount?: number;
+            cachedContentTokenCount?: number;
+            candidatesTokenCount?: number;
+            toolUsePromptTokenCount?: number;
+            thoughtsTokenCount?: number;
+            totalTokenCount?: number;
+            promptTokensDetails?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A GenerateContentResponse as the provider sent it (a whole answer, or one chunk of a stream), with `modelVersion` set to the public id where it named the provider's model. */
+        GeminiGenerateContentResponse: {
+            candidates?: ({
+                content?: components["schemas"]["GeminiContent"];
+                finishReason?: string;
+                index?: number;
+            } & {
+                [key: string]: unknown;
+            })[];
+            promptFeedback?: {
+                [key: string]: unknown;
+            };
+            usageMetadata?: components["schemas"]["GeminiUsageMetadata"];
+            modelVersion?: string;
+            responseId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Google's error shape (AIP-193), on every `/v1beta/*` answer that is not a success: the HTTP status as `code`, its canonical name as `status` (INVALID_ARGUMENT 400, UNAUTHENTICATED 401, PERMISSION_DENIED 403, NOT_FOUND 404, RESOURCE_EXHAUSTED 429 with a RetryInfo detail, INTERNAL 500, UNAVAILABLE 502/503, DEADLINE_EXCEEDED 504). A balance too low for the request is 403 PERMISSION_DENIED with an ErrorInfo whose reason is `INSUFFICIENT_BALANCE` (Gemini CLI reports it and stops; a 429 would make it retry). */
+        GoogleError: {
+            error: {
+                /** @description The HTTP status. */
+                code: number;
+                message: string;
+                /** @description The canonical code's name (google.rpc.Code). */
+                status: string;
+                /** @description `google.rpc` details: RetryInfo (`retryDelay`, "12s") on 429, ErrorInfo (`reason`, `domain`, `metadata`) on the gateway's own refusals. */
+                details?: ({
+                    "@type": string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            };
+        };
+        /** @description A CountTokensRequest: `contents`, or a whole `generateContentRequest` (whose `model` is mapped to the provider's). Forwarded as sent otherwise. */
+        GeminiCountTokensRequest: {
+            contents?: components["schemas"]["GeminiContent"][];
+            generateContentRequest?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The provider's count (its other fields passed on), or the gateway's estimate when the provider cannot count. */
+        GeminiCountTokensResponse: {
+            totalTokens: number;
+            cachedContentTokenCount?: number;
+            promptTokensDetails?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A model of group `gemini` the key may call, in the Gemini API's Model shape. */
+        GeminiModel: {
+            /** @description `models/` and the public id or the listed alias, as the model is called. */
+            name: string;
+            baseModelId?: string;
+            version?: string;
+            displayName: string;
+            description?: string;
+            inputTokenLimit?: number;
+            outputTokenLimit?: number;
+            supportedGenerationMethods: string[];
+        };
+        /** @description Every gemini model the key may call, on one page (no `nextPageToken`). */
+        GeminiModelList: {
+            models: components["schemas"]["GeminiModel"][];
+            nextPageToken?: string;
+        };
         /**
-         * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `responses` models on `/v1/responses`, `video` models on `/v1/videos`.
+         * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `responses` models on `/v1/responses`, `gemini` models on `/v1beta/models/{model}:generateContent` (Google's Gemini API), `video` models on `/v1/videos`.
          * @enum {string}
          */
-        ModelGroup: "messages" | "chat" | "responses" | "video";
+        ModelGroup: "messages" | "chat" | "responses" | "gemini" | "video";
         /** @description A model, in the shape of OpenAI's Model object. */
         Model: {
             /** @description Public model id, `<provider>/<model>`. */
@@ -2084,6 +2303,137 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request is invalid (INVALID_ARGUMENT): a field the gateway reads, or the provider's refusal. */
+        GoogleBadRequest: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description No valid service key (UNAUTHENTICATED), or an expired one. */
+        GoogleUnauthorized: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The balance (or the key's spend limit) does not cover the request, or the account is suspended (PERMISSION_DENIED). Nothing was charged. */
+        GoogleForbidden: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description No such model for this key, or no such path (NOT_FOUND). */
+        GoogleNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The request body did not arrive in time (DEADLINE_EXCEEDED). */
+        GoogleRequestTimeout: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The body is larger than the gateway takes (INVALID_ARGUMENT). */
+        GooglePayloadTooLarge: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The body is not JSON (INVALID_ARGUMENT). */
+        GoogleUnsupportedMediaType: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description Too many requests (RESOURCE_EXHAUSTED): the key's limit, or the provider's; `retry-after` and a RetryInfo detail say how long to wait. Nothing was charged. */
+        GoogleRateLimited: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The gateway failed (INTERNAL); nothing was charged. */
+        GoogleInternalError: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The operation is not served here (UNIMPLEMENTED). */
+        GoogleNotImplemented: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The provider failed, refused the gateway or could not be reached (UNAVAILABLE); nothing was charged. */
+        GoogleBadGateway: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description No provider can serve the model right now, or the database is unreachable (UNAVAILABLE). */
+        GoogleServiceUnavailable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
+        /** @description The provider did not answer in time (DEADLINE_EXCEEDED); nothing was charged. */
+        GoogleGatewayTimeout: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleError"];
+            };
+        };
         /** @description A request with this Idempotency-Key is still in flight; retry shortly. */
         IdempotencyKeyInUse: {
             headers: {
@@ -2219,6 +2569,16 @@ export interface components {
          * @example resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b
          */
         ResponseId: string;
+        /**
+         * @description The model after `models/`: a public id of group `gemini` (`sandbox/gemini-pro`, its `/` raw as the google-genai SDKs send it, or `%2F`), one of its aliases (`gemini-3.1-pro-preview`, the names Gemini CLI sends), or a bare Google model name, which stands for the public id `gemini/<name>`.
+         * @example gemini-3.1-pro-preview
+         */
+        GeminiModel: string;
+        /**
+         * @description `sse`: the stream as server-sent events (`data: <GenerateContentResponse>` frames), as the SDKs and Gemini CLI ask for it. Absent: the stream is one JSON array of GenerateContentResponse chunks, written as they arrive.
+         * @example sse
+         */
+        GeminiAlt: string;
         /**
          * @description A public model id (`<provider>/<model>`) or one of its aliases. Its `/` is sent percent-encoded as `%2F` (as the official SDKs do); a raw `/` is read the same way (`/v1/models/sandbox/claude-sonnet`, as clients generated by orval send it). Asked by an alias, the model is answered under that name.
          * @example sandbox%2Fclaude-sonnet
@@ -3046,6 +3406,391 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    gemini_generate_content: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model after `models/`: a public id of group `gemini` (`sandbox/gemini-pro`, its `/` raw as the google-genai SDKs send it, or `%2F`), one of its aliases (`gemini-3.1-pro-preview`, the names Gemini CLI sends), or a bare Google model name, which stands for the public id `gemini/<name>`.
+                 * @example gemini-3.1-pro-preview
+                 */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contents": [
+                 *         {
+                 *           "role": "user",
+                 *           "parts": [
+                 *             {
+                 *               "text": "Hello"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "generationConfig": {
+                 *         "maxOutputTokens": 256,
+                 *         "thinkingConfig": {
+                 *           "thinkingLevel": "LOW"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GeminiGenerateContentRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "candidates": [
+                     *         {
+                     *           "content": {
+                     *             "role": "model",
+                     *             "parts": [
+                     *               {
+                     *                 "text": "Hello from the sandbox model."
+                     *               }
+                     *             ]
+                     *           },
+                     *           "finishReason": "STOP",
+                     *           "index": 0
+                     *         }
+                     *       ],
+                     *       "usageMetadata": {
+                     *         "promptTokenCount": 4,
+                     *         "candidatesTokenCount": 6,
+                     *         "thoughtsTokenCount": 12,
+                     *         "totalTokenCount": 22,
+                     *         "promptTokensDetails": [
+                     *           {
+                     *             "modality": "TEXT",
+                     *             "tokenCount": 4
+                     *           }
+                     *         ]
+                     *       },
+                     *       "modelVersion": "sandbox/gemini-pro",
+                     *       "responseId": "sQ0qaYmLKpzZz7IPzqrY-AQ"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeminiGenerateContentResponse"];
+                };
+            };
+            400: components["responses"]["GoogleBadRequest"];
+            401: components["responses"]["GoogleUnauthorized"];
+            403: components["responses"]["GoogleForbidden"];
+            404: components["responses"]["GoogleNotFound"];
+            408: components["responses"]["GoogleRequestTimeout"];
+            413: components["responses"]["GooglePayloadTooLarge"];
+            415: components["responses"]["GoogleUnsupportedMediaType"];
+            429: components["responses"]["GoogleRateLimited"];
+            500: components["responses"]["GoogleInternalError"];
+            501: components["responses"]["GoogleNotImplemented"];
+            502: components["responses"]["GoogleBadGateway"];
+            503: components["responses"]["GoogleServiceUnavailable"];
+            504: components["responses"]["GoogleGatewayTimeout"];
+        };
+    };
+    gemini_stream_generate_content: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `sse`: the stream as server-sent events (`data: <GenerateContentResponse>` frames), as the SDKs and Gemini CLI ask for it. Absent: the stream is one JSON array of GenerateContentResponse chunks, written as they arrive.
+                 * @example sse
+                 */
+                alt?: components["parameters"]["GeminiAlt"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The model after `models/`: a public id of group `gemini` (`sandbox/gemini-pro`, its `/` raw as the google-genai SDKs send it, or `%2F`), one of its aliases (`gemini-3.1-pro-preview`, the names Gemini CLI sends), or a bare Google model name, which stands for the public id `gemini/<name>`.
+                 * @example gemini-3.1-pro-preview
+                 */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contents": [
+                 *         {
+                 *           "role": "user",
+                 *           "parts": [
+                 *             {
+                 *               "text": "Hello"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "generationConfig": {
+                 *         "maxOutputTokens": 256,
+                 *         "thinkingConfig": {
+                 *           "thinkingLevel": "LOW"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GeminiGenerateContentRequest"];
+            };
+        };
+        responses: {
+            /** @description The stream, as SSE (`alt=sse`) or as a JSON array of chunks. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example data: {"candidates":[{"content":{"parts":[{"text":"Hello"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":1,"totalTokenCount":5},"modelVersion":"sandbox/gemini-pro","responseId":"sQ0qaYmLKpzZz7IPzqrY-AQ"}
+                     *
+                     *     data: {"candidates":[{"content":{"parts":[{"text":" from the sandbox model."}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":6,"totalTokenCount":10},"modelVersion":"sandbox/gemini-pro","responseId":"sQ0qaYmLKpzZz7IPzqrY-AQ"}
+                     */
+                    "text/event-stream": string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "candidates": [
+                     *           {
+                     *             "content": {
+                     *               "role": "model",
+                     *               "parts": [
+                     *                 {
+                     *                   "text": "Hello"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "index": 0
+                     *           }
+                     *         ],
+                     *         "usageMetadata": {
+                     *           "promptTokenCount": 4,
+                     *           "candidatesTokenCount": 1,
+                     *           "totalTokenCount": 5
+                     *         },
+                     *         "modelVersion": "sandbox/gemini-pro"
+                     *       },
+                     *       {
+                     *         "candidates": [
+                     *           {
+                     *             "content": {
+                     *               "role": "model",
+                     *               "parts": [
+                     *                 {
+                     *                   "text": " from the sandbox model."
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "finishReason": "STOP",
+                     *             "index": 0
+                     *           }
+                     *         ],
+                     *         "usageMetadata": {
+                     *           "promptTokenCount": 4,
+                     *           "candidatesTokenCount": 6,
+                     *           "totalTokenCount": 10
+                     *         },
+                     *         "modelVersion": "sandbox/gemini-pro"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["GeminiGenerateContentResponse"][];
+                };
+            };
+            400: components["responses"]["GoogleBadRequest"];
+            401: components["responses"]["GoogleUnauthorized"];
+            403: components["responses"]["GoogleForbidden"];
+            404: components["responses"]["GoogleNotFound"];
+            408: components["responses"]["GoogleRequestTimeout"];
+            413: components["responses"]["GooglePayloadTooLarge"];
+            415: components["responses"]["GoogleUnsupportedMediaType"];
+            429: components["responses"]["GoogleRateLimited"];
+            500: components["responses"]["GoogleInternalError"];
+            501: components["responses"]["GoogleNotImplemented"];
+            502: components["responses"]["GoogleBadGateway"];
+            503: components["responses"]["GoogleServiceUnavailable"];
+            504: components["responses"]["GoogleGatewayTimeout"];
+        };
+    };
+    gemini_count_tokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model after `models/`: a public id of group `gemini` (`sandbox/gemini-pro`, its `/` raw as the google-genai SDKs send it, or `%2F`), one of its aliases (`gemini-3.1-pro-preview`, the names Gemini CLI sends), or a bare Google model name, which stands for the public id `gemini/<name>`.
+                 * @example gemini-3.1-pro-preview
+                 */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contents": [
+                 *         {
+                 *           "role": "user",
+                 *           "parts": [
+                 *             {
+                 *               "text": "Hello"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GeminiCountTokensRequest"];
+            };
+        };
+        responses: {
+            /** @description The number of tokens. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "totalTokens": 4,
+                     *       "promptTokensDetails": [
+                     *         {
+                     *           "modality": "TEXT",
+                     *           "tokenCount": 4
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeminiCountTokensResponse"];
+                };
+            };
+            400: components["responses"]["GoogleBadRequest"];
+            401: components["responses"]["GoogleUnauthorized"];
+            403: components["responses"]["GoogleForbidden"];
+            404: components["responses"]["GoogleNotFound"];
+            408: components["responses"]["GoogleRequestTimeout"];
+            413: components["responses"]["GooglePayloadTooLarge"];
+            415: components["responses"]["GoogleUnsupportedMediaType"];
+            429: components["responses"]["GoogleRateLimited"];
+            500: components["responses"]["GoogleInternalError"];
+            501: components["responses"]["GoogleNotImplemented"];
+            502: components["responses"]["GoogleBadGateway"];
+            503: components["responses"]["GoogleServiceUnavailable"];
+            504: components["responses"]["GoogleGatewayTimeout"];
+        };
+    };
+    gemini_models_list: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "models": [
+                     *         {
+                     *           "name": "models/sandbox/gemini-pro",
+                     *           "version": "1",
+                     *           "displayName": "Sandbox Gemini Pro (simulated)",
+                     *           "inputTokenLimit": 1048576,
+                     *           "outputTokenLimit": 65536,
+                     *           "supportedGenerationMethods": [
+                     *             "generateContent",
+                     *             "streamGenerateContent",
+                     *             "countTokens"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeminiModelList"];
+                };
+            };
+            400: components["responses"]["GoogleBadRequest"];
+            401: components["responses"]["GoogleUnauthorized"];
+            403: components["responses"]["GoogleForbidden"];
+            413: components["responses"]["GooglePayloadTooLarge"];
+            429: components["responses"]["GoogleRateLimited"];
+            500: components["responses"]["GoogleInternalError"];
+            503: components["responses"]["GoogleServiceUnavailable"];
+        };
+    };
+    gemini_models_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The model after `models/`: a public id of group `gemini` (`sandbox/gemini-pro`, its `/` raw as the google-genai SDKs send it, or `%2F`), one of its aliases (`gemini-3.1-pro-preview`, the names Gemini CLI sends), or a bare Google model name, which stands for the public id `gemini/<name>`.
+                 * @example gemini-3.1-pro-preview
+                 */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "models/sandbox/gemini-pro",
+                     *       "version": "1",
+                     *       "displayName": "Sandbox Gemini Pro (simulated)",
+                     *       "inputTokenLimit": 1048576,
+                     *       "outputTokenLimit": 65536,
+                     *       "supportedGenerationMethods": [
+                     *         "generateContent",
+                     *         "streamGenerateContent",
+                     *         "countTokens"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeminiModel"];
+                };
+            };
+            401: components["responses"]["GoogleUnauthorized"];
+            403: components["responses"]["GoogleForbidden"];
+            404: components["responses"]["GoogleNotFound"];
+            413: components["responses"]["GooglePayloadTooLarge"];
+            429: components["responses"]["GoogleRateLimited"];
+            500: components["responses"]["GoogleInternalError"];
+            503: components["responses"]["GoogleServiceUnavailable"];
         };
     };
     models_list: {

@@ -17,6 +17,7 @@ import { createChatService } from './domain/chat/service.ts';
 import { backgroundPoller } from './domain/responses/background-outcome.ts';
 import { createResponseIds } from './domain/responses/ids.ts';
 import { createResponsesService } from './domain/responses/service.ts';
+import { createGeminiService } from './domain/gemini/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
@@ -150,6 +151,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     messages: createMessagesService({ passthrough, discovery, quote }),
     chat: createChatService({ passthrough, quote }),
     responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs, quote }),
+    gemini: createGeminiService({ passthrough, discovery }),
     videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs, onRequeue: metrics.videoRequeued }),
     videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, metrics, responses: responsesPoller }),
     videoReview: createVideoReview({ db, ledger }),

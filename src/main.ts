@@ -32,6 +32,7 @@ function printWelcome(gateway: Gateway, config: Config): void {
       `    -d '{"model":"sandbox/claude-sonnet","max_tokens":256,"messages":[{"role":"user","content":"Hello"}]}'`,
       `  ANTHROPIC_BASE_URL=${url} ANTHROPIC_API_KEY=${gateway.demo.api_key}  # for the Anthropic SDK or Claude Code`,
       `  OPENAI_BASE_URL=${url}/v1 OPENAI_API_KEY=${gateway.demo.api_key}  # for the OpenAI SDK: model sandbox/chat-model`,
+      `  GOOGLE_GEMINI_BASE_URL=${url} GEMINI_API_KEY=${gateway.demo.api_key}  # for Gemini CLI (docs/gemini.md); the google-genai SDK: model sandbox/gemini-pro`,
       `The demo key reaches only the sandbox models and is suspended on any start without them (SANDBOX=false).`,
       `Revoke it when you no longer want it: npm run admin -- keys revoke ${gateway.demo.key_id}`,
     );

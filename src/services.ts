@@ -6,6 +6,7 @@ import type { ChatService } from './domain/chat/service.ts';
 import type { ResponsesService } from './domain/responses/service.ts';
 import type { CustomerService } from './customers/service.ts';
 import type { DiscoveryService } from './domain/discovery/service.ts';
+import type { GeminiService } from './domain/gemini/service.ts';
 import type { HealthService } from './domain/health/service.ts';
 import type { HoldsReview } from './domain/holds/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
@@ -39,6 +40,7 @@ export interface Services {
   messages: MessagesService;
   chat: ChatService;
   responses: ResponsesService;
+  gemini: GeminiService;
   videos: VideoService;
   videoWorker: VideoWorker;
   videoReview: VideoReview;

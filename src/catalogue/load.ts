@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { LineCounter, isNode, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
-import { VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
+import { GEMINI_PROTOCOLS, VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
 import { providerProblems } from './provider-checks.ts';
 import { tierProblems } from './tier-checks.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
@@ -110,6 +110,8 @@ function semanticErrors(catalogue: Catalogue): string[] {
         errors.push(`${where}.routes.${r}: a chat model needs an openai-chat provider`);
       if (model.group === 'responses' && provider.protocol !== 'openai-responses' && !video)
         errors.push(`${where}.routes.${r}: a responses model needs an openai-responses provider`);
+      if (model.group === 'gemini' && !GEMINI_PROTOCOLS.has(provider.protocol) && !video)
+        errors.push(`${where}.routes.${r}: a gemini model needs a gemini or vertex-gemini provider`);
     });
     const replacement = model.retired?.replacement;
     if (replacement !== undefined) {

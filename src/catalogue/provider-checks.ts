@@ -9,6 +9,8 @@ const VERTEX_LOCATION_ROOT = /\/v1\/projects\/[^/]+\/locations\/[^/]+\/?$/;
 export function providerProblems(provider: ProviderEntry, index: number): string[] {
   const where = `providers.${index} (${provider.id})`;
   const problems: string[] = [];
+  if (provider.protocol === 'vertex-gemini' && provider.base_url && !VERTEX_LOCATION_ROOT.test(new URL(provider.base_url).pathname))
+    problems.push(`${where}.base_url: a vertex-gemini base_url ends in /v1/projects/{project}/locations/{location}`);
   if (provider.protocol === 'vertex-veo') {
     if (!provider.storage_uri)
       problems.push(

@@ -2,9 +2,21 @@
 // catalogue.schema.json is what validates it).
 import type { EgressProxy } from '../shared/egress-proxy.ts';
 
-export type ModelGroup = 'messages' | 'chat' | 'responses' | 'video';
+export type ModelGroup = 'messages' | 'chat' | 'responses' | 'gemini' | 'video';
 export type ProviderProtocol =
-  'anthropic' | 'openai-chat' | 'openai-responses' | 'openai-videos' | 'ark-video' | 'minimax-video-v2' | 'dashscope-video' | 'kling-video' | 'vertex-veo';
+  | 'anthropic'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'gemini'
+  | 'vertex-gemini'
+  | 'openai-videos'
+  | 'ark-video'
+  | 'minimax-video-v2'
+  | 'dashscope-video'
+  | 'kling-video'
+  | 'vertex-veo';
+/** The Gemini API: Google AI Studio's (an API key) and Vertex AI's (a service account). */
+export const GEMINI_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set(['gemini', 'vertex-gemini']);
 export const VIDEO_PROTOCOLS: ReadonlySet<ProviderProtocol> = new Set([
   'openai-videos',
   'ark-video',

@@ -37,7 +37,7 @@ const rejected = (): CustomerAuth => ({ kind: 'rejected', failure: new Failure(H
  * is tried; presenting credentials that are all invalid is a 401 even where anonymous is allowed.
  * A real key that may not be used says why: expired (401) or its customer suspended (403).
  */
-export async function authenticateCustomer(headers: Headers, policy: AuthPolicy, customers: CustomerService): Promise<CustomerAuth> {
+export async function authenticateCustomer(headers: Headers, policy: AuthPolicy, customers: CustomerService, url = ''): Promise<CustomerAuth> {
   const presented: string[] = [];
   if (policy.schemes.has('ApiKeyBearer')) {
     const token = bearerToken(headers);
@@ -46,6 +46,15 @@ export async function authenticateCustomer(headers: Headers, policy: AuthPolicy,
   }
   if (policy.schemes.has('ApiKeyHeader')) {
     const key = header(headers, 'x-api-key');
+    if (key !== undefined) presented.push(key.trim());
+  }
+  // Google's ways (/v1beta/*): the `x-goog-api-key` header and the `key` query parameter.
+  if (policy.schemes.has('GoogleApiKey')) {
+    const key = header(headers, 'x-goog-api-key');
+    if (key !== undefined) presented.push(key.trim());
+  }
+  if (policy.schemes.has('GoogleApiKeyQuery')) {
+    const key = queryKey(url);
     if (key !== undefined) presented.push(key.trim());
   }
   if (presented.length === 0) return policy.anonymousAllowed ? { kind: 'anonymous' } : rejected();
@@ -60,6 +69,13 @@ export async function authenticateCustomer(headers: Headers, policy: AuthPolicy,
   if (refusal.refused === CustomerError.CustomerSuspended)
     return { kind: 'rejected', who, failure: new Failure(refusal.refused, 'This account is suspended; contact the operator of this gateway.') };
   return { kind: 'rejected', who, failure: new Failure(refusal.refused, 'This API key has expired; ask the operator for a new one.') };
+}
+
+/** The `key` query parameter of a request URL (first value), if any. */
+function queryKey(url: string): string | undefined {
+  const mark = url.indexOf('?');
+  if (mark === -1 || !url.includes('key=', mark)) return undefined;
+  return new URLSearchParams(url.slice(mark + 1)).get('key') ?? undefined;
 }
 
 /** Constant-time comparison of the operator token (digests make the lengths equal). */

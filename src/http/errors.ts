@@ -1,6 +1,7 @@
 // The one place that turns a failure into HTTP: every error code of every domain maps here to a
 // status and to both wire shapes. Anthropic's `{"type":"error","error":{type,message},"request_id"}`
-// on /v1/messages*, `{"error":{message,type,code,param}}` everywhere else.
+// on /v1/messages*, Google's `{"error":{code,message,status}}` on /v1beta/* (google-errors.ts),
+// `{"error":{message,type,code,param}}` everywhere else.
 import { CatalogueError } from '../catalogue/errors.ts';
 import { CustomerError } from '../customers/errors.ts';
 import { AccountError } from '../domain/account/errors.ts';
@@ -10,6 +11,7 @@ import { PassthroughError } from '../domain/passthrough/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
 import { LedgerError } from '../ledger/errors.ts';
 import { anthropicErrorType } from '../providers/anthropic/errors.ts';
+import { renderGoogle, type GoogleErrorBody } from './google-errors.ts';
 
 /** Failures of the transport itself: routing, authentication, bodies. */
 export enum HttpError {
@@ -45,7 +47,7 @@ export interface ErrorBody {
   error: { message: string; type: string; code: string | null; param: string | null };
 }
 
-export type ErrorShape = 'anthropic' | 'openai';
+export type ErrorShape = 'anthropic' | 'openai' | 'google';
 
 interface Mapping {
   status: number;
@@ -144,7 +146,8 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [LedgerError.KeySpendLimitExceeded]: { status: 402, type: 'billing_error', message: "This request would pass this API key's spend limit." },
 };
 
-export const shapeOfPath = (path: string): ErrorShape => (path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'anthropic' : 'openai');
+export const shapeOfPath = (path: string): ErrorShape =>
+  path === '/v1/messages' || path.startsWith('/v1/messages/') ? 'anthropic' : path.startsWith('/v1beta/') ? 'google' : 'openai';
 
 export function statusOf(failure: Failure): number {
   return failure.details.upstream?.status ?? MAPPINGS[failure.code as ErrorCode]?.status ?? 500;
@@ -152,7 +155,7 @@ export function statusOf(failure: Failure): number {
 
 export interface ErrorReply {
   status: number;
-  body: AnthropicErrorBody | ErrorBody;
+  body: AnthropicErrorBody | ErrorBody | GoogleErrorBody;
   headers: Record<string, string>;
 }
 
@@ -168,6 +171,7 @@ export function renderFailure(failure: Failure, shape: ErrorShape, requestId: st
     return { status, headers, body: { type: 'error', error: { type, message }, request_id: requestId } };
   }
   const type = failure.details.upstream?.type ?? mapping.type;
+  if (shape === 'google') return { ...renderGoogle(failure, status, message), headers };
   return { status, headers, body: { error: { message, type, code: failure.code, param: failure.details.param ?? null } } };
 }
 

@@ -47,7 +47,8 @@ export function startExchange(requestId: string, clientRequestId?: string): { ex
 
 export function sendFailure(res: ServerResponse, failure: Failure, shape: ErrorShape, exchange: Exchange): void {
   const reply = renderFailure(failure, shape, exchange.requestId);
-  exchange.errorType = reply.body.error.type;
+  const error = reply.body.error;
+  exchange.errorType = 'type' in error ? error.type : error.status; // Google's shape names its canonical status
   sendJson(res, reply.status, reply.body, reply.headers, exchange);
 }
 

@@ -2,6 +2,7 @@ import type { ProviderProtocol } from '../catalogue/types.ts';
 import { startAnthropicSimulator } from './anthropic/server.ts';
 import { startArkSimulator } from './ark/server.ts';
 import { startDashScopeSimulator } from './dashscope/server.ts';
+import { startGeminiSimulator } from './gemini/server.ts';
 import { startKlingSimulator } from './kling/server.ts';
 import { startMiniMaxSimulator } from './minimax/server.ts';
 import { startOpenAIChatSimulator } from './openai-chat/server.ts';
@@ -18,6 +19,8 @@ export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<
   anthropic: () => startAnthropicSimulator(),
   'openai-chat': () => startOpenAIChatSimulator(),
   'openai-responses': () => startOpenAIResponsesSimulator(),
+  gemini: () => startGeminiSimulator(),
+  'vertex-gemini': () => startGeminiSimulator({ vertex: true }),
   'ark-video': () => startArkSimulator(),
   'openai-videos': () => startOpenAIVideosSimulator(),
   'minimax-video-v2': () => startMiniMaxSimulator(),

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { ROOT_DIR } from '../../src/config.ts';
@@ -191,6 +192,17 @@ describe('npm run mock: Prism serves an example for every operation', function (
     expect(types[0]).to.equal('response.created');
     expect(types.at(-1)).to.equal('response.completed');
     expect(text).to.equal('Hello!');
+  });
+
+  it('serves the Gemini examples to the google-genai SDK (generateContent, the SSE stream, countTokens)', async () => {
+    const ai = new GoogleGenAI({ apiKey: 'sk-gw-mock', httpOptions: { baseUrl: `http://127.0.0.1:${publicPort}` } });
+    const answer = await ai.models.generateContent({ model: 'gemini-3.1-pro-preview', contents: 'Hello' });
+    expect(answer.text).to.equal('Hello from the sandbox model.');
+    expect(answer.usageMetadata?.thoughtsTokenCount).to.equal(12);
+    let text = '';
+    for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-3.1-pro-preview', contents: 'Hello' })) text += chunk.text ?? '';
+    expect(text).to.equal('Hello from the sandbox model.');
+    expect((await ai.models.countTokens({ model: 'gemini-3.1-pro-preview', contents: 'Hello' })).totalTokens).to.equal(4);
   });
 
   it("downloads a video through the OpenAI SDK's videos.downloadContent, which sends Accept: application/binary", async () => {

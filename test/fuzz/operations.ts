@@ -101,7 +101,7 @@ export function loadOperations(): FuzzOperation[] {
 }
 
 /** The error shape a path's 4xx and 5xx answers take (the design brief's wire decision). */
-export const errorShapeOf = (rawPath: string): 'anthropic' | 'openai' => {
+export const errorShapeOf = (rawPath: string): 'anthropic' | 'openai' | 'google' => {
   const pathOnly = rawPath.split('?')[0]!;
-  return pathOnly === '/v1/messages' || pathOnly.startsWith('/v1/messages/') ? 'anthropic' : 'openai';
+  return pathOnly === '/v1/messages' || pathOnly.startsWith('/v1/messages/') ? 'anthropic' : pathOnly.startsWith('/v1beta/') ? 'google' : 'openai';
 };

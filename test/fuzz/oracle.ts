@@ -17,7 +17,7 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isNullableString = (v: unknown) => v === null || typeof v === 'string';
 
 /** The error-shape problems of a body, or none. */
-export function errorShapeProblems(body: unknown, shape: 'anthropic' | 'openai'): string[] {
+export function errorShapeProblems(body: unknown, shape: 'anthropic' | 'openai' | 'google'): string[] {
   const b = body as Record<string, any> | null;
   if (!b || typeof b !== 'object') return ['error body is not a JSON object'];
   if (shape === 'anthropic') {
@@ -25,6 +25,10 @@ export function errorShapeProblems(body: unknown, shape: 'anthropic' | 'openai')
     return ok ? [] : [`not the Anthropic error shape {"type":"error","error":{"type","message"},"request_id"}`];
   }
   const e = b.error as Record<string, unknown> | undefined;
+  if (shape === 'google') {
+    const ok = e && typeof e.code === 'number' && isString(e.message) && isString(e.status) && Object.keys(b).length === 1;
+    return ok ? [] : ['not Google\'s error shape {"error":{"code","message","status"}}'];
+  }
   const ok = e && isString(e.message) && isString(e.type) && isNullableString(e.code) && isNullableString(e.param) && Object.keys(b).length === 1;
   return ok ? [] : ['not the error shape {"error":{"message","type","code","param"}}'];
 }

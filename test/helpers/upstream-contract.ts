@@ -31,8 +31,9 @@ export type UpstreamApi =
   | 'kling-video'
   | 'vertex-veo'
   | 'google-cloud-storage'
-  | 'google-oauth2-token';
-export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-responses';
+  | 'google-oauth2-token'
+  | 'gemini-api';
+export type UpstreamSseApi = 'anthropic-messages' | 'openai-chat-completions' | 'openai-responses' | 'gemini-api';
 
 interface ApiRules {
   file: string;
@@ -110,6 +111,8 @@ const STRICTNESS: Record<UpstreamApi, ApiRules> = {
   'vertex-veo': { file: 'vertex-veo.yaml', closedRequests: [], discriminator: false },
   'google-cloud-storage': { file: 'google-cloud-storage.yaml', closedRequests: [], discriminator: false },
   'google-oauth2-token': { file: 'google-oauth2-token.yaml', closedRequests: [], discriminator: false },
+  // GenerateContentRequest and CountTokensRequest are closed in the document (proto messages).
+  'gemini-api': { file: 'gemini-api.yaml', closedRequests: [], sseEvent: '#/components/schemas/GenerateContentResponse', discriminator: false },
 };
 
 const UPSTREAM_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../openapi/upstream');

@@ -7,7 +7,7 @@ import type { TokenPrice } from '../../catalogue/types.ts';
 import { tokenLines } from '../../pricing/cost.ts';
 import { tierOf } from '../../pricing/tiers.ts';
 import { parseMicros } from '../../shared/money.ts';
-import { TextTally } from '../passthrough/estimate.ts';
+import { tallyContent, TextTally } from '../passthrough/estimate.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { isRecord } from './fields.ts';
@@ -52,17 +52,7 @@ export class ChatUsage {
    * refusal, tool call names and arguments, reasoning_content, audio transcripts...).
    */
   deliveredContent(node: unknown): void {
-    const stack: Array<{ value: unknown; key: string | undefined }> = [{ value: node, key: undefined }];
-    while (stack.length > 0) {
-      const { value, key } = stack.pop()!;
-      if (typeof value === 'string') {
-        if (key !== 'data' && !NOT_CONTENT.has(key ?? '')) this.delivered.add(value); // base64 audio is not text
-      } else if (Array.isArray(value)) {
-        for (const child of value) stack.push({ value: child, key });
-      } else if (isRecord(value)) {
-        for (const [childKey, child] of Object.entries(value)) if (!NOT_CONTENT.has(childKey)) stack.push({ value: child, key: childKey });
-      }
-    }
+    tallyContent(this.delivered, node, NOT_CONTENT);
   }
 
   /** Output tokens: the provider's count once it gave one, else the estimate of what was delivered. */

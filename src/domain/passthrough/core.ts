@@ -48,7 +48,7 @@ export interface Resolved {
 
 export function createPassthrough(deps: PassthroughDeps) {
   function resolve(protocol: PassthroughProtocol, request: PassthroughRequest): Resolved | Failure {
-    const id = request.body.model;
+    const id = request.model ?? request.body.model;
     if (typeof id !== 'string' || id === '')
       return passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.');
     const model = deps.discovery.findModel(request.caller, id);
@@ -69,21 +69,24 @@ export function createPassthrough(deps: PassthroughDeps) {
     let last: { error: UpstreamError; route: ResolvedRoute } | undefined;
     for (const route of resolved.routes) {
       if (last) deps.metrics?.upstreamFailover(last.route.provider.id);
-      const call = protocol.upstream(request, route, inspected);
+      const call = await protocol.upstream(request, route, inspected);
       const { timeouts } = route.provider;
       const began = performance.now();
-      const answer = await callUpstream({
-        url: call.url,
-        headers: call.headers,
-        body: call.body,
-        signal: client,
-        also: deps.shutdown,
-        connectMs: timeouts.connect_ms,
-        proxy: route.provider.proxy,
-        firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
-        idleMs: timeouts.idle_ms,
-        requestIdHeader: call.requestIdHeader,
-      });
+      const answer =
+        call instanceof UpstreamError
+          ? call
+          : await callUpstream({
+              url: call.url,
+              headers: call.headers,
+              body: call.body,
+              signal: client,
+              also: deps.shutdown,
+              connectMs: timeouts.connect_ms,
+              proxy: route.provider.proxy,
+              firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
+              idleMs: timeouts.idle_ms,
+              requestIdHeader: call.requestIdHeader,
+            });
       deps.metrics?.upstreamAttempt(route.provider.id, performance.now() - began, answer instanceof UpstreamError ? answer.kind : 'ok', answer.status);
       if (!(answer instanceof UpstreamError)) return { response: answer, route };
       last = { error: answer, route };

@@ -31,6 +31,7 @@ const ENDPOINT_OF_GROUP: Record<string, string> = {
   messages: 'POST /v1/messages',
   chat: 'POST /v1/chat/completions',
   responses: 'POST /v1/responses',
+  gemini: 'POST /v1beta/models/{model}:generateContent',
   video: 'POST /v1/videos',
 };
 

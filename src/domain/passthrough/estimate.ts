@@ -70,3 +70,22 @@ export function estimateJsonTokens(value: unknown): number {
   }
   return tally.tokens() + media * MEDIA_TOKENS;
 }
+
+/**
+ * Adds the text of every string in a JSON value (a stream delta, an answer's message or parts) to
+ * a tally, except under keys that are not content (ids, roles, signatures) and under `data`
+ * (inline media: base64 is not text). Iterative, like the rest of this file.
+ */
+export function tallyContent(tally: TextTally, node: unknown, notContent: ReadonlySet<string>): void {
+  const stack: Array<{ value: unknown; key: string | undefined }> = [{ value: node, key: undefined }];
+  while (stack.length > 0) {
+    const { value, key } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (key !== 'data' && !notContent.has(key ?? '')) tally.add(value);
+    } else if (Array.isArray(value)) {
+      for (const child of value) stack.push({ value: child, key });
+    } else if (value && typeof value === 'object') {
+      for (const [childKey, child] of Object.entries(value)) if (!notContent.has(childKey)) stack.push({ value: child, key: childKey });
+    }
+  }
+}

@@ -19,6 +19,8 @@ export interface PassthroughRequest {
   /** The operation, for logs and the sweeper's row (messages_create, chat_completions_create). */
   endpoint: string;
   body: Record<string, unknown>;
+  /** The model named outside the body (the Gemini API's URL path); else the body's `model`. */
+  model?: string;
   /** The body as the client sent it: forwarded byte for byte but for `model`. */
   rawBody: Buffer;
   headers: Headers;
@@ -65,6 +67,8 @@ export interface UsageReader {
   bill(price: TokenPrice): Bill;
   /** The closing error frame when the gateway cuts this stream, where it depends on what was relayed (else the protocol's). */
   streamError?(type: string, message: string): string;
+  /** Bytes that close a stream the provider ended (the `]` of the Gemini API's JSON-array stream); none by default. */
+  end?(): string;
 }
 
 export interface PassthroughProtocol {
@@ -74,8 +78,8 @@ export interface PassthroughProtocol {
   check(body: Record<string, unknown>): Failure | undefined;
   /** The model's limits on those fields, and the numbers the reservation needs. */
   inspect(request: PassthroughRequest, model: ResolvedModel): Inspected | Failure;
-  /** The provider call for one route. */
-  upstream(request: PassthroughRequest, route: ResolvedRoute, inspected: Inspected): UpstreamRequest;
+  /** The provider call for one route (a provider whose credential is minted per call, Vertex's, answers later or fails as an attempt). */
+  upstream(request: PassthroughRequest, route: ResolvedRoute, inspected: Inspected): UpstreamRequest | Promise<UpstreamRequest | UpstreamError>;
   /** The routes this request may take, of the model's (a chained request keeps its route), or why none. */
   routes?(routes: ResolvedRoute[]): ResolvedRoute[] | Failure;
   reader(request: PassthroughRequest, inspected: Inspected, publicModel: string, upstreamModel: string, route?: ResolvedRoute): UsageReader;

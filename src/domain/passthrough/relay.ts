@@ -109,8 +109,9 @@ export function relayStream(options: RelayOptions): Promise<Relayed> {
       options.shutdown.removeEventListener('abort', onShutdown);
       if (how !== 'complete' && how !== 'error_event') upstream.body.destroy(); // aborts the provider's request
       // Whatever waits goes out first, then the closing error frame, then the end.
+      const closing = errorFrame ?? (how === 'complete' || how === 'error_event' ? reader.end?.() : undefined);
       void (backlog ?? Promise.resolve()).then(async () => {
-        if (errorFrame && !sink.closed) await sink.write(errorFrame);
+        if (closing && !sink.closed) await sink.write(closing);
         sink.end();
         resolve({ ending: how, firstByteAt });
       });

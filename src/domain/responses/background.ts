@@ -94,17 +94,20 @@ export async function createBackground(
     throw error;
   }
 
-  const call = protocol.upstream(request, route, inspected);
-  const answer = await callUpstream({
-    url: call.url,
-    headers: call.headers,
-    body: call.body,
-    connectMs: route.provider.timeouts.connect_ms,
-    proxy: route.provider.proxy,
-    firstByteMs: route.provider.timeouts.response_ms,
-    idleMs: route.provider.timeouts.idle_ms,
-    requestIdHeader: call.requestIdHeader,
-  });
+  const call = await protocol.upstream(request, route, inspected);
+  const answer =
+    call instanceof UpstreamError
+      ? call
+      : await callUpstream({
+          url: call.url,
+          headers: call.headers,
+          body: call.body,
+          connectMs: route.provider.timeouts.connect_ms,
+          proxy: route.provider.proxy,
+          firstByteMs: route.provider.timeouts.response_ms,
+          idleMs: route.provider.timeouts.idle_ms,
+          requestIdHeader: call.requestIdHeader,
+        });
   const unconfirmed = async (message: string) => {
     await transition(deps.db, taskId, VideoStatus.Submitting, {
       status: VideoStatus.Review,

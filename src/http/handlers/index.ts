@@ -29,6 +29,11 @@ import { admin_customers_get } from './admin_customers_get.ts';
 import { admin_customers_list } from './admin_customers_list.ts';
 import { admin_customers_update } from './admin_customers_update.ts';
 import { chat_completions_create } from './chat_completions_create.ts';
+import { gemini_count_tokens } from './gemini_count_tokens.ts';
+import { gemini_generate_content } from './gemini_generate_content.ts';
+import { gemini_models_get } from './gemini_models_get.ts';
+import { gemini_models_list } from './gemini_models_list.ts';
+import { gemini_stream_generate_content } from './gemini_stream_generate_content.ts';
 import { health_get } from './health_get.ts';
 import { messages_count_tokens } from './messages_count_tokens.ts';
 import { messages_create } from './messages_create.ts';
@@ -81,6 +86,11 @@ export const publicHandlers = {
   responses_input_items,
   responses_input_tokens,
   responses_compact,
+  gemini_generate_content,
+  gemini_stream_generate_content,
+  gemini_count_tokens,
+  gemini_models_list,
+  gemini_models_get,
   videos_create,
   videos_get,
   videos_list,

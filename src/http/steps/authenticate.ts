@@ -16,7 +16,7 @@ export function authenticate(options: { adminToken: string; customers: CustomerS
     if (state.surface.admin) {
       return adminTokenMatches(req.headers, options.adminToken) ? next() : next(new Failure(HttpError.InvalidAdminToken, ''));
     }
-    const auth = await authenticateCustomer(req.headers, operation, options.customers);
+    const auth = await authenticateCustomer(req.headers, operation, options.customers, req.url);
     if (auth.kind === 'rejected') {
       if (auth.who) state.exchange.refusedCaller = auth.who; // named in the access log
       return next(auth.failure);

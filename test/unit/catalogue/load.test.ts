@@ -68,7 +68,7 @@ describe('catalogue parsing', () => {
     const errors = errorsOf(c);
     expect(errors).to.include('models.0.price.input_per_mtok must match pattern');
     expect(errors).to.include('providers.0 unknown field "colour"');
-    expect(errors).to.include('models.1.group must be one of messages, chat, responses, video');
+    expect(errors).to.include('models.1.group must be one of messages, chat, responses, gemini, video');
   });
 
   it('requires credentials for real providers and forbids them on sandbox ones', () => {
@@ -250,14 +250,16 @@ describe('catalogue parsing', () => {
         .filter((p) => p.sandbox)
         .map((p) => p.protocol),
     );
-    expect([...groups].sort()).to.deep.equal(['chat', 'messages', 'responses', 'video']);
-    expect([...protocols].sort()).to.deep.equal(['anthropic', 'openai-chat', 'openai-responses', ...VIDEO_PROTOCOLS].sort());
+    expect([...groups].sort()).to.deep.equal(['chat', 'gemini', 'messages', 'responses', 'video']);
+    expect([...protocols].sort()).to.deep.equal(['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'vertex-gemini', ...VIDEO_PROTOCOLS].sort());
     // An API key, or (Vertex) a service account's key.
     for (const provider of result.catalogue.providers.filter((p) => !p.sandbox)) expect(provider.credential_env).to.match(/_(API|SERVICE_ACCOUNT)_KEY$/);
     expect(sandboxModels.map((m) => m.id)).to.include.members([
       'sandbox/claude-sonnet',
       'sandbox/claude-haiku',
       'sandbox/chat-model',
+      'sandbox/gemini-pro',
+      'sandbox/gemini-flash',
       'sandbox/compatible-video',
       'sandbox/seedance',
       'sandbox/h3',

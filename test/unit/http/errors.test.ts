@@ -3,7 +3,7 @@ import { CustomerError } from '../../../src/customers/errors.ts';
 import { Failure } from '../../../src/domain/failure.ts';
 import { PassthroughError, passthroughFailures } from '../../../src/domain/passthrough/errors.ts';
 import { VideoError, videoFailures } from '../../../src/domain/videos/errors.ts';
-import { HttpError, failureOf, renderFailure, shapeOfPath } from '../../../src/http/errors.ts';
+import { HttpError, failureOf, renderFailure, shapeOfPath, type ErrorBody } from '../../../src/http/errors.ts';
 import { LedgerError } from '../../../src/ledger/errors.ts';
 
 describe('failures on the wire', () => {
@@ -64,6 +64,6 @@ describe('failures on the wire', () => {
   it('renders an unmapped code as the generic 500, never as its internals', () => {
     const reply = renderFailure(new Failure('some_bug', ''), 'openai', 'r');
     expect(reply.status).to.equal(500);
-    expect(reply.body.error.type).to.equal('api_error');
+    expect((reply.body as ErrorBody).error.type).to.equal('api_error');
   });
 });
