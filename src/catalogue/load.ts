@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { LineCounter, isNode, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
+import { patternErrors } from './pattern-checks.ts';
 import { providerProblems } from './provider-checks.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
 // Imported, not read from the source tree: the build emits it beside load.js, so dist/ is enough.
@@ -21,7 +22,7 @@ export function parseCatalogue(text: string, source: string): ParseResult {
   if (document.errors.length > 0) return { ok: false, errors: document.errors.map((e) => yamlError(e, source)) };
   const data: unknown = document.toJS();
   if (!validate(data)) return { ok: false, errors: schemaErrors(validate.errors ?? [], source) };
-  const errors = [...semanticErrors(data), ...aliasErrors(data, document, lines)].map((e) => `${source}: ${e}`);
+  const errors = [...semanticErrors(data), ...aliasErrors(data, document, lines), ...patternErrors(data, document, lines)].map((e) => `${source}: ${e}`);
   return errors.length ? { ok: false, errors } : { ok: true, catalogue: data };
 }
 
