@@ -68,15 +68,19 @@ export function buildNameIndex(models: ReadonlyMap<string, ResolvedModel>): Name
     return found ?? undefined;
   }
 
-  const resolveAsSent = (name: string) => exact(name) ?? byGlob(name);
-
   return {
     resolve(name) {
-      const found = resolveAsSent(name);
-      if (found || !VARIANT_SUFFIX.test(name)) return found;
-      const base = resolveAsSent(name.replace(VARIANT_SUFFIX, ''));
-      // The plain id with a variant marker is still a substitution: the client did not name the id as it is.
-      return base && base.via === 'id' ? { ...base, via: 'alias' } : base;
+      const found = exact(name);
+      if (found) return found;
+      // A variant marker names the model without it (the client would send the plain id): the
+      // plain name's id, alias or pattern first, then patterns on the name as sent.
+      if (VARIANT_SUFFIX.test(name)) {
+        const base = name.replace(VARIANT_SUFFIX, '');
+        const named = exact(base) ?? byGlob(base);
+        // The id with a marker is still a substitution: the client did not name the id as it is.
+        if (named) return named.via === 'id' ? { ...named, via: 'alias' } : named;
+      }
+      return byGlob(name);
     },
     listedAliases: [...aliases].filter(([name, model]) => listed.has(`${name} ${model.id}`)).map(([alias, model]) => ({ alias, model })),
   };
