@@ -53,7 +53,11 @@ describe('official @anthropic-ai/sdk: models.list and models.retrieve (Anthropic
 
   it('retrieves a model, or a name it answers to, under the name asked', async () => {
     expect(await anthropic().models.retrieve('sandbox/claude-haiku')).to.include({ type: 'model', id: 'sandbox/claude-haiku', max_tokens: 64000 });
-    expect(await anthropic().models.retrieve('claude-opus-4-8')).to.include({ type: 'model', id: 'claude-opus-4-8', display_name: 'Sandbox Claude Opus (simulated)' });
+    expect(await anthropic().models.retrieve('claude-opus-4-8')).to.include({
+      type: 'model',
+      id: 'claude-opus-4-8',
+      display_name: 'Sandbox Claude Opus (simulated)',
+    });
     let error: unknown;
     try {
       await anthropic().models.retrieve('llama-4');

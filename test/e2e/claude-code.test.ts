@@ -89,7 +89,11 @@ describe('Claude Code 2.1.330 and 2.1.197 as clients', function () {
         const fixture = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Fixture;
         const headers = Object.fromEntries(Object.entries(fixture.headers).filter(([h]) => !NOT_FORWARDED.has(h)));
         const before = simulator.requests.length;
-        const response = await fetch(`${gateway.url}${fixture.path}`, { method: fixture.method, headers: { ...headers, 'x-api-key': key }, body: JSON.stringify(fixture.body) });
+        const response = await fetch(`${gateway.url}${fixture.path}`, {
+          method: fixture.method,
+          headers: { ...headers, 'x-api-key': key },
+          body: JSON.stringify(fixture.body),
+        });
         const text = await response.text();
         expect(response.status, text.slice(0, 300)).to.equal(200);
         const received = simulator.requests.slice(before);
@@ -119,7 +123,9 @@ describe('Claude Code 2.1.330 and 2.1.197 as clients', function () {
         return customer;
       }),
     );
-    const runs = await inParallel(RUNS.map((r, i) => () => runClaude(r.release, { baseUrl: gateway.url, key: customers[i]!.key, ...(r.model ? { model: r.model } : {}) })));
+    const runs = await inParallel(
+      RUNS.map((r, i) => () => runClaude(r.release, { baseUrl: gateway.url, key: customers[i]!.key, ...(r.model ? { model: r.model } : {}) })),
+    );
     for (const [i, r] of RUNS.entries()) {
       const run = runs[i]!;
       const what = `${r.release.version} --model ${r.model ?? '(default)'}`;
@@ -136,7 +142,9 @@ describe('Claude Code 2.1.330 and 2.1.197 as clients', function () {
       const wallet = await gateway.wallet(customerId);
       const moved = parseMicros('10.00') - parseMicros(wallet.available);
       expect(formatMicros(moved), what).to.equal(log.cost);
-      const receipt = (await (await fetch(`${gateway.url}/v1/requests/${log.request_id}`, { headers: { authorization: `Bearer ${customers[i]!.key}` } })).json()) as any;
+      const receipt = (await (
+        await fetch(`${gateway.url}/v1/requests/${log.request_id}`, { headers: { authorization: `Bearer ${customers[i]!.key}` } })
+      ).json()) as any;
       const price = gateway.services.catalogue.current().model(r.billedAs)!.price as TokenPrice;
       // Priced usage = what was charged + what free tokens paid (sonnet has a free allowance); no debt.
       expect(parseMicros(receipt.charge.total) + parseMicros(receipt.charge.free_amount), what).to.equal(costOf(tokenLines(price, receipt.usage.reported)));
@@ -154,13 +162,17 @@ describe('Claude Code 2.1.330 and 2.1.197 as clients', function () {
   it('answers gateway model discovery (CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY=1) in the Anthropic shape, and both releases keep what they understand of it', async () => {
     const { customerId, key: own } = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: `fund-${customerId}` });
-    const runs: ClaudeRun[] = await inParallel(CLAUDE_CODE_RELEASES.map((release) => () => runClaude(release, { baseUrl: gateway.url, key: own, discovery: true })));
+    const runs: ClaudeRun[] = await inParallel(
+      CLAUDE_CODE_RELEASES.map((release) => () => runClaude(release, { baseUrl: gateway.url, key: own, discovery: true })),
+    );
     for (const [i, release] of CLAUDE_CODE_RELEASES.entries()) expect(runs[i]!.code, `${release.version}: ${runs[i]!.stderr}${runs[i]!.stdout}`).to.equal(0);
 
     // Each asked GET /v1/models?limit=1000 with x-api-key and anthropic-version, and got the Anthropic list.
     const listed = await gateway.requestLogs(`customer_id=${customerId}&endpoint=models_list`, 2);
     expect(listed.map((r) => r.status)).to.deep.equal([200, 200]);
-    const ours = (await (await fetch(`${gateway.url}/v1/models?limit=1000`, { headers: { 'x-api-key': own, 'anthropic-version': '2023-06-01' } })).json()) as any;
+    const ours = (await (
+      await fetch(`${gateway.url}/v1/models?limit=1000`, { headers: { 'x-api-key': own, 'anthropic-version': '2023-06-01' } })
+    ).json()) as any;
     expect(ours.data.map((m: any) => m.id)).to.deep.equal(['sandbox/claude-opus', 'sandbox/claude-sonnet', 'sandbox/claude-haiku', MODEL, LISTED]);
 
     // What each kept (its local cache): the current release keeps ids containing claude, the older

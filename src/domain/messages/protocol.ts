@@ -175,7 +175,10 @@ export const BETA_DROPPED_HEADER = 'x-gateway-beta-dropped';
  * and the answer names it. Every other beta, and any beta for a model named by its id, goes as sent.
  */
 function withoutLongContextBeta(request: PassthroughRequest, model: { context_window?: number }): Adaptation {
-  const betas = one(request.headers['anthropic-beta'])?.split(',').map((b) => b.trim()) ?? [];
+  const betas =
+    one(request.headers['anthropic-beta'])
+      ?.split(',')
+      .map((b) => b.trim()) ?? [];
   const window = model.context_window;
   const dropped = window === undefined ? [] : betas.filter((b) => LONG_CONTEXT_BETA.test(b) && Number(/^context-(\d+)m-/.exec(b)![1]) * 1_000_000 > window);
   if (dropped.length === 0) return { request, headers: {}, log: {} };

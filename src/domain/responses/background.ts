@@ -36,12 +36,7 @@ export interface BackgroundDeps {
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
-export async function createBackground(
-  deps: BackgroundDeps,
-  protocol: PassthroughProtocol,
-  sent: PassthroughRequest,
-  sink: Sink,
-): Promise<PassthroughResult> {
+export async function createBackground(deps: BackgroundDeps, protocol: PassthroughProtocol, sent: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
   if (sent.body.stream === true)
     return {
       failure: passthroughFailures.invalid('stream', 'A background response is not streamed here: send stream false and poll GET /v1/responses/{response_id}.'),

@@ -10,14 +10,20 @@ export async function models_list(ctx: RequestContext): Promise<JsonReply | Fail
     // What an Anthropic client can call: the models served on /v1/messages, and their listed aliases.
     const messages = (model: { group: string }) => model.group === 'messages';
     const all = [
-      ...discovery.visibleModels(ctx.caller).filter(messages).map((m) => modelToAnthropic(m)),
+      ...discovery
+        .visibleModels(ctx.caller)
+        .filter(messages)
+        .map((m) => modelToAnthropic(m)),
       ...discovery
         .listedAliases(ctx.caller)
         .filter(({ model }) => messages(model))
         .map(({ alias, model }) => modelToAnthropic(model, alias)),
     ];
     const { limit, after_id: afterId, before_id: beforeId } = ctx.query as { limit?: number; after_id?: string; before_id?: string };
-    return cacheable(ctx, anthropicPage(all, { limit: limit ?? 20, ...(afterId !== undefined ? { afterId } : {}), ...(beforeId !== undefined ? { beforeId } : {}) }));
+    return cacheable(
+      ctx,
+      anthropicPage(all, { limit: limit ?? 20, ...(afterId !== undefined ? { afterId } : {}), ...(beforeId !== undefined ? { beforeId } : {}) }),
+    );
   }
   const owner = discovery.serviceName();
   const data = [

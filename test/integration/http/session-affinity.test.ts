@@ -27,13 +27,25 @@ describe(`session affinity across two gateways on one database (${usingPostgres(
     const catalogue = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'affinity-')), 'catalogue.yaml');
     const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
     const equal = sample
-      .replace('{provider: sandbox-anthropic-backup, upstream_model: claude-sonnet-4-5-20250929, priority: 2}', '{provider: sandbox-anthropic-backup, upstream_model: claude-sonnet-4-5-20250929, priority: 1}')
-      .replace('{provider: sandbox-openai-chat-backup, upstream_model: sandbox-chat, priority: 2}', '{provider: sandbox-openai-chat-backup, upstream_model: sandbox-chat, priority: 1}');
+      .replace(
+        '{provider: sandbox-anthropic-backup, upstream_model: claude-sonnet-4-5-20250929, priority: 2}',
+        '{provider: sandbox-anthropic-backup, upstream_model: claude-sonnet-4-5-20250929, priority: 1}',
+      )
+      .replace(
+        '{provider: sandbox-openai-chat-backup, upstream_model: sandbox-chat, priority: 2}',
+        '{provider: sandbox-openai-chat-backup, upstream_model: sandbox-chat, priority: 1}',
+      );
     expect(equal.match(/-backup, upstream_model: [\w-]+, priority: 1\}/g)).to.have.length(2);
     fs.writeFileSync(catalogue, equal);
     gateway = await startTestGateway({ cataloguePath: catalogue });
     const config = {
-      ...loadConfig({ PORT: '0', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'affinity-replica-')), ADMIN_TOKEN: 'adm_test_token', VIDEO_POLLER: 'false', HOLD_SWEEPER: 'false' }),
+      ...loadConfig({
+        PORT: '0',
+        DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'affinity-replica-')),
+        ADMIN_TOKEN: 'adm_test_token',
+        VIDEO_POLLER: 'false',
+        HOLD_SWEEPER: 'false',
+      }),
       cataloguePath: catalogue,
     };
     second = await startGateway(config, { db: gateway.db, logger: createLogger('silent') });
@@ -125,7 +137,10 @@ describe(`session affinity across two gateways on one database (${usingPostgres(
     const routes = await routesOf(ids);
     expect(new Set(routes).size, routes.join(',')).to.equal(1);
     expect(routes[0]).to.match(/^sandbox-openai-chat/);
-    const simulators = [gateway, second].flatMap((g) => [g.simulators.get('sandbox-openai-chat'), g.simulators.get('sandbox-openai-chat-backup')]) as OpenAIChatSimulator[];
+    const simulators = [gateway, second].flatMap((g) => [
+      g.simulators.get('sandbox-openai-chat'),
+      g.simulators.get('sandbox-openai-chat-backup'),
+    ]) as OpenAIChatSimulator[];
     expect(simulators.filter((s) => s.requests.length > 0)).to.have.length(2); // one account per replica: the same one on both
   });
 });

@@ -85,7 +85,10 @@ describe('model names: ids, aliases, patterns', () => {
 
   it('refuses a pattern with no wildcard (that is an alias)', () => {
     const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
-    const result = parseCatalogue(sample.replace('patterns: [gpt-5*, codex-*]\n    group: responses', 'patterns: [gpt-5, codex-*]\n    group: responses'), 'c.yaml');
+    const result = parseCatalogue(
+      sample.replace('patterns: [gpt-5*, codex-*]\n    group: responses', 'patterns: [gpt-5, codex-*]\n    group: responses'),
+      'c.yaml',
+    );
     expect(result.ok).to.equal(false);
   });
 });

@@ -41,7 +41,8 @@ describe('glob patterns', () => {
   it('decides overlap exactly as a search over every short name does (property)', () => {
     const alphabet = ['a', 'b'];
     const names: string[] = [''];
-    for (let length = 1; length <= 7; length++) for (const prefix of names.filter((n) => n.length === length - 1)) for (const c of alphabet) names.push(prefix + c);
+    for (let length = 1; length <= 7; length++)
+      for (const prefix of names.filter((n) => n.length === length - 1)) for (const c of alphabet) names.push(prefix + c);
     const pattern = fc.array(fc.constantFrom('a', 'b', '*', '?'), { maxLength: 3 }).map((cs) => cs.join(''));
     fc.assert(
       fc.property(pattern, pattern, (a, b) => {
