@@ -3214,6 +3214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"] | components["schemas"]["AnthropicModelList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
