@@ -98,12 +98,13 @@ describe('model patterns, substitutions and the Anthropic headers', function () 
   });
 
   it("leaves out a 1M-context beta a substitute's context window cannot honour, says which, and forwards every other beta as sent", async () => {
-    const { response, upstream } = await message('claude-sonnet-5', 64000, { 'anthropic-beta': BETAS_2_1_197 });
+    // `--model haiku[1m]` on an older release: a 200K-context model the gateway chose.
+    const { response, upstream } = await message('claude-haiku-4-5-20251001', 32000, { 'anthropic-beta': BETAS_2_1_197 });
     expect(response.status).to.equal(200);
     expect(response.headers.get('x-gateway-beta-dropped')).to.equal(LONG_CONTEXT);
     expect(upstream[0]!.headers['anthropic-beta']).to.equal(BETAS_2_1_197.replace(`${LONG_CONTEXT},`, ''));
     // Named by its id, the same model gets the betas unchanged (the provider judges them).
-    const exact = await message('sandbox/claude-sonnet', 64000, { 'anthropic-beta': BETAS_2_1_197 });
+    const exact = await message('sandbox/claude-haiku', 32000, { 'anthropic-beta': BETAS_2_1_197 });
     expect(exact.response.headers.get('x-gateway-beta-dropped')).to.equal(null);
     expect(exact.upstream[0]!.headers['anthropic-beta']).to.equal(BETAS_2_1_197);
   });
