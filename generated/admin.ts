@@ -868,6 +868,14 @@ export interface components {
             /** @description The operationId, e.g. `messages_create`. */
             endpoint: string;
             model: string | null;
+            /** @description The model name as the client sent it (the body's `model`, or the path's); `model` is the id it resolved to and was billed under. They differ when an alias or a pattern chose the model. */
+            requested_model?: string | null;
+            /** @description The client's session id (`X-Claude-Code-Session-Id`, Codex's `session_id`, `x-session-id`, `x-codex-turn-state`): as sent when it is at most 128 printable ASCII characters, otherwise `sha256:` and the first 32 hex digits of its digest. Requests of one session go to the same route while it stays healthy. */
+            session_id?: string | null;
+            /** @description When the gateway chose the model (an alias or a pattern) and lowered the output limit to that model's cap: the limit the client asked for (at most 2147483647). Null otherwise. */
+            max_tokens_requested?: number | null;
+            /** @description The output limit the request was sent with in that case (the model's `max_output_tokens`). Null otherwise. */
+            max_tokens_capped?: number | null;
             /** @description The provider route that served it (operators only). */
             provider: string | null;
             status: number;
@@ -930,6 +938,13 @@ export interface components {
             /** @description The operationId (`messages_create`, `chat_completions_create`, `videos_create`). */
             endpoint: string | null;
             model: string | null;
+            /** @description The model name as the client sent it (`model` is the id it resolved to; they differ when an alias or a pattern chose it); null for a video task. */
+            requested_model?: string | null;
+            /** @description When the gateway chose the model and lowered the request's output limit to that model's cap: what the client asked for and what was sent. Null otherwise. */
+            max_tokens_capped?: {
+                requested: number;
+                sent: number;
+            } | null;
             /** @description The status the request was answered with; null for a video task. */
             http_status: number | null;
             /** @description The video task's status; null for a request. */

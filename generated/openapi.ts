@@ -298,7 +298,7 @@ export interface paths {
         };
         /**
          * List models
-         * @description Compatible with the OpenAI SDK's `models.list()`. Without a key: every public model. With a key: the models that key may reach. An invalid key is a 401. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
+         * @description Two shapes, chosen by how the client calls. With an `anthropic-version` header, or a key sent as `x-api-key`: Anthropic's list (`data[]` of `{type: "model", id, display_name, created_at}`, `has_more`, `first_id`, `last_id`), of the models served on `/v1/messages`, paged by `limit` (default 20, at most 1000), `after_id` and `before_id`; the Anthropic SDK's `models.list()` and Claude Code's gateway model discovery (`CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY=1`) read it. Otherwise OpenAI's list of every model the caller may use (`object: "list"`, `data[]` of Model), compatible with the OpenAI SDK's `models.list()`. Without a key: every public model. With a key: the models that key may reach. An invalid key is a 401. Cacheable: the answer carries an `ETag` and `Cache-Control`; a request with a matching `If-None-Match` gets `304 Not Modified` with no body.
          */
         get: operations["models_list"];
         put?: never;
@@ -338,7 +338,7 @@ export interface paths {
         };
         /**
          * Retrieve a model
-         * @description Compatible with the OpenAI SDK's `models.retrieve(id)`; the id's `/` arrives as `%2F`.
+         * @description Compatible with the OpenAI SDK's `models.retrieve(id)` and, with an `anthropic-version` header or a key sent as `x-api-key`, with the Anthropic SDK's (Anthropic's ModelInfo shape; the same rule as the list). The id's `/` arrives as `%2F`. A name the model answers to (an alias, a name one of its patterns matches) is answered under that name.
          */
         get: operations["models_retrieve"];
         put?: never;
@@ -1478,6 +1478,34 @@ export interface components {
             object: "list";
             data: components["schemas"]["Model"][];
         };
+        /** @description A model in the shape of Anthropic's ModelInfo (`GET /v1/models` with `anthropic-version` or `x-api-key`): what the Anthropic SDK's `models.list()` and Claude Code's gateway model discovery read. */
+        AnthropicModelInfo: {
+            /** @constant */
+            type: "model";
+            /** @description The public model id (or a listed alias, answered under that name). */
+            id: string;
+            /** @description The catalogue's display name, or the id when it sets none. */
+            display_name: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339; a fixed compatibility value (2025-01-01T00:00:00Z) when the catalogue gives none.
+             */
+            created_at: string;
+            /** @description The model's context window, when the catalogue states it. */
+            max_input_tokens?: number | null;
+            /** @description The most output tokens a request may ask for, when the catalogue states it. */
+            max_tokens?: number | null;
+        };
+        /** @description The model list in Anthropic's shape: the models served on `/v1/messages` that the caller may use, in catalogue order, paged by `limit`, `after_id` and `before_id`. */
+        AnthropicModelList: {
+            data: components["schemas"]["AnthropicModelInfo"][];
+            /** @description More models follow this page in the direction asked (after `last_id`, or before `first_id` with `before_id`). */
+            has_more: boolean;
+            /** @description The first id of this page (the `before_id` of the previous page); null when the page is empty. */
+            first_id: string | null;
+            /** @description The last id of this page (the `after_id` of the next page); null when the page is empty. */
+            last_id: string | null;
+        };
         /** @description A per-customer allowance renewed each calendar period (UTC); usage inside it costs nothing. */
         FreeQuota: {
             amount: number;
@@ -1785,6 +1813,14 @@ export interface components {
             /** @description The operationId, e.g. `messages_create`. */
             endpoint: string;
             model: string | null;
+            /** @description The model name as the client sent it (the body's `model`, or the path's); `model` is the id it resolved to and was billed under. They differ when an alias or a pattern chose the model. */
+            requested_model?: string | null;
+            /** @description The client's session id (`X-Claude-Code-Session-Id`, Codex's `session_id`, `x-session-id`, `x-codex-turn-state`): as sent when it is at most 128 printable ASCII characters, otherwise `sha256:` and the first 32 hex digits of its digest. Requests of one session go to the same route while it stays healthy. */
+            session_id?: string | null;
+            /** @description When the gateway chose the model (an alias or a pattern) and lowered the output limit to that model's cap: the limit the client asked for (at most 2147483647). Null otherwise. */
+            max_tokens_requested?: number | null;
+            /** @description The output limit the request was sent with in that case (the model's `max_output_tokens`). Null otherwise. */
+            max_tokens_capped?: number | null;
             status: number;
             error_type: string | null;
             latency_ms: number;
@@ -1828,6 +1864,13 @@ export interface components {
             /** @description The operationId (`messages_create`, `chat_completions_create`, `videos_create`). */
             endpoint: string | null;
             model: string | null;
+            /** @description The model name as the client sent it (`model` is the id it resolved to; they differ when an alias or a pattern chose it); null for a video task. */
+            requested_model?: string | null;
+            /** @description When the gateway chose the model and lowered the request's output limit to that model's cap: what the client asked for and what was sent. Null otherwise. */
+            max_tokens_capped?: {
+                requested: number;
+                sent: number;
+            } | null;
             /** @description The status the request was answered with; null for a video task. */
             http_status: number | null;
             /** @description The video task's status; null for a request. */
@@ -2580,6 +2623,21 @@ export interface components {
          */
         GeminiAlt: string;
         /**
+         * @description Anthropic shape only (see the operation); page size, as in Anthropic's API. The OpenAI shape lists every model at once.
+         * @example 1000
+         */
+        AnthropicPageLimit: number;
+        /**
+         * @description Anthropic shape only; the models after this id (the previous page's `last_id`).
+         * @example sandbox/claude-opus
+         */
+        AnthropicAfterId: string;
+        /**
+         * @description Anthropic shape only; the models before this id (the next page's `first_id`).
+         * @example sandbox/claude-sonnet
+         */
+        AnthropicBeforeId: string;
+        /**
          * @description A public model id (`<provider>/<model>`) or one of its aliases. Its `/` is sent percent-encoded as `%2F` (as the official SDKs do); a raw `/` is read the same way (`/v1/models/sandbox/claude-sonnet`, as clients generated by orval send it). Asked by an alias, the model is answered under that name.
          * @example sandbox%2Fclaude-sonnet
          */
@@ -2628,6 +2686,16 @@ export interface components {
          */
         RequestId: string;
         /**
+         * @description Present when the gateway chose the model for the name sent (an alias or a pattern) and lowered the request's output limit (`max_tokens`, `max_completion_tokens`, `max_output_tokens`) to that model's output cap: the value the request was sent with. The request log keeps both numbers.
+         * @example 64000
+         */
+        MaxTokensCapped: number;
+        /**
+         * @description Messages only. Present when the gateway chose the model for the name sent (an alias or a pattern) and left out a context-window beta (`context-1m-2025-08-07`) that model's context window cannot honour: the betas left out, comma-separated. Every other beta is forwarded as sent.
+         * @example context-1m-2025-08-07
+         */
+        BetaDropped: string;
+        /**
          * @description The key's requests per minute (keys with a rate limit only).
          * @example 60
          */
@@ -2673,8 +2741,8 @@ export interface components {
          */
         CachePolicy: string;
         /**
-         * @description The answer depends on the credentials presented.
-         * @example Authorization, x-api-key
+         * @description The answer depends on the credentials presented (and on anthropic-version, which picks the list's shape).
+         * @example Authorization, x-api-key, anthropic-version, Origin
          */
         Vary: string;
         /**
@@ -2727,6 +2795,8 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "x-gateway-max-tokens-capped": components["headers"]["MaxTokensCapped"];
+                    "x-gateway-beta-dropped": components["headers"]["BetaDropped"];
                     "anthropic-ratelimit-requests-limit": components["headers"]["AnthropicRateLimitRequestsLimit"];
                     "anthropic-ratelimit-requests-remaining": components["headers"]["AnthropicRateLimitRequestsRemaining"];
                     "anthropic-ratelimit-requests-reset": components["headers"]["AnthropicRateLimitRequestsReset"];
@@ -2876,6 +2946,7 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "x-gateway-max-tokens-capped": components["headers"]["MaxTokensCapped"];
                     "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
                     "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
                     "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
@@ -2974,6 +3045,7 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "x-gateway-max-tokens-capped": components["headers"]["MaxTokensCapped"];
                     "x-ratelimit-limit-requests": components["headers"]["RateLimitLimitRequests"];
                     "x-ratelimit-remaining-requests": components["headers"]["RateLimitRemainingRequests"];
                     "x-ratelimit-reset-requests": components["headers"]["RateLimitResetRequests"];
@@ -3795,14 +3867,36 @@ export interface operations {
     };
     models_list: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /**
+                 * @description Anthropic shape only (see the operation); page size, as in Anthropic's API. The OpenAI shape lists every model at once.
+                 * @example 1000
+                 */
+                limit?: components["parameters"]["AnthropicPageLimit"];
+                /**
+                 * @description Anthropic shape only; the models after this id (the previous page's `last_id`).
+                 * @example sandbox/claude-opus
+                 */
+                after_id?: components["parameters"]["AnthropicAfterId"];
+                /**
+                 * @description Anthropic shape only; the models before this id (the next page's `first_id`).
+                 * @example sandbox/claude-sonnet
+                 */
+                before_id?: components["parameters"]["AnthropicBeforeId"];
+            };
+            header?: {
+                /**
+                 * @description Anthropic API version, passed to the provider. Defaults to `2023-06-01`.
+                 * @example 2023-06-01
+                 */
+                "anthropic-version"?: components["parameters"]["AnthropicVersion"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The models. */
+            /** @description The models, in OpenAI's shape or (with `anthropic-version` or `x-api-key`) in Anthropic's. */
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
@@ -3812,30 +3906,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "object": "list",
-                     *       "data": [
-                     *         {
-                     *           "id": "sandbox/claude-sonnet",
-                     *           "object": "model",
-                     *           "created": 1735689600,
-                     *           "owned_by": "gateway",
-                     *           "group": "messages"
-                     *         },
-                     *         {
-                     *           "id": "sandbox/seedance",
-                     *           "object": "model",
-                     *           "created": 1735689600,
-                     *           "owned_by": "gateway",
-                     *           "group": "video"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ModelList"];
+                    "application/json": components["schemas"]["ModelList"] | components["schemas"]["AnthropicModelList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3935,7 +4009,13 @@ export interface operations {
     models_retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Anthropic API version, passed to the provider. Defaults to `2023-06-01`.
+                 * @example 2023-06-01
+                 */
+                "anthropic-version"?: components["parameters"]["AnthropicVersion"];
+            };
             path: {
                 /**
                  * @description A public model id (`<provider>/<model>`) or one of its aliases. Its `/` is sent percent-encoded as `%2F` (as the official SDKs do); a raw `/` is read the same way (`/v1/models/sandbox/claude-sonnet`, as clients generated by orval send it). Asked by an alias, the model is answered under that name.
@@ -3947,23 +4027,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The model. */
+            /** @description The model, in OpenAI's shape or (with `anthropic-version` or `x-api-key`) in Anthropic's. */
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "sandbox/claude-sonnet",
-                     *       "object": "model",
-                     *       "created": 1735689600,
-                     *       "owned_by": "gateway",
-                     *       "group": "messages"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Model"];
+                    "application/json": components["schemas"]["Model"] | components["schemas"]["AnthropicModelInfo"];
                 };
             };
             401: components["responses"]["Unauthorized"];

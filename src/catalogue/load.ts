@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { LineCounter, isNode, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { GEMINI_PROTOCOLS, VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
+import { patternErrors } from './pattern-checks.ts';
 import { providerProblems } from './provider-checks.ts';
 import { tierProblems } from './tier-checks.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
@@ -22,7 +23,7 @@ export function parseCatalogue(text: string, source: string): ParseResult {
   if (document.errors.length > 0) return { ok: false, errors: document.errors.map((e) => yamlError(e, source)) };
   const data: unknown = document.toJS();
   if (!validate(data)) return { ok: false, errors: schemaErrors(validate.errors ?? [], source) };
-  const errors = [...semanticErrors(data), ...aliasErrors(data, document, lines)].map((e) => `${source}: ${e}`);
+  const errors = [...semanticErrors(data), ...aliasErrors(data, document, lines), ...patternErrors(data, document, lines)].map((e) => `${source}: ${e}`);
   return errors.length ? { ok: false, errors } : { ok: true, catalogue: data };
 }
 

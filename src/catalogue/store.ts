@@ -5,7 +5,8 @@ import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { parseCatalogue } from './load.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
-import { aliasName, type Catalogue, type ModelEntry, type ProviderEntry, type RegistryOptions, type ResolvedProvider } from './types.ts';
+import { buildNameIndex, type NamedModel } from './names.ts';
+import type { Catalogue, ModelEntry, ProviderEntry, RegistryOptions, ResolvedProvider } from './types.ts';
 
 export interface ResolvedRoute {
   provider: ResolvedProvider;
@@ -29,8 +30,10 @@ export interface LoadedCatalogue {
   models: ReadonlyMap<string, ResolvedModel>;
   /** The model by public id, whether or not any of its providers is enabled. */
   model(id: string): ResolvedModel | undefined;
-  /** The model a name (its id or one of its aliases) stands for. */
+  /** The model a name (its id, one of its aliases, or a name one of its patterns matches) stands for. */
   named(name: string): ResolvedModel | undefined;
+  /** The same, with how the name reached it (names.ts: id, alias or pattern, in that precedence). */
+  resolveName(name: string): NamedModel | undefined;
   /** Aliases the operator lists in /v1/models, with their model. */
   listedAliases: ReadonlyArray<{ alias: string; model: ResolvedModel }>;
 }
@@ -87,9 +90,6 @@ export function readCatalogueProviders(path: string): ProviderEntry[] {
   return parsed.catalogue.providers;
 }
 
-/** Which model an alias shared by several goes to: one that serves now, then one that is not retired. */
-const aliasRank = (model: ResolvedModel) => (model.retired ? 0 : model.routes.length > 0 ? 2 : 1);
-
 function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, contentHash: string, deps: CatalogueStoreDeps): LoadedCatalogue {
   const providers = deps.resolveProviders(catalogue.providers, deps);
   const models = new Map<string, ResolvedModel>();
@@ -103,18 +103,7 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
       .sort((a, b) => a.priority - b.priority);
     models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes });
   }
-  // An alias may name several models: the first (in file order) that an enabled provider serves
-  // answers it, so a real model and its sandbox stand-in can share the names clients send.
-  const aliases = new Map<string, ResolvedModel>();
-  const listed = new Set<string>();
-  for (const model of models.values())
-    for (const alias of model.aliases ?? []) {
-      const name = aliasName(alias);
-      const current = aliases.get(name);
-      if (!current || aliasRank(model) > aliasRank(current)) aliases.set(name, model);
-      if (typeof alias === 'object' && alias.listed) listed.add(`${name} ${model.id}`);
-    }
-  const listedAliases = [...aliases].filter(([name, model]) => listed.has(`${name} ${model.id}`)).map(([alias, model]) => ({ alias, model }));
+  const names = buildNameIndex(models);
   return {
     serviceName: catalogue.service_name,
     currency: catalogue.currency,
@@ -123,8 +112,9 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
     providers,
     models,
     model: (id) => models.get(id),
-    named: (name) => models.get(name) ?? aliases.get(name),
-    listedAliases,
+    named: (name) => names.resolve(name)?.model,
+    resolveName: (name) => names.resolve(name),
+    listedAliases: names.listedAliases,
   };
 }
 

@@ -160,6 +160,11 @@ export interface ModelEntry {
   id: string;
   /** Names resolved to this model before routing; billed and logged under `id`. */
   aliases?: AliasEntry[];
+  /**
+   * Glob patterns of names it answers to (`claude-opus-*`): `*` any run of characters, `?` one.
+   * After exact ids and aliases; the most specific pattern wins (src/catalogue/names.ts).
+   */
+  patterns?: string[];
   group: ModelGroup;
   display_name?: string;
   /** Unlisted models are reachable only by keys whose allow-list names them. */

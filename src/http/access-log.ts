@@ -8,6 +8,7 @@ import type { RequestMetrics } from '../metrics/hooks.ts';
 import { CORS_PREFLIGHT } from './cors.ts';
 import { CONSOLE_ASSET } from './steps/console.ts';
 import type { Exchange } from './exchange.ts';
+import { loggedSessionId, sessionIdOf } from '../domain/passthrough/affinity.ts';
 import { formatMicros } from '../shared/money.ts';
 
 /** Probes, scrapes, CORS preflights and the console's files would drown the request log (and are access-logged at debug only). */
@@ -80,6 +81,9 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
     const entry = (final: LogFields): RequestLogEntry => ({
       ...EMPTY_LOG_FIELDS,
       model: exchange.model,
+      // The name as the client sent it (the body's model, or the path's); `model` becomes the id billed.
+      requested_model: exchange.model,
+      session_id: loggedSessionId(sessionIdOf(req.headers)),
       ...fields,
       ...final,
       request_id: exchange.requestId,

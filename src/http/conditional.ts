@@ -20,7 +20,7 @@ export function cacheable(ctx: RequestContext, body: unknown): JsonReply {
     etag,
     // Keyed answers depend on the key: no shared cache may hand them to anyone else.
     'cache-control': `${ctx.caller ? 'private' : 'public'}, max-age=${MAX_AGE_SECONDS}`,
-    vary: 'Authorization, x-api-key, Origin',
+    vary: 'Authorization, x-api-key, anthropic-version, Origin',
   };
   if (matches(ctx.headers['if-none-match'], etag)) return { status: 304, body: undefined, headers };
   return { status: 200, body, headers };

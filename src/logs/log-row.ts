@@ -35,6 +35,13 @@ export interface LogFields {
   estimate_reason?: string | null;
   /** The provider's usage object as it reported it (counts, tiers; never content). */
   upstream_usage?: Record<string, unknown> | null;
+  /** The model name the client sent (an alias, a name a pattern matched); `model` is the id billed. */
+  requested_model?: string | null;
+  /** The client's session id (src/domain/passthrough/affinity.ts: as sent when short and printable, else its hash). */
+  session_id?: string | null;
+  /** The gateway lowered the output limit to a substitute model's cap: what the client asked, and what was sent. */
+  max_tokens_requested?: number | null;
+  max_tokens_capped?: number | null;
 }
 
 /** One row per public API request: who asked, what for, what it cost. Never prompts, outputs or keys. */
@@ -94,6 +101,10 @@ export const EMPTY_LOG_FIELDS: Required<LogFields> = {
   debt: null,
   estimate_reason: null,
   upstream_usage: null,
+  requested_model: null,
+  session_id: null,
+  max_tokens_requested: null,
+  max_tokens_capped: null,
 };
 
 const COLUMNS = [
@@ -129,6 +140,10 @@ const COLUMNS = [
   'debt bigint',
   'estimate_reason text',
   'upstream_usage jsonb',
+  'requested_model text',
+  'session_id text',
+  'max_tokens_requested int',
+  'max_tokens_capped int',
 ];
 const NAMES = COLUMNS.map((c) => c.split(' ')[0]).join(', ');
 const UPDATES = COLUMNS.map((c) => c.split(' ')[0])
@@ -162,6 +177,8 @@ export const logRow = (e: RequestLogEntry) => ({
   free_amount: text(e.free_amount),
   debt: text(e.debt),
   estimate_reason: storable(e.estimate_reason ?? null),
+  requested_model: storable(e.requested_model ?? null),
+  session_id: storable(e.session_id ?? null),
   client_request_id: e.client_request_id ?? null,
   swept: e.swept ?? false,
 });

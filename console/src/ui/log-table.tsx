@@ -10,6 +10,8 @@ export interface LogRow {
   key_id: string | null;
   endpoint: string;
   model: string | null;
+  /** The name the client sent (an alias or a name a pattern matched differs from `model`). */
+  requested_model?: string | null;
   provider?: string | null;
   status: number;
   error_type: string | null;
@@ -32,7 +34,18 @@ export function LogTable({ rows, operator }: { rows: LogRow[]; operator: boolean
       columns={[
         { label: 'When', cell: (r) => <Time at={r.created_at} /> },
         { label: 'Endpoint', cell: (r) => <code>{r.endpoint}</code> },
-        { label: 'Model', cell: (r) => r.model ?? <span class="muted">—</span> },
+        {
+          label: 'Model',
+          cell: (r) =>
+            r.model === null ? (
+              <span class="muted">—</span>
+            ) : (
+              <>
+                {r.model}
+                {r.requested_model && r.requested_model !== r.model ? <span class="small"> as {r.requested_model}</span> : null}
+              </>
+            ),
+        },
         ...(operator
           ? [
               { label: 'Customer', cell: (r: LogRow) => (r.customer_id ? <code>{r.customer_id}</code> : <span class="muted">—</span>) },

@@ -62,7 +62,21 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
           <dt>Endpoint</dt>
           <dd>{r.endpoint ? <code>{r.endpoint}</code> : '—'}</dd>
           <dt>Model</dt>
-          <dd>{r.model ? <code>{r.model}</code> : '—'}</dd>
+          <dd>
+            {r.model ? <code>{r.model}</code> : '—'}
+            {r.requested_model && r.requested_model !== r.model ? (
+              <span class="small">
+                {' '}
+                asked as <code>{r.requested_model}</code>
+              </span>
+            ) : null}
+            {r.max_tokens_capped ? (
+              <span class="small">
+                {' '}
+                (max_tokens {r.max_tokens_capped.requested} sent as {r.max_tokens_capped.sent}, the model&apos;s cap)
+              </span>
+            ) : null}
+          </dd>
           <dt>Status</dt>
           <dd>
             {r.http_status !== null ? <Badge value={r.http_status} /> : null}

@@ -20,6 +20,10 @@ export interface Receipt {
   keyId: string | null;
   endpoint: string | null;
   model: string | null;
+  /** The model name the client sent (an alias, a name a pattern matched); null for a task. */
+  requestedModel: string | null;
+  /** The output limit the gateway lowered to a substitute's cap: asked and sent. */
+  maxTokensCapped: { requested: number; sent: number } | null;
   /** The HTTP status of a request; null for a task. */
   httpStatus: number | null;
   /** A task's status; null for a request. */
@@ -89,6 +93,11 @@ async function requestReceipt(db: Knex, row: RequestLogRow): Promise<Receipt> {
     keyId: row.key_id,
     endpoint: row.endpoint,
     model: row.model,
+    requestedModel: row.requested_model ?? null,
+    maxTokensCapped:
+      row.max_tokens_capped === null || row.max_tokens_capped === undefined
+        ? null
+        : { requested: row.max_tokens_requested ?? row.max_tokens_capped, sent: row.max_tokens_capped },
     httpStatus: row.status,
     taskStatus: null,
     createdAt: new Date(row.created_at),
@@ -142,6 +151,8 @@ async function taskReceipt(db: Knex, task: VideoTaskRow): Promise<Receipt> {
     keyId: task.key_id,
     endpoint: 'videos_create',
     model: task.model_id,
+    requestedModel: null,
+    maxTokensCapped: null,
     httpStatus: null,
     taskStatus: task.status,
     createdAt: new Date(task.created_at),

@@ -49,6 +49,8 @@ export const openaiChat: PassthroughProtocol = {
   streamError: (type, message) => `data: ${JSON.stringify({ error: { message, type, param: null, code: null } })}\n\n`,
 
   boundLines: (price, inspected) => chatBoundLines(price, inspected),
+
+  outputLimitFields: ['max_completion_tokens', 'max_tokens'],
 };
 
 /** The field OpenAI-style errors name (`"param": "messages"`), when it is a plain field name. */

@@ -1,4 +1,5 @@
 import type { Caller } from '../../customers/service.ts';
+import type { NamedModel } from '../../catalogue/names.ts';
 import type { CatalogueStore, ResolvedModel } from '../../catalogue/store.ts';
 
 export interface DiscoveryService {
@@ -11,6 +12,8 @@ export interface DiscoveryService {
    * hides existence from those who may not.
    */
   findModel(caller: Caller | null, modelId: string): ResolvedModel | undefined;
+  /** Like findModel, with how the name reached the model (its id, an alias, a pattern: src/catalogue/names.ts). */
+  resolveModel(caller: Caller | null, name: string): NamedModel | undefined;
   /** Like findModel, but also a model no enabled provider serves right now (its `routes` is empty). */
   findCatalogued(caller: Caller | null, modelId: string): ResolvedModel | undefined;
   /** The retirement of the model a name stands for, if the caller may reach it and it is retired. */
@@ -48,6 +51,10 @@ export function createDiscoveryService(deps: { catalogue: CatalogueStore }): Dis
     findModel(caller, modelId) {
       const model = deps.catalogue.current().named(modelId);
       return model && canSee(caller, model) ? model : undefined;
+    },
+    resolveModel(caller, name) {
+      const named = deps.catalogue.current().resolveName(name);
+      return named && canSee(caller, named.model) ? named : undefined;
     },
     findCatalogued(caller, modelId) {
       const model = deps.catalogue.current().named(modelId);

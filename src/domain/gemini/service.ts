@@ -25,12 +25,12 @@ export interface GeminiService {
 }
 
 export function createGeminiService(deps: { passthrough: Passthrough; discovery: DiscoveryService }): GeminiService {
-  /** The name as the catalogue knows it: itself, or `gemini/<name>` for a bare Google model name. */
+  /** The name as the catalogue knows it (an id, alias or pattern): itself, or `gemini/<name>` for a bare Google model name. */
   const known = (caller: Caller | null, name: string): string =>
-    (deps.discovery.findModel(caller, name) ?? deps.discovery.retirement(caller, name) ?? name.includes('/')) ? name : `gemini/${name}`;
+    (deps.discovery.resolveModel(caller, name) ?? deps.discovery.retirement(caller, name) ?? name.includes('/')) ? name : `gemini/${name}`;
 
   function model(caller: Caller | null, name: string): ResolvedModel | undefined {
-    const found = deps.discovery.findModel(caller, known(caller, name));
+    const found = deps.discovery.resolveModel(caller, known(caller, name))?.model;
     return found?.group === 'gemini' ? found : undefined;
   }
 
@@ -43,7 +43,7 @@ export function createGeminiService(deps: { passthrough: Passthrough; discovery:
 
     async countTokens(request) {
       const name = known(request.caller, request.model ?? '');
-      const found = deps.discovery.findModel(request.caller, name);
+      const found = deps.discovery.resolveModel(request.caller, name)?.model;
       if (!found) {
         const retired = deps.discovery.retirement(request.caller, name);
         return { failure: retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(name.slice(0, 200)), log: {} };

@@ -11,6 +11,7 @@ import { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import { estimateJsonTokens } from '../passthrough/estimate.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from '../passthrough/protocol.ts';
+import type { Adaptation } from '../passthrough/substitution.ts';
 import { AnthropicUsage } from './usage.ts';
 
 /** The largest max_tokens accepted for a model whose catalogue entry names no output limit. */
@@ -159,7 +160,33 @@ export const anthropicMessages: PassthroughProtocol = {
   streamError: (type, message) => `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`,
 
   boundLines: (price, inspected) => messagesBoundLines(price, inspected),
+
+  outputLimitFields: ['max_tokens'],
+
+  adaptToSubstitute: (request, model) => withoutLongContextBeta(request, model),
 };
+
+/** Context-window betas (`context-1m-2025-08-07`): Claude Code sends one for a `[1m]` model choice. */
+const LONG_CONTEXT_BETA = /^context-\d+m-/;
+export const BETA_DROPPED_HEADER = 'x-gateway-beta-dropped';
+
+/**
+ * A model the gateway substituted whose context window is smaller than a 1M-context beta asks for
+ * would refuse the beta (the provider answers 400 for a model without it): the beta is left out,
+ * and the answer names it. Every other beta, and any beta for a model named by its id, goes as sent.
+ */
+function withoutLongContextBeta(request: PassthroughRequest, model: { context_window?: number }): Adaptation {
+  const betas =
+    one(request.headers['anthropic-beta'])
+      ?.split(',')
+      .map((b) => b.trim()) ?? [];
+  const window = model.context_window;
+  const dropped = window === undefined ? [] : betas.filter((b) => LONG_CONTEXT_BETA.test(b) && Number(/^context-(\d+)m-/.exec(b)![1]) * 1_000_000 > window);
+  if (dropped.length === 0) return { request, headers: {}, log: {} };
+  const kept = betas.filter((b) => !dropped.includes(b) && b !== '');
+  const headers = { ...request.headers, 'anthropic-beta': kept.length > 0 ? kept.join(',') : undefined };
+  return { request: { ...request, headers }, headers: { [BETA_DROPPED_HEADER]: dropped.join(',') }, log: {} };
+}
 
 /** The client's bytes with only `model` changed. */
 export function upstreamBody(request: PassthroughRequest, upstreamModel: string): string {

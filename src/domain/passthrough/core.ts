@@ -12,17 +12,18 @@ import type { Logger } from '../../logger.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { UpstreamMetrics } from '../../metrics/hooks.ts';
 import { costOf } from '../../pricing/cost.ts';
-import { callUpstream } from '../../providers/http.ts';
-import { sanitizeForLog } from '../../providers/sanitize.ts';
-import { UpstreamError, type UpstreamResponse } from '../../providers/types.ts';
+import type { UpstreamResponse } from '../../providers/types.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import { keyLimitFailure, rateLimitHeaders, withRateHeaders, type HeaderStyle } from '../limits/headers.ts';
 import type { Sink } from '../sink.ts';
+import { routesForSession, sessionIdOf } from './affinity.ts';
 import { PassthroughError, passthroughFailures } from './errors.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
 import { holdFields, settledFields } from './receipt-fields.ts';
+import { forward } from './forward.ts';
 import { readJson, relayStream, type Relayed } from './relay.ts';
+import { adaptToSubstitute, type Adaptation } from './substitution.ts';
 
 export interface PassthroughDeps {
   discovery: DiscoveryService;
@@ -42,8 +43,12 @@ export interface PassthroughResult {
 
 export interface Resolved {
   model: ResolvedModel;
+  /** By priority; a session's own order within each priority (affinity.ts). */
   routes: ResolvedRoute[];
   price: TokenPrice;
+  /** The request as it goes upstream: the client's, or adapted to a model the gateway substituted (substitution.ts). */
+  request: PassthroughRequest;
+  adaptation: Omit<Adaptation, 'request'>;
 }
 
 export function createPassthrough(deps: PassthroughDeps) {
@@ -51,60 +56,20 @@ export function createPassthrough(deps: PassthroughDeps) {
     const id = request.model ?? request.body.model;
     if (typeof id !== 'string' || id === '')
       return passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.');
-    const model = deps.discovery.findModel(request.caller, id);
-    if (!model) {
+    const named = deps.discovery.resolveModel(request.caller, id);
+    if (!named) {
       const retired = deps.discovery.retirement(request.caller, id);
       return retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(id.slice(0, 200));
     }
+    const { model } = named;
     if (model.group !== protocol.group) return passthroughFailures.wrongEndpoint(model.id, model.group);
     const served = model.routes.filter((r) => protocol.providerProtocols.has(r.provider.protocol) && r.provider.baseUrl);
     if (served.length === 0) return passthroughFailures.noProvider(model.id);
     const routes = protocol.routes ? protocol.routes(served) : served;
     if (routes instanceof Failure) return routes;
-    return { model, routes, price: model.price as TokenPrice };
-  }
-
-  /** Tries the routes by priority; another route only while nothing has reached the client. */
-  async function forward(protocol: PassthroughProtocol, request: PassthroughRequest, resolved: Resolved, inspected: Inspected, client: AbortSignal) {
-    let last: { error: UpstreamError; route: ResolvedRoute } | undefined;
-    for (const route of resolved.routes) {
-      if (last) deps.metrics?.upstreamFailover(last.route.provider.id);
-      const call = await protocol.upstream(request, route, inspected);
-      const { timeouts } = route.provider;
-      const began = performance.now();
-      const answer =
-        call instanceof UpstreamError
-          ? call
-          : await callUpstream({
-              url: call.url,
-              headers: call.headers,
-              body: call.body,
-              signal: client,
-              also: deps.shutdown,
-              connectMs: timeouts.connect_ms,
-              proxy: route.provider.proxy,
-              firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
-              idleMs: timeouts.idle_ms,
-              requestIdHeader: call.requestIdHeader,
-            });
-      deps.metrics?.upstreamAttempt(route.provider.id, performance.now() - began, answer instanceof UpstreamError ? answer.kind : 'ok', answer.status);
-      if (!(answer instanceof UpstreamError)) return { response: answer, route };
-      last = { error: answer, route };
-      deps.logger.warn(
-        {
-          request_id: request.requestId,
-          provider: route.provider.id,
-          kind: answer.kind,
-          status: answer.status,
-          upstream_request_id: answer.upstreamRequestId,
-          os_error: answer.osError,
-          upstream_error: sanitizeForLog(answer.body),
-        },
-        'upstream attempt failed',
-      );
-      if (!answer.retryable || client.aborted || deps.shutdown.aborted) break;
-    }
-    return last!;
+    const { request: adapted, ...adaptation } = named.via === 'id' ? { request, headers: {}, log: {} } : adaptToSubstitute(protocol, request, model);
+    const ordered = routesForSession(routes, sessionIdOf(request.headers));
+    return { model, routes: ordered, price: model.price as TokenPrice, request: adapted, adaptation };
   }
 
   async function exchange(
@@ -116,11 +81,17 @@ export function createPassthrough(deps: PassthroughDeps) {
     hold: Hold,
   ): Promise<PassthroughResult> {
     const started = Date.now();
-    const answer = await forward(protocol, request, resolved, inspected, sink.signal);
-    const log: LogFields = { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id, ...holdFields(resolved.model, hold) };
+    const answer = await forward(deps, protocol, request, resolved.routes, inspected, sink.signal);
+    const log: LogFields = {
+      model: resolved.model.id,
+      stream: inspected.stream,
+      provider: answer.route.provider.id,
+      ...holdFields(resolved.model, hold),
+      ...resolved.adaptation.log,
+    };
     if ('error' in answer) {
       void hold.release(`upstream ${answer.error.kind}`);
-      const failure = withRateHeaders(protocol.failure(answer.error, answer.route, resolved.model.id), styleOf(protocol), hold.rate);
+      const failure = withHeaders(withRateHeaders(protocol.failure(answer.error, answer.route, resolved.model.id), styleOf(protocol), hold.rate), resolved);
       const why = answer.error.osError ?? (answer.error.status ? `status ${answer.error.status}` : answer.error.kind);
       return { failure, log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null, upstream_error: why } };
     }
@@ -129,7 +100,7 @@ export function createPassthrough(deps: PassthroughDeps) {
       const bill = reader.bill(resolved.price);
       hold.checkpoint(costOf(bill.lines), { input_tokens: bill.log.input_tokens, output_tokens: bill.log.output_tokens });
     };
-    const headers = rateLimitHeaders(styleOf(protocol), hold.rate);
+    const headers = { ...rateLimitHeaders(styleOf(protocol), hold.rate), ...resolved.adaptation.headers };
     const relayed = await relay(protocol, sink, answer.response, reader, inspected, answer.route.provider.timeouts.idle_ms, checkpoint, headers);
     if (relayed.ending === 'invalid') {
       void hold.release('invalid upstream response');
@@ -204,14 +175,15 @@ export function createPassthrough(deps: PassthroughDeps) {
     resolve,
   };
 
-  async function run(protocol: PassthroughProtocol, request: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
-    const invalid = protocol.check(request.body);
+  async function run(protocol: PassthroughProtocol, raw: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
+    const invalid = protocol.check(raw.body);
     if (invalid) return { failure: invalid, log: {} };
-    const resolved = resolve(protocol, request);
+    const resolved = resolve(protocol, raw);
     if (resolved instanceof Failure) return { failure: resolved, log: {} };
-    const inspected = protocol.inspect(request, resolved.model);
-    if (inspected instanceof Failure) return { failure: inspected, log: { model: resolved.model.id } };
-    const { model } = resolved;
+    const { model, request } = resolved;
+    const adapted = { model: model.id, ...resolved.adaptation.log };
+    const inspected = protocol.inspect(request, model);
+    if (inspected instanceof Failure) return { failure: withHeaders(inspected, resolved), log: adapted };
     const outcome = await deps.holds.scope(
       {
         ref: request.requestId,
@@ -224,15 +196,21 @@ export function createPassthrough(deps: PassthroughDeps) {
       },
       (hold) => exchange(protocol, request, sink, resolved, inspected, hold),
     );
-    if (outcome instanceof KeyLimitRefusal) return { failure: keyLimitFailure(outcome, styleOf(protocol)), log: { model: model.id } };
+    if (outcome instanceof KeyLimitRefusal) return { failure: withHeaders(keyLimitFailure(outcome, styleOf(protocol)), resolved), log: adapted };
     if (outcome === LedgerError.InsufficientFunds)
-      return { failure: passthroughFailures.insufficientBalance('its input plus the most output it may produce'), log: { model: model.id } };
+      return { failure: withHeaders(passthroughFailures.insufficientBalance('its input plus the most output it may produce'), resolved), log: adapted };
     if (typeof outcome === 'string') throw new Error(`reserve failed: ${outcome}`);
     return outcome;
   }
 }
 
 export type Passthrough = ReturnType<typeof createPassthrough>;
+
+/** A failure after the model was resolved says what the gateway adapted too. */
+const withHeaders = (failure: Failure, resolved: Resolved): Failure =>
+  Object.keys(resolved.adaptation.headers).length === 0
+    ? failure
+    : new Failure(failure.code, failure.message, { ...failure.details, headers: { ...resolved.adaptation.headers, ...failure.details.headers } });
 
 /** Messages speak Anthropic's headers and errors, chat completions OpenAI's. */
 const styleOf = (protocol: PassthroughProtocol): HeaderStyle => (protocol.group === 'messages' ? 'anthropic' : 'openai');

@@ -10,6 +10,7 @@ import type { CostLine } from '../../pricing/cost.ts';
 import type { UpstreamError } from '../../providers/types.ts';
 import type { Failure } from '../failure.ts';
 import type { SseFrame } from './sse.ts';
+import type { Adaptation } from './substitution.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -93,4 +94,8 @@ export interface PassthroughProtocol {
   boundLines(price: TokenPrice, inspected: Inspected): CostLine[];
   /** The protocol's own words for a failure the gateway answers (error codes its clients act on). */
   clientFailure?(failure: Failure): Failure;
+  /** Body members that cap the output (max_tokens...): lowered to a substitute model's cap (substitution.ts). */
+  readonly outputLimitFields?: readonly string[];
+  /** What else a model the gateway substituted cannot take, adapted (messages: the 1M-context beta). */
+  adaptToSubstitute?(request: PassthroughRequest, model: ResolvedModel): Adaptation;
 }

@@ -36,25 +36,20 @@ export interface BackgroundDeps {
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
-export async function createBackground(
-  deps: BackgroundDeps,
-  protocol: PassthroughProtocol,
-  request: PassthroughRequest,
-  sink: Sink,
-): Promise<PassthroughResult> {
-  if (request.body.stream === true)
+export async function createBackground(deps: BackgroundDeps, protocol: PassthroughProtocol, sent: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
+  if (sent.body.stream === true)
     return {
       failure: passthroughFailures.invalid('stream', 'A background response is not streamed here: send stream false and poll GET /v1/responses/{response_id}.'),
       log: {},
     };
-  const resolved = deps.passthrough.resolve(protocol, request);
+  const resolved = deps.passthrough.resolve(protocol, sent);
   if (resolved instanceof Failure) return { failure: resolved, log: {} };
-  const { model } = resolved;
+  const { model, request } = resolved; // the request as it goes upstream (a substitute's output cap applied)
   const inspected = protocol.inspect(request, model);
-  if (inspected instanceof Failure) return { failure: inspected, log: { model: model.id } };
+  if (inspected instanceof Failure) return { failure: inspected, log: { model: model.id, ...resolved.adaptation.log } };
   const route = resolved.routes[0]!; // one submission only: a second route could run it twice
   const taskId = `vt_${randomBase62(24)}`;
-  const log: LogFields = { model: model.id, provider: route.provider.id, stream: false };
+  const log: LogFields = { model: model.id, provider: route.provider.id, stream: false, ...resolved.adaptation.log };
   try {
     await deps.db.transaction(async (trx) => {
       await trx('video_tasks').insert({

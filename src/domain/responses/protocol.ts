@@ -78,6 +78,8 @@ export function responsesProtocol(context: ResponsesContext = {}): PassthroughPr
     boundLines: (price, inspected) => responsesBoundLines(price, inspected),
 
     clientFailure: (failure) => responsesFailure(failure),
+
+    outputLimitFields: ['max_output_tokens'],
   };
 }
 

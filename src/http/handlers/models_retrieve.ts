@@ -2,7 +2,7 @@ import { passthroughFailures } from '../../domain/passthrough/errors.ts';
 import type { Failure } from '../../domain/failure.ts';
 import type { PublicOperations } from '../../types.ts';
 import type { Ok, RequestContext } from '../handler.ts';
-import { modelToWire } from '../serialize/models.ts';
+import { modelToAnthropic, modelToWire, wantsAnthropicShape } from '../serialize/models.ts';
 
 export async function models_retrieve(ctx: RequestContext): Promise<Ok<PublicOperations, 'models_retrieve'> | Failure> {
   const { discovery } = ctx.services;
@@ -13,5 +13,6 @@ export async function models_retrieve(ctx: RequestContext): Promise<Ok<PublicOpe
     return retired ? passthroughFailures.modelRetired(retired, null) : passthroughFailures.modelNotFound(modelId.slice(0, 200), null);
   }
   // Asked by an alias, answered under that name: the client keeps using the name it knows.
+  if (wantsAnthropicShape(ctx.headers)) return { status: 200, body: modelToAnthropic(model, modelId) };
   return { status: 200, body: modelToWire(model, discovery.serviceName(), modelId) };
 }

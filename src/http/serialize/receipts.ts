@@ -32,6 +32,8 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
     key_id: receipt.keyId,
     endpoint: receipt.endpoint,
     model: receipt.model,
+    requested_model: receipt.requestedModel,
+    max_tokens_capped: receipt.maxTokensCapped,
     http_status: receipt.httpStatus,
     task_status: receipt.taskStatus,
     created_at: receipt.createdAt.toISOString(),

@@ -13,6 +13,8 @@ import { openEventStream, sendHalfThenDrop } from '../replies.ts';
 
 export interface RecordedRequest {
   path: string;
+  /** The path with its query, as requested (`/v1/messages?beta=true`). */
+  url: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
 }
@@ -48,7 +50,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
         return sendError(res, 400, 'invalid JSON');
       }
       const path = (req.url ?? '').split('?')[0] ?? '';
-      if (options.record !== false) requests.push({ path, headers: req.headers, body });
+      if (options.record !== false) requests.push({ path, url: req.url ?? '', headers: req.headers, body });
       const behaviour = { ...parseDirectives(requestText(body)), ...queued.shift() };
       void answer(req, res, path, body, behaviour).catch(() => res.destroy());
     });

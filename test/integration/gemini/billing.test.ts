@@ -208,4 +208,19 @@ describe('Gemini API: passthrough, billing and errors', function () {
     const none = await fetch(`${gateway.url}/v1beta/models/sandbox%2Fchat-model`, { headers: { 'x-goog-api-key': key } });
     expect(none.status).to.equal(404);
   });
+
+  it('a release the catalogue has never heard of reaches its family by pattern, billed under the model id', async () => {
+    const [before, paid] = [studio.exchanges.length, await debits()];
+    const response = await post(url('gemini-9.9-pro-preview', 'generateContent'), ask('Hi'));
+    expect(response.status).to.equal(200);
+    const [sent] = studio.exchanges.slice(before);
+    expect(sent!.path).to.equal('/v1beta/models/gemini-3.1-pro-preview:generateContent');
+    expect(await debits()).to.equal(plus(paid, geminiCost(sent!.billed!)));
+    const log = await gateway.requestLog(response.headers.get('request-id')!);
+    expect(log).to.include({ model: GEMINI_MODEL, requested_model: 'gemini-9.9-pro-preview' });
+    const counted = await post(url('gemini-9.9-flash', 'countTokens'), ask('Hi'));
+    expect(counted.status).to.equal(200);
+    const one = await fetch(`${gateway.url}/v1beta/models/gemini-9.9-flash`, { headers: { 'x-goog-api-key': key } });
+    expect(((await one.json()) as any).baseModelId).to.equal('sandbox/gemini-flash');
+  });
 });

@@ -86,7 +86,7 @@ describe('CORS: browser pages calling the public API', function () {
     expect(refused.headers['access-control-allow-origin']).to.equal('*');
     const models = await send(gateway.url, { method: 'GET', path: '/v1/models', headers: { origin: PAGE } }, 5000);
     expect(models.headers['access-control-allow-origin']).to.equal('*');
-    expect(models.headers['vary']).to.equal('Authorization, x-api-key, Origin');
+    expect(models.headers['vary']).to.equal('Authorization, x-api-key, anthropic-version, Origin');
     const server = await message(gateway, undefined);
     expect(server.status).to.equal(200);
     expect(server.headers['access-control-allow-origin']).to.equal(undefined);

@@ -25,7 +25,7 @@ describe('model discovery caching: ETag, Cache-Control and 304', () => {
       const etag = first.headers.get('etag')!;
       expect(etag).to.match(/^"[A-Za-z0-9_-]{22}"$/);
       expect(first.headers.get('cache-control')).to.equal('private, max-age=60');
-      expect(first.headers.get('vary')).to.equal('Authorization, x-api-key, Origin');
+      expect(first.headers.get('vary')).to.equal('Authorization, x-api-key, anthropic-version, Origin');
       await first.json();
 
       const again = await get(route, { ...auth, 'if-none-match': etag });

@@ -34,7 +34,10 @@ describe('the contract at run time', () => {
     expect(messages.passthrough).to.equal(true);
     expect([...messages.schemes]).to.have.members(['ApiKeyBearer', 'ApiKeyHeader']);
     expect((match('GET', '/v1/models') as any).operation.anonymousAllowed).to.equal(true);
-    expect([...(match('GET', '/v1/models') as any).operation.declaredQuery]).to.deep.equal([]);
+    // Anthropic's list shape pages by these; the OpenAI SDK's `?beta=true` and the like are dropped.
+    expect([...(match('GET', '/v1/models') as any).operation.declaredQuery]).to.deep.equal(['limit', 'after_id', 'before_id']);
+    expect([...(match('GET', '/v1/models') as any).operation.schemes]).to.have.members(['ApiKeyBearer', 'ApiKeyHeader']);
+    expect([...(match('GET', '/v1/wallet') as any).operation.declaredQuery]).to.deep.equal([]);
   });
 
   const validate = (method: string, rawPath: string, request: Partial<RequestToValidate>) => {
