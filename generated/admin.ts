@@ -925,7 +925,7 @@ export interface components {
             /** @description The input it was judged on (input + cache writes + cache reads). */
             input_tokens: number;
         };
-        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries; once retention removed the log row, from the journal alone (`log_removed`). Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
             object: "receipt";
@@ -1031,6 +1031,17 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
             }[];
+            /** @description Null when the receipt was built from the request's log row (and for a video task). When the operator's retention (`REQUEST_LOG_RETENTION_DAYS`) removed the row, the receipt is rebuilt from the journal, which is never removed: `hold`, `charge`, `journal` and `price` (when the journal names the price version) are exact; `http_status`, `requested_model`, `usage.reported`, the counts of `usage.billed` and `measurement.reason` were in the row only and are null (`endpoint` and `model` too when the journal does not name them). */
+            log_removed: {
+                /** @description Why the row is gone. `retention` (the only reason today). */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description Log rows of requests that arrived before this instant were removed.
+                 */
+                removed_before: string;
+                explanation: string;
+            } | null;
         };
         /** @description A receipt as operators see it, with the internal routing a customer does not see. */
         AdminReceipt: components["schemas"]["Receipt"] & {
@@ -2779,6 +2790,7 @@ export interface operations {
                      *           "created_at": "2026-11-22T12:00:00.455Z"
                      *         }
                      *       ],
+                     *       "log_removed": null,
                      *       "provider": "sandbox-openai-chat",
                      *       "upstream_request_id": "chatcmpl-9x8y7z"
                      *     }

@@ -85,6 +85,10 @@ export interface Config {
   webhooks: boolean;
   /** Internal addresses and subnets webhooks may reach anyway. */
   webhookAllowInternal: string[];
+  /** Run the request log's hourly upkeep (partitions ahead, retention) in this process. */
+  requestLogUpkeep: boolean;
+  /** Request log rows older than this many days are removed (undefined: kept). */
+  requestLogRetentionDays: number | undefined;
 }
 
 /** Proxy variables are also read in lower case, as curl and most tools do; upper case wins. */
@@ -163,5 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     egressProxy: egressProxy({ httpProxy: clean.HTTP_PROXY, httpsProxy: clean.HTTPS_PROXY, noProxy: clean.NO_PROXY }),
     webhooks: clean.WEBHOOKS,
     webhookAllowInternal: clean.WEBHOOK_ALLOW_INTERNAL,
+    requestLogUpkeep: clean.REQUEST_LOG_UPKEEP,
+    requestLogRetentionDays: clean.REQUEST_LOG_RETENTION_DAYS,
   };
 }

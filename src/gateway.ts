@@ -113,7 +113,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const ledger = createLedger({ db });
   const runtime = await startHoldsRuntime({ db, ledger, logger, config });
   const { instance, settler, holds } = runtime;
-  const requestLogs = createRequestLogs({ db, logger });
+  const requestLogs = createRequestLogs({ db, logger, upkeep: { retentionDays: config.requestLogRetentionDays, holder: instance.id } });
   const customers = createCustomerService({
     db,
     apiKeyPrefix: config.apiKeyPrefix,
@@ -164,6 +164,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     { sweep: () => services.sweeper.sweep(), drainVideos: (stop) => services.videoWorker.drain(stop), webhooks: () => services.alerts.tick() },
     logger,
   );
+  if (config.requestLogUpkeep) tickers.push(requestLogs.upkeep.schedule());
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = await prepareDemo({
     customers,

@@ -9,6 +9,7 @@ import { checkpointedCharge, checkpointedDraws, type CheckpointedDraw } from './
 import type { ReservationRow } from '../ledger/repo.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
 import type { SweepMetrics } from '../metrics/hooks.ts';
+import { requestIdTime } from '../shared/ids.ts';
 
 type Usage = NonNullable<CheckpointedDraw['usage']>;
 
@@ -65,7 +66,8 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
       cost,
       usage_estimated: true,
       interrupted: true,
-      created_at: new Date(),
+      // The arrival its id carries, as the owner's own row would have: either replaces the other.
+      created_at: requestIdTime(purpose.ref),
       swept: true,
     });
   }

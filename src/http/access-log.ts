@@ -9,6 +9,7 @@ import { CORS_PREFLIGHT } from './cors.ts';
 import { CONSOLE_ASSET } from './steps/console.ts';
 import type { Exchange } from './exchange.ts';
 import { loggedSessionId, sessionIdOf } from '../domain/passthrough/affinity.ts';
+import { requestIdTime } from '../shared/ids.ts';
 import { formatMicros } from '../shared/money.ts';
 
 /** Probes, scrapes, CORS preflights and the console's files would drown the request log (and are access-logged at debug only). */
@@ -76,8 +77,8 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
     const settled = exchange.outcome.settled;
     if (admin || UNLOGGED.has(operation) || !settled) accessLine(admin, req, exchange, latencyMs, status, clientGone, fields);
     if (admin || UNLOGGED.has(operation)) return;
-    // Dated when the request arrived, not when its row is written (after the charge is durable).
-    const arrivedAt = new Date(Date.now() - latencyMs);
+    // Dated when the request arrived, as its id says (the row's partition key: src/shared/ids.ts).
+    const arrivedAt = requestIdTime(exchange.requestId);
     const entry = (final: LogFields): RequestLogEntry => ({
       ...EMPTY_LOG_FIELDS,
       model: exchange.model,

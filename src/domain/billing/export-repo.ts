@@ -59,7 +59,7 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
             e.free_units, e.free_amount, e.debits_delta as charged, e.debt_delta as debt
        from ledger_entries e
        cross join lateral (select substr(e.reference, strpos(e.reference, ':') + 1) as ref) r
-       left join request_logs l on l.request_id = r.ref
+       left join request_logs l on l.request_id = r.ref and l.created_at = request_log_created_at(r.ref)
        left join video_tasks v on v.id = r.ref
        left join price_versions pv on pv.id = coalesce(e.price_version_id, l.price_version_id, v.price_version_id)
       where e.kind in ('settle', 'charge', 'true_up') and e.created_at >= ? and e.created_at < ? ${customer} ${cursor}

@@ -10,6 +10,7 @@ import { Failure } from '../failure.ts';
 import type { VideoTaskRow } from '../videos/model.ts';
 import { AccountError } from '../account/errors.ts';
 import { entriesOf, priceVersion, requestLog, videoTask, type PriceVersionRow } from './receipt-repo.ts';
+import { removedLogRow } from './removed-receipt.ts';
 
 export type HoldOutcome = 'settled' | 'released' | 'pending' | 'none';
 
@@ -43,6 +44,8 @@ export interface Receipt {
   /** Operators only. */
   provider: string | null;
   upstreamRequestId: string | null;
+  /** Retention removed the request's log row: the receipt is rebuilt from the journal (removed-receipt.ts). */
+  logRemoved?: { removedBefore: Date };
 }
 
 const CHARGING = new Set(['charge', 'settle', 'true_up']);
@@ -200,5 +203,11 @@ export async function findReceipt(db: Knex, id: string, customerId?: string): Pr
     return task ? taskReceipt(db, task) : notFound;
   }
   const row = await requestLog(db, id, customerId);
-  return row ? requestReceipt(db, row) : notFound;
+  if (row) return requestReceipt(db, row);
+  const removed = await removedLogRow(db, id, customerId);
+  if (!removed) return notFound;
+  const receipt = await requestReceipt(db, removed.row);
+  // What only the log row knew stays null: the status, and the endpoint and model when the journal does not name them.
+  const model = receipt.model ?? receipt.price?.model_id ?? null;
+  return { ...receipt, httpStatus: null, endpoint: receipt.endpoint || null, model, logRemoved: { removedBefore: removed.removedBefore } };
 }
