@@ -15,6 +15,15 @@ export const ROOT_DIR = (() => {
   return dir;
 })();
 
+/** The gateway's version (package.json), for metrics and traces. */
+export function packageVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -89,6 +98,8 @@ export interface Config {
   requestLogUpkeep: boolean;
   /** Request log rows older than this many days are removed (undefined: kept). */
   requestLogRetentionDays: number | undefined;
+  /** OpenTelemetry traces (src/telemetry/): off unless an exporter or endpoint is named. */
+  tracing: { enabled: boolean; genAi: boolean; contextToProviders: boolean; sdkLogLevel: string | undefined };
 }
 
 /** Proxy variables are also read in lower case, as curl and most tools do; upper case wins. */
@@ -169,5 +180,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowInternal: clean.WEBHOOK_ALLOW_INTERNAL,
     requestLogUpkeep: clean.REQUEST_LOG_UPKEEP,
     requestLogRetentionDays: clean.REQUEST_LOG_RETENTION_DAYS,
+    tracing: {
+      enabled:
+        Boolean(clean.OTEL_EXPORTER_OTLP_ENDPOINT || clean.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || clean.OTEL_TRACES_EXPORTER) &&
+        clean.OTEL_TRACES_EXPORTER !== 'none' &&
+        !clean.OTEL_SDK_DISABLED,
+      genAi: (clean.OTEL_SEMCONV_STABILITY_OPT_IN ?? '').split(',').some((value) => value.trim() === 'gen_ai_latest_experimental'),
+      contextToProviders: clean.TRACE_CONTEXT_TO_PROVIDERS,
+      sdkLogLevel: clean.OTEL_LOG_LEVEL,
+    },
   };
 }

@@ -8,6 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { traceHooks, type CallLabels, type TraceHooks } from '../telemetry/hooks.ts';
 import { CLIENT_ACTIONABLE_HEADERS, FAILOVER_STATUSES, UpstreamError, type UpstreamResponse } from './types.ts';
 
 export interface UpstreamCall {
@@ -29,6 +30,8 @@ export interface UpstreamCall {
   requestIdHeader?: string;
   /** More headers of an error answer to keep (beyond retry-after and rate limits), e.g. content-range of a 416. */
   errorHeaders?: RegExp;
+  /** What the call's span says (tracing on): the provider, and the model and group of an inference. */
+  trace?: CallLabels;
 }
 
 // One pool set per connect timeout and proxy (undici sets them per agent). No cap on connections
@@ -65,7 +68,26 @@ class Attempt extends EventEmitter {
   };
 }
 
-export async function callUpstream(call: UpstreamCall): Promise<UpstreamResponse | UpstreamError> {
+export function callUpstream(call: UpstreamCall): Promise<UpstreamResponse | UpstreamError> {
+  const hooks = traceHooks.current;
+  return hooks ? traced(hooks, call) : send(call);
+}
+
+/** The call inside its client span, which ends once the answer's body was read (or the call failed). */
+async function traced(hooks: TraceHooks, call: UpstreamCall): Promise<UpstreamResponse | UpstreamError> {
+  const span = hooks.upstreamCall(call.trace ?? { provider: 'unknown' }, call.method ?? 'POST');
+  const answer = await send(span.headers ? { ...call, headers: { ...call.headers, ...span.headers } } : call);
+  if (answer instanceof UpstreamError) {
+    span.failed(answer.kind, answer.status);
+    span.end();
+  } else {
+    span.answered(answer.status);
+    answer.body.once('close', () => span.end());
+  }
+  return answer;
+}
+
+async function send(call: UpstreamCall): Promise<UpstreamResponse | UpstreamError> {
   const attempt = new Attempt();
   const timer = setTimeout(() => {
     attempt.timedOut = true;

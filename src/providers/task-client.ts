@@ -8,11 +8,12 @@
 // path (scripts/bench/clients.ts, docs/performance.md).
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Agents, type Got, type Request, type RequestError } from 'got';
+import got, { type Agents, type Got, type NormalizedOptions, type Request, type RequestError } from 'got';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import type { Logger } from '../logger.ts';
 import type { UpstreamMetrics } from '../metrics/hooks.ts';
 import { proxyFor } from '../shared/egress-proxy.ts';
+import { traceHooks, type CallSpan, type TraceHooks } from '../telemetry/hooks.ts';
 import { atProviderOrigin, EgressRefusedError, guardedLookup, refusedLiteral, refusedName } from './egress-guard.ts';
 import type { ResolvedProvider } from './registry.ts';
 import { sanitizeForLog } from './sanitize.ts';
@@ -79,10 +80,27 @@ export function taskStream(provider: ResolvedProvider, url: URL, options: { head
   const { client, observer } = entryOf(provider);
   const began = performance.now();
   const stream = client.stream(url, options);
-  stream.once('response', (response: { statusCode: number; ok: boolean }) =>
-    observer.metrics?.upstreamAttempt(provider.id, performance.now() - began, response.ok ? 'ok' : 'status', response.statusCode),
-  );
+  stream.once('response', (response: { statusCode: number; ok: boolean }) => {
+    observer.metrics?.upstreamAttempt(provider.id, performance.now() - began, response.ok ? 'ok' : 'status', response.statusCode);
+    const span = callSpans.get(stream.options);
+    if (!span) return;
+    span.answered(response.statusCode);
+    // A download's span lasts until its last byte, or until it is cut.
+    const end = () => span.end();
+    stream.once('end', end).once('close', end);
+  });
   return stream;
+}
+
+/** Each attempt's client span (tracing on), by the options got hands every hook. */
+const callSpans = new WeakMap<object, CallSpan>();
+
+/** Opens an attempt's span and adds the trace context headers it carries (when TRACE_CONTEXT_TO_PROVIDERS is on). */
+function openCallSpan(hooks: TraceHooks, provider: ResolvedProvider, options: NormalizedOptions): void {
+  callSpans.get(options)?.end(); // a retry: the last attempt's span is over
+  const span = hooks.upstreamCall({ provider: provider.id }, options.method);
+  if (span.headers) Object.assign(options.headers, span.headers);
+  callSpans.set(options, span);
 }
 
 /** Builds the provider's instance with its observer (resolveProviders does, for each video provider). */
@@ -106,6 +124,8 @@ export function createTaskClient(provider: ResolvedProvider, observer: TaskCallO
       beforeRequest: [
         async (options) => {
           began.set(options, performance.now());
+          const hooks = traceHooks.current;
+          if (hooks) openCallSpan(hooks, provider, options);
           const url = options.url instanceof URL ? options.url : new URL(String(options.url));
           const proxy = proxyFor(provider.egressProxy, url);
           if (proxy) options.agent = agentsThrough(proxy);
@@ -126,6 +146,11 @@ export function createTaskClient(provider: ResolvedProvider, observer: TaskCallO
             response.ok ? 'ok' : 'status',
             response.statusCode,
           );
+          const span = callSpans.get(response.request.options);
+          if (span && !response.request.options.isStream) {
+            span.answered(response.statusCode);
+            span.end();
+          }
           return response;
         },
       ],
@@ -135,6 +160,9 @@ export function createTaskClient(provider: ResolvedProvider, observer: TaskCallO
           const egress = egressRefusal(error);
           const outcome = egress ? 'egress' : error.name === 'TimeoutError' ? 'timeout' : error.code === 'ERR_ABORTED' ? 'aborted' : 'connect';
           if (!error.response) observer.metrics?.upstreamAttempt(provider.id, since === undefined ? 0 : performance.now() - since, outcome);
+          const span = error.options ? callSpans.get(error.options) : undefined;
+          span?.failed(outcome, error.response?.statusCode);
+          span?.end();
           if (egress)
             observer.logger?.warn(
               { provider: provider.id, address_class: egress.addressClass },

@@ -40,6 +40,7 @@ export async function countGeminiTokens(request: PassthroughRequest, model: Reso
     proxy: route.provider.proxy,
     firstByteMs: timeouts.first_byte_ms,
     idleMs: timeouts.idle_ms,
+    trace: { provider: route.provider.id },
     requestIdHeader: GEMINI_REQUEST_ID_HEADER,
   });
   if (answer instanceof UpstreamError) {

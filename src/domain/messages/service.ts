@@ -51,6 +51,7 @@ export function createMessagesService(deps: { passthrough: Passthrough; discover
         proxy: route.provider.proxy,
         firstByteMs: timeouts.first_byte_ms,
         idleMs: timeouts.idle_ms,
+        trace: { provider: route.provider.id },
       });
       const log = { model: model.id, provider: route.provider.id };
       if (answer instanceof UpstreamError) {

@@ -37,6 +37,7 @@ export async function forward(
             firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
             idleMs: timeouts.idle_ms,
             requestIdHeader: call.requestIdHeader,
+            trace: { provider: route.provider.id, model: route.upstreamModel, group: protocol.group },
           });
     deps.metrics?.upstreamAttempt(route.provider.id, performance.now() - began, answer instanceof UpstreamError ? answer.kind : 'ok', answer.status);
     if (!(answer instanceof UpstreamError)) return { response: answer, route };

@@ -97,6 +97,7 @@ export function backgroundPoller(deps: { catalogue: CatalogueStore; ids?: Respon
         proxy: provider.proxy,
         firstByteMs: provider.timeouts.response_ms,
         idleMs: provider.timeouts.idle_ms,
+        trace: { provider: provider.id },
         requestIdHeader: OPENAI_REQUEST_ID_HEADER,
       });
       if (answer instanceof UpstreamError) {

@@ -101,6 +101,7 @@ export async function createBackground(deps: BackgroundDeps, protocol: Passthrou
           proxy: route.provider.proxy,
           firstByteMs: route.provider.timeouts.response_ms,
           idleMs: route.provider.timeouts.idle_ms,
+          trace: { provider: route.provider.id, model: route.upstreamModel, group: 'responses' },
           requestIdHeader: call.requestIdHeader,
         });
   const unconfirmed = async (message: string) => {

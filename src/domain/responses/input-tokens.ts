@@ -49,6 +49,7 @@ export async function countInputTokens(
     proxy: route.provider.proxy,
     firstByteMs: timeouts.first_byte_ms,
     idleMs: timeouts.idle_ms,
+    trace: { provider: route.provider.id },
     requestIdHeader: OPENAI_REQUEST_ID_HEADER,
   });
   const log = { model: model.id, provider: route.provider.id };

@@ -76,6 +76,7 @@ export async function storedCall(
     proxy: provider.proxy,
     firstByteMs: provider.timeouts.response_ms,
     idleMs: provider.timeouts.idle_ms,
+    trace: { provider: provider.id },
     requestIdHeader: OPENAI_REQUEST_ID_HEADER,
   });
   if (answer instanceof UpstreamError) {
