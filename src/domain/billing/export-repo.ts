@@ -50,7 +50,7 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
             to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as posted_at,
             e.customer_id, coalesce(e.key_id, l.key_id, v.key_id) as key_id, e.kind, r.ref, v.id is not null as is_task,
             coalesce(l.endpoint, case when v.id is not null then 'videos_create' end) as endpoint,
-            coalesce(l.model, v.model_id, e.purpose ->> 'model') as model, pv.version as price_version,
+            coalesce(l.model, v.model_id, e.purpose ->> 'model', pv.model_id) as model, pv.version as price_version,
             l.input_tokens, l.output_tokens, l.cache_read_tokens, l.cache_write_tokens,
             (l.usage_detail -> 'price_tier' ->> 'above_input_tokens')::integer as tier_above_input_tokens,
             case when e.kind = 'settle' then v.billed_seconds end as video_seconds,

@@ -54,7 +54,9 @@ describe(`request-log retention and monthly partitions (${usingPostgres() ? 'Pos
     await gateway.db.raw('select request_logs_ensure_partition(?)', [at]);
     const { ledger, requestLogs } = gateway.services;
     const purpose = { request_id: id, model: 'sandbox/claude-haiku', key_id: who.keyId, endpoint: 'messages_create' };
-    expect(await ledger.reserve({ ref: id, customerId: who.customerId, bound: { amount: 20_000n }, purpose })).to.have.property('ref', id);
+    const price = await gateway.db('price_versions').where({ model_id: 'sandbox/claude-haiku' }).orderBy('version', 'desc').first('id');
+    const reserve = { ref: id, customerId: who.customerId, bound: { amount: 20_000n }, purpose, priceVersionId: BigInt(price.id) };
+    expect(await ledger.reserve(reserve)).to.have.property('ref', id);
     expect(await ledger.settle({ ref: id, charge: { amount: 3_750n }, purpose: { ending: 'complete' } })).to.not.be.a('string');
     requestLogs.write({
       ...EMPTY_LOG_FIELDS,
@@ -109,7 +111,7 @@ describe(`request-log retention and monthly partitions (${usingPostgres() ? 'Pos
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .map(({ id, kind, type, charged, debt, free_amount }) => ({ id, kind, type, charged, debt, free_amount }));
+      .map(({ id, kind, type, model, price_version, charged, debt, free_amount }) => ({ id, kind, type, model, price_version, charged, debt, free_amount }));
   };
 
   it('removes rows older than the retention (whole months dropped, the rest in batches), keeps newer ones and the journal; receipts of removed rows come from the journal', async () => {
@@ -149,6 +151,7 @@ describe(`request-log retention and monthly partitions (${usingPostgres() ? 'Pos
     expect(removed.body.hold).to.deep.equal({ source: 'reservation', amount: '0.020000', free_units_held: 0, outcome: 'settled', released: '0.016250' });
     expect(removed.body.charge).to.include({ amount: '0.003750', total: '0.003750' });
     expect(removed.body.journal.map((e: any) => e.kind)).to.deep.equal(['reserve', 'settle']);
+    expect(removed.body.price).to.include({ model: 'sandbox/claude-haiku' });
     expect(removed.body.log_removed).to.include({ reason: 'retention', removed_before: run.removedBefore!.toISOString() });
     expect(removed.body.log_removed.explanation).to.match(/journal/);
     const operators = await gateway.admin('GET', `/admin/v1/receipts/${monthsAgo}`);
