@@ -819,13 +819,14 @@ export interface components {
             customer_id: string;
             /** @description `balance.low`, `video.completed`, `video.failed` or `video.cancelled`. */
             type: string;
+            /** @description Where the latest attempt went: every attempt goes to the customer's webhook URL in force when it is made (a URL changed after the webhook was queued gets the retries). */
             url: string;
             /** @description The JSON body sent, `{type, timestamp, data}`. */
             payload: {
                 [key: string]: unknown;
             };
             /**
-             * @description `pending`: waiting for its next attempt; `delivered`: a 2xx came back; `failed`: given up after 12 attempts.
+             * @description `pending`: waiting for its next attempt; `delivered`: a 2xx came back; `failed`: given up after 12 attempts, or once the customer removed its webhook URL.
              * @enum {string}
              */
             status: "pending" | "delivered" | "failed";
@@ -834,11 +835,16 @@ export interface components {
             next_attempt_at: string | null;
             last_status: number | null;
             last_error: string | null;
+            /** @description Every attempt. Of the receiver's answer only the status line and its first 1,024 bytes are read, within one deadline for connecting, the head and those bytes (10 s); then the connection is dropped, however long the answer would have gone on. */
             log: {
                 attempt: number;
                 /** Format: date-time */
                 at: string;
+                /** @description Where this attempt went (null when the customer had removed its URL; absent on attempts logged before it was recorded). */
+                url?: string | null;
                 status: number | null;
+                /** @description The first 1,024 bytes of the receiver's answer as text (null when no status came). */
+                body?: string | null;
                 error: string | null;
                 ms: number;
             }[];
@@ -2528,14 +2534,18 @@ export interface operations {
                      *             {
                      *               "attempt": 1,
                      *               "at": "2026-11-26T10:00:00.120Z",
+                     *               "url": "https://hooks.example.com/gateway",
                      *               "status": 503,
+                     *               "body": "{\"error\":\"busy\"}",
                      *               "error": null,
                      *               "ms": 41
                      *             },
                      *             {
                      *               "attempt": 2,
                      *               "at": "2026-11-26T10:00:05.130Z",
+                     *               "url": "https://hooks.example.com/gateway",
                      *               "status": 200,
+                     *               "body": "",
                      *               "error": null,
                      *               "ms": 12
                      *             }

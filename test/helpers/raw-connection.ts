@@ -38,4 +38,3 @@ export async function waitFor<T>(what: string, read: () => Promise<T>, done: (va
     await new Promise((r) => setTimeout(r, 25));
   }
 }
-

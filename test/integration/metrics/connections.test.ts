@@ -27,7 +27,12 @@ describe('metrics port: the API port bounds on its connections', function () {
 
   before(async () => {
     gateway = await startTestGateway({
-      env: { METRICS_PORT: '0', HTTP_HEADERS_TIMEOUT_MS: String(BOUND_MS), HTTP_KEEPALIVE_TIMEOUT_MS: String(BOUND_MS), HTTP_BODY_IDLE_TIMEOUT_MS: String(BOUND_MS) },
+      env: {
+        METRICS_PORT: '0',
+        HTTP_HEADERS_TIMEOUT_MS: String(BOUND_MS),
+        HTTP_KEEPALIVE_TIMEOUT_MS: String(BOUND_MS),
+        HTTP_BODY_IDLE_TIMEOUT_MS: String(BOUND_MS),
+      },
     });
   });
   after(async () => gateway?.close());
@@ -80,7 +85,11 @@ describe('metrics port: past MAX_CONNECTIONS a connection is refused at once', f
     held[0]!.socket.destroy();
     const status = await waitFor(
       'a scrape after one connection closed',
-      () => fetch(gateway.metricsUrl!, { headers: { connection: 'close' } }).then((r) => r.status, () => 0),
+      () =>
+        fetch(gateway.metricsUrl!, { headers: { connection: 'close' } }).then(
+          (r) => r.status,
+          () => 0,
+        ),
       (s) => s === 200,
     );
     expect(status).to.equal(200);
