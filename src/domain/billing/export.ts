@@ -4,6 +4,7 @@
 // `charged` total is the journal's debits for those entries, to the micro-unit.
 import type { Knex } from 'knex';
 import { formatMicros } from '../../shared/money.ts';
+import { watermarkHeaders } from '../account/window.ts';
 import type { Sink } from '../sink.ts';
 import { exportPage, type ExportLine, type ExportRange } from './export-repo.ts';
 
@@ -103,6 +104,7 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
     'content-type': EXPORT_CONTENT_TYPES[format],
     'content-disposition': `attachment; filename="${exportFilename(range, format)}"`,
     'cache-control': 'no-store',
+    ...watermarkHeaders(range.watermark),
   });
   let chunk = format === 'csv' ? csvRow(Object.fromEntries(COLUMNS.map((c) => [c, c]))) : '';
   try {
@@ -145,6 +147,7 @@ const totalsObject = (t: Totals, range: ExportRange, currency: string) => ({
   customer_id: range.customerId ?? null,
   from: range.from.toISOString(),
   to: range.to.toISOString(),
+  watermark: range.watermark.toISOString(),
   lines: t.lines,
   free_units: Number(t.freeUnits),
   free_amount: formatMicros(t.freeAmount),
