@@ -225,7 +225,7 @@ export interface paths {
         };
         /**
          * One customer's charges in a period, or every customer's, as CSV or NDJSON
-         * @description The export a customer gets at `GET /v1/usage/export`, for one customer (`customer_id`) or for all, streamed from the journal page by page, then a totals line equal to the journal's debits for those entries.
+         * @description The export a customer gets at `GET /v1/usage/export`, for one customer (`customer_id`) or for all, streamed from the journal page by page, then a totals line equal to the journal's debits for those entries. The same watermark rule: a period past it is answered 425, never in part.
          */
         get: operations["admin_usage_export"];
         put?: never;
@@ -284,7 +284,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List request logs, newest first */
+        /**
+         * List request logs, newest first
+         * @description Rows by id, newest first. `from` and `to` select rows by `logged_at` (when the row was written, once the request's charge was final), served only up to the watermark, as `GET /v1/requests`: a `to` after it is answered 425, never in part; without `to`, the list ends at it.
+         */
         get: operations["admin_request_logs_list"];
         put?: never;
         post?: never;
@@ -819,13 +822,14 @@ export interface components {
             customer_id: string;
             /** @description `balance.low`, `video.completed`, `video.failed` or `video.cancelled`. */
             type: string;
+            /** @description Where the latest attempt went: every attempt goes to the customer's webhook URL in force when it is made (a URL changed after the webhook was queued gets the retries). */
             url: string;
             /** @description The JSON body sent, `{type, timestamp, data}`. */
             payload: {
                 [key: string]: unknown;
             };
             /**
-             * @description `pending`: waiting for its next attempt; `delivered`: a 2xx came back; `failed`: given up after 12 attempts.
+             * @description `pending`: waiting for its next attempt; `delivered`: a 2xx came back; `failed`: given up after 12 attempts, or once the customer removed its webhook URL.
              * @enum {string}
              */
             status: "pending" | "delivered" | "failed";
@@ -834,11 +838,16 @@ export interface components {
             next_attempt_at: string | null;
             last_status: number | null;
             last_error: string | null;
+            /** @description Every attempt. Of the receiver's answer only the status line and its first 1,024 bytes are read, within one deadline for connecting, the head and those bytes (10 s); then the connection is dropped, however long the answer would have gone on. */
             log: {
                 attempt: number;
                 /** Format: date-time */
                 at: string;
+                /** @description Where this attempt went (null when the customer had removed its URL; absent on attempts logged before it was recorded). */
+                url?: string | null;
                 status: number | null;
+                /** @description The first 1,024 bytes of the receiver's answer as text (null when no status came). */
+                body?: string | null;
                 error: string | null;
                 ms: number;
             }[];
@@ -901,6 +910,11 @@ export interface components {
              * @description When the request arrived (its row is written once the answer ended and its charge was posted).
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the row was written (or last replaced: an owner's report replacing a sweeper's row), once the request's answer ended and its charge was posted. `from` and `to` select by it.
+             */
+            logged_at: string;
         };
         RequestLogList: {
             /** @constant */
@@ -908,6 +922,11 @@ export interface components {
             data: components["schemas"]["RequestLog"][];
             has_more: boolean;
             next_before: string | null;
+            /**
+             * Format: date-time
+             * @description Rows were read below it: every row logged before it was there, and none can still be logged before it. The end of a period read without `to`: the next period's `from`.
+             */
+            watermark: string;
         };
         /**
          * @description A long-context tier a request was priced at.
@@ -1239,10 +1258,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
+        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was written to the journal (`posted_at`: the clock when the entry was written, so an entry whose transaction waited on a lock is dated when it was written, not when it began; a request's charge lands a few milliseconds after its answer). The period is final: no entry can still be written into it (`watermark` header; the NDJSON totals line has `to`, the end served, and `watermark`). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
         UsageExport: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                watermark: components["headers"]["Watermark"];
                 /** @description `attachment; filename="usage-<customer>-<from>-<to>.csv"` (or `.ndjson`). */
                 "content-disposition"?: string;
                 [name: string]: unknown;
@@ -1257,9 +1277,21 @@ export interface components {
                 "text/csv": string;
                 /**
                  * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"tier_above_input_tokens":null,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
-                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","watermark":"2026-12-01T00:00:02.310Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  */
                 "application/x-ndjson": string;
+            };
+        };
+        /** @description The period is not final yet (`period_not_final`): its `to` is after the watermark (the start of the oldest transaction still open in the database), so rows can still be written into it; or, without `to`, `from` is at or after the watermark. Nothing is answered in part: ask again after `retry-after` seconds, or leave `to` out to read up to the watermark (named in the `watermark` header). */
+        PeriodNotFinal: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                watermark: components["headers"]["Watermark"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
@@ -1370,7 +1402,7 @@ export interface components {
          */
         ExportFrom: string;
         /**
-         * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+         * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). It must be at or before the watermark (the start of the oldest transaction still open: a few milliseconds ago, as a rule), else the answer is 425 with `retry-after`. Default: the watermark.
          * @example 2026-12-01
          */
         ExportTo: string;
@@ -1407,6 +1439,11 @@ export interface components {
          * @example 12
          */
         RetryAfter: string;
+        /**
+         * @description The watermark the answer was read below (RFC 3339): every row dated before it (a journal entry's `posted_at`, a request log row's `logged_at`) was committed, and none can still be written before it. A period ending at or before it is final; pass it as the next `from` to read on without a gap.
+         * @example 2026-11-26T10:16:10.004Z
+         */
+        Watermark: string;
     };
     pathItems: never;
 }
@@ -2398,7 +2435,7 @@ export interface operations {
                  */
                 from?: components["parameters"]["ExportFrom"];
                 /**
-                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). It must be at or before the watermark (the start of the oldest transaction still open: a few milliseconds ago, as a rule), else the answer is 425 with `retry-after`. Default: the watermark.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["ExportTo"];
@@ -2419,6 +2456,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            425: components["responses"]["PeriodNotFinal"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2561,14 +2599,18 @@ export interface operations {
                      *             {
                      *               "attempt": 1,
                      *               "at": "2026-11-26T10:00:00.120Z",
+                     *               "url": "https://hooks.example.com/gateway",
                      *               "status": 503,
+                     *               "body": "{\"error\":\"busy\"}",
                      *               "error": null,
                      *               "ms": 41
                      *             },
                      *             {
                      *               "attempt": 2,
                      *               "at": "2026-11-26T10:00:05.130Z",
+                     *               "url": "https://hooks.example.com/gateway",
                      *               "status": 200,
+                     *               "body": "",
                      *               "error": null,
                      *               "ms": 12
                      *             }
@@ -2607,12 +2649,12 @@ export interface operations {
                  */
                 endpoint?: string;
                 /**
-                 * @description Inclusive lower bound on the request time (years 0001 to 9999 in UTC).
+                 * @description Inclusive lower bound on `logged_at` (years 0001 to 9999 in UTC).
                  * @example 2026-11-22T00:00:00Z
                  */
                 from?: string;
                 /**
-                 * @description Exclusive upper bound on the request time (years 0001 to 9999 in UTC).
+                 * @description Exclusive upper bound on `logged_at` (years 0001 to 9999 in UTC), at or before the watermark (else 425). Default the watermark.
                  * @example 2026-11-23T00:00:00Z
                  */
                 to?: string;
@@ -2637,6 +2679,7 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    watermark: components["headers"]["Watermark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2667,11 +2710,13 @@ export interface operations {
                      *           "interrupted": false,
                      *           "stream": true,
                      *           "upstream_request_id": "req_011CVX",
-                     *           "created_at": "2026-11-22T12:00:00.000Z"
+                     *           "created_at": "2026-11-22T12:00:00.000Z",
+                     *           "logged_at": "2026-11-22T12:00:00.844Z"
                      *         }
                      *       ],
                      *       "has_more": false,
-                     *       "next_before": null
+                     *       "next_before": null,
+                     *       "watermark": "2026-11-22T12:00:05.018Z"
                      *     }
                      */
                     "application/json": components["schemas"]["RequestLogList"];
@@ -2680,6 +2725,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            425: components["responses"]["PeriodNotFinal"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -463,7 +463,8 @@ export interface paths {
         };
         /**
          * The calling customer's request log, newest first
-         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended. Pass a page's `last_id` as `after` for the next page.
+         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended (`logged_at`; `created_at` is when the request arrived). Pass a page's `last_id` as `after` for the next page.
+         *     Paging by time: `from` and `to` select rows by `logged_at`, and a period is served only once it is final (the watermark: no row can still be logged before it). A `to` after the watermark is answered 425 with `retry-after`, never in part; without `to`, the list ends at the watermark, named in the `watermark` header and field. So windows `from=<previous to>&to=<watermark or earlier>` never miss a row, whenever its request arrived. A row an owner's report replaced (a request swept as interrupted, then reported by its process) is logged again, in a later window.
          */
         get: operations["requests_list"];
         put?: never;
@@ -523,7 +524,7 @@ export interface paths {
         };
         /**
          * The calling customer's charges in a period, line by line, as CSV or NDJSON
-         * @description Every charge of the customer's requests and video tasks posted in `[from, to)`, read from the journal page by page and streamed as it is read, then a totals line that equals the journal's debits for those entries to the micro-unit. Each line names its request or task id, whose receipt (`GET /v1/requests/{id}`) shows how the charge was made.
+         * @description Every charge of the customer's requests and video tasks posted in `[from, to)`, read from the journal page by page and streamed as it is read, then a totals line that equals the journal's debits for those entries to the micro-unit. Each line names its request or task id, whose receipt (`GET /v1/requests/{id}`) shows how the charge was made. A period is served only once it is final (the export watermark): `to` after the watermark is answered 425 with `retry-after`, never in part; without `to`, the export ends at the watermark, named in the `watermark` header and the totals line. Back-to-back exports, each `from` the previous `to` (or the previous watermark), hold every charge once.
          */
         get: operations["usage_export"];
         put?: never;
@@ -1839,8 +1840,16 @@ export interface components {
             /** @description The exchange did not end normally: the client left, the provider cut the stream, the gateway shut down past its grace period, or the process died and the sweeper ended the hold. */
             interrupted: boolean;
             stream: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the row was written (or last replaced: an owner's report replacing a sweeper's row), once the request's answer ended and its charge was posted. `from` and `to` select by it.
+             */
+            logged_at: string;
         };
         AccountRequestLogList: {
             /** @constant */
@@ -1850,6 +1859,11 @@ export interface components {
             first_id: string | null;
             /** @description Pass as `after` for the next (older) page. */
             last_id: string | null;
+            /**
+             * Format: date-time
+             * @description Rows were read below it: every row logged before it was there, and none can still be logged before it. The end of a period read without `to`: the next period's `from`.
+             */
+            watermark: string;
         };
         /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
         Receipt: {
@@ -2552,6 +2566,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The period is not final yet (`period_not_final`): its `to` is after the watermark (the start of the oldest transaction still open in the database), so rows can still be written into it; or, without `to`, `from` is at or after the watermark. Nothing is answered in part: ask again after `retry-after` seconds, or leave `to` out to read up to the watermark (named in the `watermark` header). */
+        PeriodNotFinal: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                watermark: components["headers"]["Watermark"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description No request or video task of this customer with this id, or no receipt yet (its charge is not final). */
         RequestNotFound: {
             headers: {
@@ -2562,10 +2588,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
+        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was written to the journal (`posted_at`: the clock when the entry was written, so an entry whose transaction waited on a lock is dated when it was written, not when it began; a request's charge lands a few milliseconds after its answer). The period is final: no entry can still be written into it (`watermark` header; the NDJSON totals line has `to`, the end served, and `watermark`). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
         UsageExport: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                watermark: components["headers"]["Watermark"];
                 /** @description `attachment; filename="usage-<customer>-<from>-<to>.csv"` (or `.ndjson`). */
                 "content-disposition"?: string;
                 [name: string]: unknown;
@@ -2580,7 +2607,7 @@ export interface components {
                 "text/csv": string;
                 /**
                  * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"tier_above_input_tokens":null,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
-                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","watermark":"2026-12-01T00:00:02.310Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  */
                 "application/x-ndjson": string;
             };
@@ -2668,7 +2695,7 @@ export interface components {
          */
         ExportFrom: string;
         /**
-         * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+         * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). It must be at or before the watermark (the start of the oldest transaction still open: a few milliseconds ago, as a rule), else the answer is 425 with `retry-after`. Default: the watermark.
          * @example 2026-12-01
          */
         ExportTo: string;
@@ -2750,6 +2777,11 @@ export interface components {
          * @example 5000
          */
         PollAfterMs: string;
+        /**
+         * @description The watermark the answer was read below (RFC 3339): every row dated before it (a journal entry's `posted_at`, a request log row's `logged_at`) was committed, and none can still be written before it. A period ending at or before it is final; pass it as the next `from` to read on without a gap.
+         * @example 2026-11-26T10:16:10.004Z
+         */
+        Watermark: string;
     };
     pathItems: never;
 }
@@ -4494,12 +4526,12 @@ export interface operations {
                  */
                 status?: number;
                 /**
-                 * @description Inclusive lower bound on the request time.
+                 * @description Inclusive lower bound on the time the row was logged (`logged_at`).
                  * @example 2026-11-22T00:00:00Z
                  */
                 from?: string;
                 /**
-                 * @description Exclusive upper bound on the request time.
+                 * @description Exclusive upper bound on `logged_at`, at or before the watermark (else 425). Default: the watermark.
                  * @example 2026-11-23T00:00:00Z
                  */
                 to?: string;
@@ -4514,6 +4546,7 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    watermark: components["headers"]["Watermark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4542,12 +4575,14 @@ export interface operations {
                      *           "usage_estimated": false,
                      *           "interrupted": false,
                      *           "stream": true,
-                     *           "created_at": "2026-11-22T12:00:00.000Z"
+                     *           "created_at": "2026-11-22T12:00:00.000Z",
+                     *           "logged_at": "2026-11-22T12:00:00.431Z"
                      *         }
                      *       ],
                      *       "has_more": false,
                      *       "first_id": "1042",
-                     *       "last_id": "1042"
+                     *       "last_id": "1042",
+                     *       "watermark": "2026-11-22T12:00:05.018Z"
                      *     }
                      */
                     "application/json": components["schemas"]["AccountRequestLogList"];
@@ -4557,6 +4592,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            425: components["responses"]["PeriodNotFinal"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4664,7 +4700,7 @@ export interface operations {
                  */
                 from?: components["parameters"]["ExportFrom"];
                 /**
-                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). Default: now.
+                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). It must be at or before the watermark (the start of the oldest transaction still open: a few milliseconds ago, as a rule), else the answer is 425 with `retry-after`. Default: the watermark.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["ExportTo"];
@@ -4685,6 +4721,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            425: components["responses"]["PeriodNotFinal"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

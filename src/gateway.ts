@@ -207,7 +207,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   });
   const { url } = server;
   const metricsServer =
-    config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger, limits: config.connections });
   logger.info({ url, instance: instance.id, database: config.databaseUrl ? 'postgresql' : 'pglite', sandbox: config.sandbox }, 'gateway listening');
 
   let closing: Promise<void> | undefined;

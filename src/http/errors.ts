@@ -131,6 +131,7 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
 
   [AccountError.InvalidDateRange]: invalid(),
   [AccountError.RequestNotFound]: notFound(),
+  [AccountError.PeriodNotFinal]: { status: 425, type: 'invalid_request_error' },
   [AlertError.WebhookUrlRefused]: invalid(),
   [AlertError.WebhookUrlRequired]: invalid(),
 

@@ -1,12 +1,15 @@
 // The listening socket: counts open requests for the drain, asks clients to reconnect elsewhere
 // once draining, answers malformed HTTP itself, bounds what a connection may cost before it has
 // sent a request (docs/operations.md, "Connections"), and never times out a long response.
-import http from 'node:http';
+import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import type { ConnectionMetrics } from '../metrics/hooks.ts';
+import { closeIfBodyStalls, createBoundedServer, type ConnectionLimits } from '../shared/bounded-server.ts';
 import { listen } from '../shared/listen.ts';
 import { answerClientError, trackAnswered, trackRequest } from './client-error.ts';
+
+export type { ConnectionLimits };
 
 export interface HttpServer {
   url: string;
@@ -14,22 +17,6 @@ export interface HttpServer {
   inFlight(): number;
   /** Stops listening and closes every connection (after the drain). */
   close(): Promise<void>;
-}
-
-/** What a connection may cost; HTTP_HEADERS_TIMEOUT_MS and its neighbours in src/config/env.ts. */
-export interface ConnectionLimits {
-  /** A request head must be complete this long after its first byte (or the connection's opening, when none came). */
-  headersTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this long. */
-  keepAliveTimeoutMs: number;
-  /**
-   * A request answered before its whole body came (a 401 does not read it) has this long after
-   * the answer for the rest to arrive, to be discarded; then its connection is closed. The body
-   * reader bounds the bodies it reads itself (HTTP_BODY_IDLE_TIMEOUT_MS, the same value).
-   */
-  bodyIdleTimeoutMs: number;
-  /** Connections past this many are closed as soon as they are accepted. */
-  maxConnections: number;
 }
 
 const OPEN_REQUESTS = Symbol('openRequests');
@@ -61,9 +48,7 @@ export async function startHttpServer(
     socket[OPEN_REQUESTS] = (socket[OPEN_REQUESTS] ?? 0) + 1;
     const n = trackRequest(socket, req.url);
     res.once('close', () => {
-      // Node discards the rest of an unread body before the next request, with no clock of its
-      // own: a client trickling it would hold the connection for ever.
-      if (!req.complete) setTimeout(() => req.complete || socket.destroy(), limits.bodyIdleTimeoutMs).unref();
+      closeIfBodyStalls(req, socket, limits);
       trackAnswered(socket, n);
       if (socket[OPEN_REQUESTS]! > 0) {
         socket[OPEN_REQUESTS]!--;
@@ -71,13 +56,6 @@ export async function startHttpServer(
       }
     });
   };
-  // Host is checked here rather than by Node, whose refusal is a bare 400 with no body.
-  // requestTimeout stays off: Node counts it until the whole request has arrived, so it would cut
-  // a slow upload that still moves, and its 408 would race the route's own answer; a stalled body
-  // is bounded by the body reader instead (HTTP_BODY_IDLE_TIMEOUT_MS), and responses never are.
-  // headersTimeout also covers a connection that sends nothing: Node starts its clock at accept.
-  // Node checks it on a timer (30 s by default); checking often keeps the bound close, and costs
-  // little: only connections in the middle of a request head or body are looked at.
   // Host (and an Expect other than 100-continue) is checked by the app (src/http/steps/unroutable.ts)
   // rather than by Node, whose refusals are a bare 400 or 417 with no body.
   const serve = (req: http.IncomingMessage, res: http.ServerResponse): void => {
@@ -85,20 +63,8 @@ export async function startHttpServer(
     if (options.draining()) res.setHeader('connection', 'close'); // clients reconnect to another replica
     handler(req, res);
   };
-  const server = http.createServer(
-    {
-      requireHostHeader: false,
-      requestTimeout: 0,
-      headersTimeout: limits.headersTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(limits.headersTimeoutMs / 4))),
-      ...options.classes,
-    },
-    serve,
-  );
-  // Past the cap, Node closes a connection at accept, before reading or writing a byte: the
-  // cheapest refusal under a flood, and clients (both SDKs) retry a closed connection.
-  server.maxConnections = limits.maxConnections;
+  const server = createBoundedServer(limits, { requireHostHeader: false, ...options.classes }, serve);
+  // Clients (both SDKs) retry a connection closed at accept past the cap.
   server.on('drop', () => metrics?.connectionRefused());
   server.on('connection', (socket: Counted) => {
     metrics?.connectionOpened();

@@ -11,7 +11,9 @@ export interface RequestLogFilter {
   model?: string;
   endpoint?: string;
   status?: number;
+  /** Inclusive, on logged_at (when the row was written), as `to`. */
   from?: Date;
+  /** Exclusive, on logged_at: final only at or below the watermark (src/domain/account/window.ts). */
   to?: Date;
   limit: number;
   before?: bigint;
@@ -96,8 +98,8 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
           if (filter.model) q.where('model', filter.model);
           if (filter.endpoint) q.where('endpoint', filter.endpoint);
           if (filter.status !== undefined) q.where('status', filter.status);
-          if (filter.from) q.where('created_at', '>=', filter.from);
-          if (filter.to) q.where('created_at', '<', filter.to);
+          if (filter.from) q.where('logged_at', '>=', filter.from);
+          if (filter.to) q.where('logged_at', '<', filter.to);
           if (filter.before !== undefined) q.where('id', '<', filter.before.toString());
           if (filter.after !== undefined) q.where('id', '>', filter.after.toString());
         })

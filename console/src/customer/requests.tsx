@@ -1,7 +1,7 @@
 // The customer's request log with the API's filters, paged by its `after` cursor.
 import { useState } from 'preact/hooks';
 import { publicApi } from '../api/session.ts';
-import { localInputToIso } from '../ui/format.ts';
+import { endSoFar, localInputToIso } from '../ui/format.ts';
 import { usePaged } from '../ui/hooks.ts';
 import { LogTable } from '../ui/log-table.tsx';
 import { Empty, ErrorNote, Field, Loading, onSubmit, Pager, Section } from '../ui/parts.tsx';
@@ -16,7 +16,7 @@ export function Requests() {
         key_id: filter.key_id || undefined,
         status: filter.status ? Number(filter.status) : undefined,
         from: localInputToIso(filter.from ?? ''),
-        to: localInputToIso(filter.to ?? ''),
+        to: endSoFar(localInputToIso(filter.to ?? '')),
         after,
       };
       const page = await publicApi.get('/v1/requests', { query });
@@ -38,10 +38,10 @@ export function Requests() {
           <Field label="HTTP status">
             <input name="status" type="number" min="100" max="599" />
           </Field>
-          <Field label="From (your time)">
+          <Field label="Logged from (your time)" hint="When each row was written, once its request ended">
             <input name="from" type="datetime-local" />
           </Field>
-          <Field label="To (your time)">
+          <Field label="Logged before (your time)">
             <input name="to" type="datetime-local" />
           </Field>
           <button type="submit">Apply</button>

@@ -1,7 +1,7 @@
 // Every customer's requests, with the filters the API has, paged by its `before` cursor.
 import { useState } from 'preact/hooks';
 import { adminApi } from '../api/session.ts';
-import { localInputToIso } from '../ui/format.ts';
+import { endSoFar, localInputToIso } from '../ui/format.ts';
 import { usePaged } from '../ui/hooks.ts';
 import { LogTable } from '../ui/log-table.tsx';
 import { Empty, ErrorNote, Field, Loading, onSubmit, Pager, Section } from '../ui/parts.tsx';
@@ -16,7 +16,7 @@ export function RequestLogs() {
         model: filter.model || undefined,
         endpoint: filter.endpoint || undefined,
         from: localInputToIso(filter.from ?? ''),
-        to: localInputToIso(filter.to ?? ''),
+        to: endSoFar(localInputToIso(filter.to ?? '')),
         before,
       };
       const page = await adminApi.get('/admin/v1/request-logs', { query });
@@ -38,10 +38,10 @@ export function RequestLogs() {
           <Field label="Endpoint" hint="An operationId, e.g. messages_create">
             <input name="endpoint" pattern="[a-z][a-z0-9_]{0,99}" />
           </Field>
-          <Field label="From (your time)">
+          <Field label="Logged from (your time)" hint="When each row was written, once its request ended">
             <input name="from" type="datetime-local" />
           </Field>
-          <Field label="To (your time)">
+          <Field label="Logged before (your time)">
             <input name="to" type="datetime-local" />
           </Field>
           <button type="submit">Apply</button>

@@ -5,6 +5,7 @@
 // a long-context tier names the tier's threshold (`tier_above_input_tokens`).
 import type { Knex } from 'knex';
 import { formatMicros } from '../../shared/money.ts';
+import { watermarkHeaders } from '../account/window.ts';
 import type { Sink } from '../sink.ts';
 import { exportPage, type ExportLine, type ExportRange } from './export-repo.ts';
 
@@ -106,6 +107,7 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
     'content-type': EXPORT_CONTENT_TYPES[format],
     'content-disposition': `attachment; filename="${exportFilename(range, format)}"`,
     'cache-control': 'no-store',
+    ...watermarkHeaders(range.watermark),
   });
   let chunk = format === 'csv' ? csvRow(Object.fromEntries(COLUMNS.map((c) => [c, c]))) : '';
   try {
@@ -148,6 +150,7 @@ const totalsObject = (t: Totals, range: ExportRange, currency: string) => ({
   customer_id: range.customerId ?? null,
   from: range.from.toISOString(),
   to: range.to.toISOString(),
+  watermark: range.watermark.toISOString(),
   lines: t.lines,
   free_units: Number(t.freeUnits),
   free_amount: formatMicros(t.freeAmount),

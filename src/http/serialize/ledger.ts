@@ -96,6 +96,7 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
   stream: row.stream,
   upstream_request_id: row.upstream_request_id,
   created_at: new Date(row.created_at).toISOString(),
+  logged_at: new Date(row.logged_at).toISOString(),
 });
 
 const formatOptional = (amount: bigint | undefined): string | null => (amount === undefined ? null : formatMicros(amount));

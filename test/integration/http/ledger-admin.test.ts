@@ -128,8 +128,11 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     expect(mine.body.data).to.have.length(1);
     const byModel = await gateway.admin('GET', '/admin/v1/request-logs?model=sandbox%2Fclaude-haiku&endpoint=models_retrieve');
     expect(byModel.body.data.map((r: any) => r.endpoint)).to.deep.equal(['models_retrieve']);
+    // Nothing from 2099 on is final yet (docs/money.md, "The export watermark").
     const future = await gateway.admin('GET', '/admin/v1/request-logs?from=2099-01-01T00:00:00Z');
-    expect(future.body.data).to.deep.equal([]);
+    expect(future.status).to.equal(425);
+    expect(future.body.error).to.include({ code: 'period_not_final', param: 'from' });
+    expect(Date.parse(future.headers.get('watermark')!)).to.be.at.most(Date.now());
     const page = await gateway.admin('GET', '/admin/v1/request-logs?limit=3');
     expect(page.body.has_more).to.equal(true);
     const rest = await gateway.admin('GET', `/admin/v1/request-logs?limit=3&before=${page.body.next_before}`);
