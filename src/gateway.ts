@@ -13,17 +13,17 @@ import { createBillingService } from './domain/billing/service.ts';
 import { createAlerts } from './domain/alerts/service.ts';
 import { webhookEgress } from './domain/alerts/egress.ts';
 import { createChatService } from './domain/chat/service.ts';
-import { backgroundPoller } from './domain/responses/background-outcome.ts';
 import { createResponseIds } from './domain/responses/ids.ts';
+import { responseTaskKind } from './domain/responses/kind.ts';
 import { createResponsesService } from './domain/responses/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
+import { videoTaskKind } from './domain/videos/kind.ts';
 import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
-import { createVideoWorker } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
 import { createCors } from './http/cors.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
@@ -40,6 +40,9 @@ import { createRequestLogs } from './logs/request-logs.ts';
 import { startSandbox, type Simulator } from './sandbox/index.ts';
 import type { Services } from './services.ts';
 import { waitUntil } from './shared/wait.ts';
+import { readTaskGauges } from './tasks/gauges.ts';
+import { taskKinds } from './tasks/kind.ts';
+import { createTaskWorker } from './tasks/worker.ts';
 import { resolveAdminToken } from './startup/admin-token.ts';
 import { prepareDemo, type DemoCredentials } from './startup/demo.ts';
 
@@ -91,7 +94,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     }));
   const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
   // Before the catalogue: the task providers' clients report to it (its gauges read the catalogue only when scraped).
-  const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
+  const modelExists = (id: string) => catalogue.current().models.has(id);
+  const metrics = createMetrics({ db, logger, knownModel: modelExists, currency: () => catalogue.current().currency, taskGauges: () => readTaskGauges(db) });
   const catalogue = await createCatalogueStore({
     path: config.cataloguePath,
     resolveProviders: (entries, options) => resolveProviders(entries, options, { metrics, logger }),
@@ -115,7 +119,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const customers = createCustomerService({
     db,
     apiKeyPrefix: config.apiKeyPrefix,
-    modelExists: (id) => catalogue.current().models.has(id),
+    modelExists,
     keyCacheMs: config.keyCacheMs,
     keyWarmMs: config.keyWarmMs,
   });
@@ -131,7 +135,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const discovery = createDiscoveryService({ catalogue });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const responseIds = createResponseIds({ db, logger });
-  const responsesPoller = backgroundPoller({ catalogue, ids: responseIds }); // background responses ride the video poller
+  const kinds = taskKinds(videoTaskKind, responseTaskKind({ ids: responseIds })); // the task engine's kinds, by name
+  const tasks = { db, ledger, logger, catalogue, kinds, pollMs: config.videoPollIntervalMs, metrics };
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
@@ -147,9 +152,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery }),
     chat: createChatService({ passthrough }),
-    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs }),
-    videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs, onRequeue: metrics.videoRequeued }),
-    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, metrics, responses: responsesPoller }),
+    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, tasks }),
+    videos: createVideoService({ tasks, discovery }),
+    videoWorker: createTaskWorker({ ...tasks, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
     metrics,

@@ -17,6 +17,7 @@ import * as backgroundResponses from './20261126130000_background_responses.ts';
 import * as requestLogReceipts from './20261127100000_request_log_receipts.ts';
 import * as usageExportIndex from './20261127110000_usage_export_index.ts';
 import * as billingAlerts from './20261127120000_billing_alerts.ts';
+import * as taskKindsAndCustomerPauses from './20261128120000_task_kinds_and_customer_pauses.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127100000_request_log_receipts', requestLogReceipts],
   ['20261127110000_usage_export_index', usageExportIndex],
   ['20261127120000_billing_alerts', billingAlerts],
+  ['20261128120000_task_kinds_and_customer_pauses', taskKindsAndCustomerPauses],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { Failure } from '../failure.ts';
-import type { VideoTaskRow } from '../videos/model.ts';
+import type { VideoTaskRow } from '../videos/kind.ts';
 import { AccountError } from '../account/errors.ts';
 import { entriesOf, priceVersion, requestLog, videoTask, type PriceVersionRow } from './receipt-repo.ts';
 
