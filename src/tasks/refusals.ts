@@ -38,7 +38,8 @@ export interface PauseDelays {
   retryAfterMs: number;
   /** The first step (the poll interval); each refusal in a row doubles it. */
   baseMs: number;
-  maxMs?: number;
+  /** The longest pause. */
+  maxMs: number;
 }
 
 /** The pause after `refusals` earlier refusals in a row, in SQL (parameters: max, retry-after, base). */
@@ -50,7 +51,7 @@ const PAUSE = (refusals: string) => `now() + (least(?::float8, greatest(?::float
  * at once by several replicas are read in one order.
  */
 export async function recordRefusal(db: Knex, providerId: string, customerId: string, delays: PauseDelays): Promise<'customer' | 'account'> {
-  const { retryAfterMs, baseMs, maxMs = 60_000 } = delays;
+  const { retryAfterMs, baseMs, maxMs } = delays;
   return db.transaction(async (trx) => {
     const row = (await lockProvider(trx, providerId, 'wait'))!;
     const scope = refusalScope({ customerId: row.last_customer_id, refused: row.last_refused, accountRefusals: row.refusals }, customerId);
@@ -79,7 +80,10 @@ export async function recordRefusal(db: Knex, providerId: string, customerId: st
 /**
  * The provider accepted the customer's submission: the account's backoff starts over, and so does
  * the customer's. One statement; the provider's row is written (and locked) only when this changes
- * it (a pause, a streak, another customer last), created when it does not exist yet.
+ * it (a pause, a streak, another customer last), created when it does not exist yet. A customer
+ * paused after its own refusals always changes it (its refusal was the last answer, or another
+ * customer's acceptance since), so its pause ends only then: the provider's row is locked before
+ * the customer's, in the order every other writer of both takes them (no deadlock).
  */
 export async function recordAccepted(db: Knex, providerId: string, customerId: string): Promise<void> {
   await db.raw(
@@ -93,7 +97,7 @@ export async function recordAccepted(db: Knex, providerId: string, customerId: s
        on conflict (provider_id) do nothing
        returning provider_id)
      update video_queue_turns set refusals = 0, paused_until = null
-      where provider_id = ? and customer_id = ? and (refusals > 0 or paused_until is not null)`,
+      where provider_id = ? and customer_id = ? and (refusals > 0 or paused_until is not null) and exists (select 1 from changed)`,
     [customerId, providerId, customerId, providerId, customerId, providerId, customerId],
   );
 }

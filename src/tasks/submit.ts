@@ -58,6 +58,7 @@ export async function recordSubmission<Reply>(
       const scope = await recordRefusal(db, provider.id, task.customer_id, {
         retryAfterMs: retryAfterMs(sent.cause),
         baseMs: ctx.pollMs,
+        maxMs: QUEUE_BACKOFF_MAX_MS,
       });
       ctx.logger.info(
         { video_task_id: task.id, provider: provider.id, scope, upstream_error: sanitizeForLog(sent.cause.body) },
