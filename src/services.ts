@@ -12,7 +12,7 @@ import type { HoldsReview } from './domain/holds/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
-import type { VideoWorker } from './domain/videos/worker.ts';
+import type { TaskWorker } from './tasks/worker.ts';
 import type { Holds } from './holds/holds.ts';
 import type { Ledger } from './ledger/service.ts';
 import type { Settler } from './holds/settler.ts';
@@ -42,7 +42,8 @@ export interface Services {
   responses: ResponsesService;
   gemini: GeminiService;
   videos: VideoService;
-  videoWorker: VideoWorker;
+  /** The task engine's poller (every kind: videos, background responses), named for its first kind. */
+  videoWorker: TaskWorker;
   videoReview: VideoReview;
   requestLogs: RequestLogs;
   metrics: Metrics;

@@ -56,7 +56,7 @@ export interface ProviderEntry {
   max_queue_wait_seconds?: number;
 }
 
-/** How the gateway queues a video provider's tasks (see src/domain/videos/queue.ts). */
+/** How the gateway queues a video provider's tasks (see src/tasks/queue.ts and refusals.ts). */
 export interface ProviderQueue {
   /** Undefined: no limit of ours (the provider's own refusals still queue tasks). */
   maxConcurrent: number | undefined;

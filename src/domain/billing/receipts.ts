@@ -7,7 +7,7 @@ import type { EntryRow } from '../../ledger/repo.ts';
 import type { AppliedTier } from '../../pricing/tiers.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { Failure } from '../failure.ts';
-import type { VideoTaskRow } from '../videos/model.ts';
+import type { VideoTaskRow } from '../videos/kind.ts';
 import { AccountError } from '../account/errors.ts';
 import { entriesOf, priceVersion, requestLog, videoTask, type PriceVersionRow } from './receipt-repo.ts';
 

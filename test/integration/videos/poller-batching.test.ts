@@ -5,10 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/domain/videos/repo.ts';
-import { VideoStatus } from '../../../src/domain/videos/model.ts';
-import { createVideoWorker } from '../../../src/domain/videos/worker.ts';
+import { videoTaskKind } from '../../../src/domain/videos/kind.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { taskKinds } from '../../../src/tasks/kind.ts';
+import { TaskStatus as VideoStatus } from '../../../src/tasks/model.ts';
+import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/tasks/repo.ts';
+import { createTaskWorker as createVideoWorker } from '../../../src/tasks/worker.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 /** The sample catalogue without seedance's free seconds, so every completed task is charged its full price. */
@@ -61,6 +63,7 @@ describe('video poller batching', function () {
       ledger: gateway.services.ledger,
       logger: createLogger('silent'),
       catalogue: gateway.services.catalogue,
+      kinds: taskKinds(videoTaskKind),
       batchSize,
       concurrency,
     });
@@ -119,6 +122,7 @@ describe('video poller batching', function () {
       ledger: stopping,
       logger: createLogger('silent'),
       catalogue: gateway.services.catalogue,
+      kinds: taskKinds(videoTaskKind),
       batchSize: 4,
       concurrency: 1,
     });
@@ -242,6 +246,7 @@ describe('video poller batching', function () {
       ledger: gateway.services.ledger,
       logger: createLogger('silent'),
       catalogue: gateway.services.catalogue,
+      kinds: taskKinds(videoTaskKind),
       batchSize: 2,
       concurrency: 1,
       // Long enough that a stalled claim or poll cannot outlast it before the first task's lane

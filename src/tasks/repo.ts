@@ -1,38 +1,8 @@
-// SQL of video tasks. Status changes are guarded by the status they leave, so concurrent pollers,
-// cancels and operators change a task once.
+// SQL of the task table the poller runs: guarded status changes (alone, or batched with the others
+// that arrive together), the claim of due tasks and its give-back. Status changes are guarded by
+// the status they leave, so concurrent pollers, cancels and operators change a task once.
 import type { Knex } from 'knex';
-import { type VideoStatus, type VideoTaskRow } from './model.ts';
-
-export async function findTask(db: Knex, id: string): Promise<VideoTaskRow | undefined> {
-  return db('video_tasks').where({ id }).first();
-}
-
-/** A video task (not a background response, which shares the table) by id. */
-export async function findVideoTask(db: Knex, id: string): Promise<VideoTaskRow | undefined> {
-  return db('video_tasks').where({ id, kind: 'video' }).first();
-}
-
-export async function findByIdempotencyKey(db: Knex, customerId: string, key: string): Promise<VideoTaskRow | undefined> {
-  return db('video_tasks').where({ customer_id: customerId, idempotency_key: key }).first();
-}
-
-/** A customer's tasks by creation time, after the task `after` (which must be theirs), one more than `limit`. */
-export async function listTasks(db: Knex, customerId: string, page: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<VideoTaskRow[]> {
-  const query = db('video_tasks')
-    .where({ customer_id: customerId, kind: 'video' })
-    .orderBy([
-      { column: 'created_at', order: page.order },
-      { column: 'id', order: page.order },
-    ])
-    .limit(page.limit + 1);
-  // The cursor row is read in the same statement: its created_at keeps PostgreSQL's microseconds.
-  if (page.after)
-    query.whereRaw(`(created_at, id) ${page.order === 'desc' ? '<' : '>'} (select created_at, id from video_tasks where id = ? and customer_id = ?)`, [
-      page.after,
-      customerId,
-    ]);
-  return query;
-}
+import { type TaskRow, type TaskStatus } from './model.ts';
 
 /** Stands for the database's clock in a change (`completed_at: NOW`). */
 export const NOW = Symbol('now');
@@ -41,12 +11,12 @@ export const NOW = Symbol('now');
 export type TaskChanges = Record<string, unknown>;
 
 /** Applies `changes` only if the task is still in `from`; true when it was. */
-export type Transition = (id: string, from: VideoStatus | readonly VideoStatus[], changes: TaskChanges) => Promise<boolean>;
+export type Transition = (id: string, from: TaskStatus | readonly TaskStatus[], changes: TaskChanges) => Promise<boolean>;
 
-const statuses = (from: VideoStatus | readonly VideoStatus[]): VideoStatus[] => (typeof from === 'string' ? [from] : [...from]);
+const statuses = (from: TaskStatus | readonly TaskStatus[]): TaskStatus[] => (typeof from === 'string' ? [from] : [...from]);
 
 /** One guarded UPDATE. */
-export async function transition(db: Knex, id: string, from: VideoStatus | readonly VideoStatus[], changes: TaskChanges): Promise<boolean> {
+export async function transition(db: Knex, id: string, from: TaskStatus | readonly TaskStatus[], changes: TaskChanges): Promise<boolean> {
   const values = Object.fromEntries(Object.entries(changes).map(([column, value]) => [column, value === NOW ? db.fn.now() : value]));
   const updated = await db('video_tasks')
     .where({ id })
@@ -89,7 +59,7 @@ function rowJson(id: string, changes: TaskChanges): string {
 
 interface PendingTransition {
   id: string;
-  from: VideoStatus[];
+  from: TaskStatus[];
   changes: TaskChanges;
   resolve(changed: boolean): void;
   reject(error: unknown): void;
@@ -162,6 +132,18 @@ export function batchedTransitions(db: Knex, maxBatch = 500): Transition {
   };
 }
 
+const writers = new WeakMap<Knex, Transition>();
+
+/**
+ * The guarded status change the engine makes: batched with the others of this process on the same
+ * database (the poller's lanes, the dispatcher, cancels), each caller told whether its change applied.
+ */
+export function changeTask(db: Knex, id: string, from: TaskStatus | readonly TaskStatus[], changes: TaskChanges): Promise<boolean> {
+  let writer = writers.get(db);
+  if (!writer) writers.set(db, (writer = batchedTransitions(db)));
+  return writer(id, from, changes);
+}
+
 /** The claim statement (parameters: lease in ms, batch size); the benchmark explains it too. */
 export const CLAIM_DUE_SQL = `update video_tasks set lease_until = now() + (? * interval '1 millisecond'), attempts = attempts + 1
      where id in (
@@ -184,9 +166,9 @@ const CLAIM_DUE_NOTING_WAITING_SQL = `with claimed as (${CLAIM_DUE_SQL})
     left join claimed on true`;
 
 /** Claims as claimDue does, and says whether any task waits for dispatch. */
-export async function claimDueNotingWaiting(db: Knex, limit: number, leaseMs: number): Promise<{ tasks: VideoTaskRow[]; waiting: boolean }> {
-  const { rows } = await db.raw<{ rows: Array<VideoTaskRow & { waiting_exists: boolean }> }>(CLAIM_DUE_NOTING_WAITING_SQL, [leaseMs, limit]);
-  const tasks: VideoTaskRow[] = [];
+export async function claimDueNotingWaiting(db: Knex, limit: number, leaseMs: number): Promise<{ tasks: TaskRow[]; waiting: boolean }> {
+  const { rows } = await db.raw<{ rows: Array<TaskRow & { waiting_exists: boolean }> }>(CLAIM_DUE_NOTING_WAITING_SQL, [leaseMs, limit]);
+  const tasks: TaskRow[] = [];
   for (const { waiting_exists: _, ...task } of rows) if (task.id !== null) tasks.push(task);
   return { tasks, waiting: rows[0]?.waiting_exists === true };
 }
@@ -196,7 +178,7 @@ export async function claimDueNotingWaiting(db: Knex, limit: number, leaseMs: nu
  * them at once; the claim's attempt is taken back. Only while the claim is still the last one
  * (its attempt count unchanged): a task whose lease ran out and was claimed again is not ours.
  */
-export async function giveBack(db: Knex, claimed: ReadonlyArray<Pick<VideoTaskRow, 'id' | 'attempts'>>): Promise<void> {
+export async function giveBack(db: Knex, claimed: ReadonlyArray<Pick<TaskRow, 'id' | 'attempts'>>): Promise<void> {
   if (claimed.length === 0) return;
   await db.raw(
     `update video_tasks as t set lease_until = null, attempts = greatest(t.attempts - 1, 0)
@@ -210,7 +192,7 @@ export async function giveBack(db: Knex, claimed: ReadonlyArray<Pick<VideoTaskRo
  * Claims up to `limit` due live tasks for `leaseMs`: a short transaction with SKIP LOCKED, so any
  * number of gateway processes share the work and a crashed one's claims expire with the lease.
  */
-export async function claimDue(db: Knex, limit: number, leaseMs: number): Promise<VideoTaskRow[]> {
-  const { rows } = await db.raw<{ rows: VideoTaskRow[] }>(CLAIM_DUE_SQL, [leaseMs, limit]);
+export async function claimDue(db: Knex, limit: number, leaseMs: number): Promise<TaskRow[]> {
+  const { rows } = await db.raw<{ rows: TaskRow[] }>(CLAIM_DUE_SQL, [leaseMs, limit]);
   return rows;
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { fairOrder, type WaitingTask } from '../../../src/domain/videos/fair-order.ts';
+import { fairOrder, type WaitingTask } from '../../../src/tasks/fair-order.ts';
 
 /** Tasks in order of acceptance, named `<customer><n>`; `served`: ranks of when customers were last served (default: never). */
 const accepted = (customers: string[], served: Record<string, number> = {}): WaitingTask[] => {
