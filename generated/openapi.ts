@@ -1537,7 +1537,7 @@ export interface components {
             /** @description Pass as `after` for the next (older) page. */
             last_id: string | null;
         };
-        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
             object: "receipt";
@@ -1608,11 +1608,18 @@ export interface components {
                 /** @description What of the hold went back to the balance. */
                 released: components["schemas"]["Decimal"] | null;
             };
+            /** @description Whatever the provider reported as delivered is charged in full: from the hold first, then from the available balance, then as debt (docs/money.md). */
             charge: {
-                /** @description Posted to the wallet's debits (settle, charge and true-up entries). */
+                /** @description Posted to the wallet's debits (settle, charge and true-up entries) = from_hold + from_balance. */
                 amount: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the hold paid (the request's reservation, or its draw from a credit grant and the grant's spare room). */
+                from_hold: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the available balance paid beyond the hold (usage above the estimate, a charge that found its grant gone, a late report). */
+                from_balance: components["schemas"]["Decimal"];
                 /** @description Of the cost, what the balance could not cover, recorded as debt (repaid by the next credit). */
                 debt: components["schemas"]["Decimal"];
+                /** @description What an operator explicitly waived: delivered and priced, knowingly not charged (an operator settling a hold below what was delivered). Not part of `total`. */
+                waived: components["schemas"]["Decimal"];
                 /** @description Posted after the hold ended (the serving process reported late; see docs/money.md). */
                 true_up: components["schemas"]["Decimal"];
                 /** @description amount + debt. */

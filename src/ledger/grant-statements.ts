@@ -70,6 +70,8 @@ export interface ChargeItem {
   grantRef: string;
   customerId: string;
   amount: string;
+  /** The price version the usage was priced at, or null. */
+  version: string | null;
   purpose: Record<string, unknown>;
 }
 
@@ -82,12 +84,12 @@ export function chargeBatch(items: ChargeItem[]): Statement {
   return {
     name: 'ledger_grant_charge_batch',
     sql: `with req as (
-         select * from jsonb_to_recordset(?::jsonb) as r(ref text, "grantRef" text, "customerId" text, amount bigint, purpose jsonb)),
+         select * from jsonb_to_recordset(?::jsonb) as r(ref text, "grantRef" text, "customerId" text, amount bigint, version bigint, purpose jsonb)),
        ok as (
          select req.* from req join reservations g on g.ref = req."grantRef" and g.status = 'pending' and g.kind = 'grant'),
        entry as (
-         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, purpose, key_id)
-         select "customerId", 'charge', 'charge:' || ref, "grantRef", amount, amount, -amount, purpose, purpose ->> 'key_id' from ok
+         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose, key_id)
+         select "customerId", 'charge', 'charge:' || ref, "grantRef", amount, amount, -amount, version, purpose, purpose ->> 'key_id' from ok
          on conflict (reference) do nothing
          returning reference, reservation_ref, customer_id, amount, key_id),
        ${keySpendCte('entry')},

@@ -4,8 +4,7 @@
 // reasoning tokens, so cached tokens are billed at the cache-read price and the rest of the prompt
 // at the input price; reasoning is billed as output. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { tokenLines } from '../../pricing/cost.ts';
-import { parseMicros } from '../../shared/money.ts';
+import { pricedTokenLines, type PricedTokens } from '../../pricing/priced.ts';
 import { TextTally } from '../passthrough/estimate.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
@@ -87,13 +86,15 @@ export class ChatUsage {
     if (this.serviceTier && this.serviceTier !== 'default') detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = `priority x${multiplier}`;
     if (reported > output) detail.output_tokens_reported = reported;
+    const priced: PricedTokens = {
+      input_tokens: prompt - cached,
+      cache_read_input_tokens: cached,
+      output_tokens: output,
+      ...(multiplier ? { multiplier: 'priority' as const } : {}),
+    };
     return {
-      lines: tokenLines(price, {
-        input_tokens: prompt - cached,
-        cache_read_input_tokens: cached,
-        output_tokens: output,
-        ...(multiplier ? { multiplierMicros: parseMicros(multiplier) } : {}),
-      }),
+      lines: pricedTokenLines(price, priced),
+      priced: { tokens: priced },
       estimated,
       log: {
         input_tokens: prompt - cached,

@@ -65,7 +65,12 @@ export async function applyResponse(
   const context = usage.contextTokens();
   if (context !== undefined && task.upstream_task_id) noteContext?.(task.upstream_task_id, context);
   const bill = usage.bill(task.price as unknown as TokenPrice);
-  const settled = await deps.ledger.settle({ ref: task.id, customerId: task.customer_id, charge: { lines: bill.lines }, purpose: { ...bill.log, status } });
+  const settled = await deps.ledger.settle({
+    ref: task.id,
+    customerId: task.customer_id,
+    charge: { lines: bill.lines },
+    purpose: { ...bill.log, status, priced: bill.priced },
+  });
   if (isLedgerError(settled)) {
     if (settled === LedgerError.AlreadySettled) return;
     deps.logger.error({ video_task_id: task.id, error: settled }, 'background response settle refused');

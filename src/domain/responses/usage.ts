@@ -5,8 +5,7 @@
 // the reasoning tokens; each part is billed at its own rate, and the tier the answer reports
 // (`service_tier`) applies its multiplier. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { tokenLines } from '../../pricing/cost.ts';
-import { parseMicros } from '../../shared/money.ts';
+import { pricedTokenLines, type MultiplierName, type PricedTokens } from '../../pricing/priced.ts';
 import { TextTally } from '../passthrough/estimate.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { isRecord } from './fields.ts';
@@ -17,12 +16,13 @@ const count = (value: unknown): number | undefined => (typeof value === 'number'
 const NOT_CONTENT = new Set(['id', 'type', 'status', 'role', 'call_id', 'item_id', 'encrypted_content', 'annotations', 'logprobs', 'index']);
 
 /** The catalogue multiplier a reported tier pays (`fast` is reported as `priority`). */
-export function tierMultiplier(price: TokenPrice, tier: string | undefined): { name: string; value: string } | undefined {
+export function tierMultiplier(price: TokenPrice, tier: string | undefined): { name: string; key: MultiplierName; value: string } | undefined {
   const m = price.multipliers;
   if (!m || !tier) return undefined;
-  if ((tier === 'priority' || tier === 'fast') && m.priority) return { name: 'priority', value: m.priority };
-  if (tier === 'flex' && m.flex) return { name: 'flex', value: m.flex };
-  if (tier === 'ultrafast' && (m.ultrafast ?? m.priority)) return { name: 'ultrafast', value: (m.ultrafast ?? m.priority)! };
+  if ((tier === 'priority' || tier === 'fast') && m.priority) return { name: 'priority', key: 'priority', value: m.priority };
+  if (tier === 'flex' && m.flex) return { name: 'flex', key: 'flex', value: m.flex };
+  if (tier === 'ultrafast' && m.ultrafast) return { name: 'ultrafast', key: 'ultrafast', value: m.ultrafast };
+  if (tier === 'ultrafast' && m.priority) return { name: 'ultrafast', key: 'priority', value: m.priority };
   return undefined;
 }
 
@@ -112,14 +112,16 @@ export class ResponsesUsage {
     if (this.serviceTier && this.serviceTier !== 'default') detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = `${multiplier.name} x${multiplier.value}`;
     if (reported > output) detail.output_tokens_reported = reported;
+    const priced: PricedTokens = {
+      input_tokens: input - cached - writes,
+      cache_creation_input_tokens: writes,
+      cache_read_input_tokens: cached,
+      output_tokens: output,
+      ...(multiplier ? { multiplier: multiplier.key } : {}),
+    };
     return {
-      lines: tokenLines(price, {
-        input_tokens: input - cached - writes,
-        cache_creation_input_tokens: writes,
-        cache_read_input_tokens: cached,
-        output_tokens: output,
-        ...(multiplier ? { multiplierMicros: parseMicros(multiplier.value) } : {}),
-      }),
+      lines: pricedTokenLines(price, priced),
+      priced: { tokens: priced },
       estimated,
       log: {
         input_tokens: input - cached - writes,

@@ -93,7 +93,7 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         customerId: task.customer_id,
         charge: { lines: videoLines(perSecond, seconds) },
         // The duration as the provider reported it, for the task's receipt.
-        purpose: { billed_seconds: seconds, tier, delivered_seconds: String(poll.deliveredSeconds) },
+        purpose: { billed_seconds: seconds, tier, delivered_seconds: String(poll.deliveredSeconds), priced: { video: { seconds, tier } } },
       });
       if (isLedgerError(settled)) {
         deps.logger.error({ video_task_id: task.id, error: settled }, 'video settle refused');

@@ -82,7 +82,10 @@ describe(`receipts: GET /v1/requests/{id} and the operators' counterpart (${usin
     expect(BigInt(entry.amount)).to.equal(micros);
     expect(body.charge).to.deep.equal({
       amount: fmt(micros),
+      from_hold: fmt(micros),
+      from_balance: '0.000000',
       debt: '0.000000',
+      waived: '0.000000',
       true_up: '0.000000',
       total: fmt(micros),
       free_units: 0,

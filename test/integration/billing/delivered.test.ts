@@ -1,0 +1,190 @@
+import { expect } from 'chai';
+import { usingPostgres } from '../../helpers/db.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { limitedKey } from '../../helpers/limits.ts';
+
+// Issue 33, item 1: whatever the provider reports as delivered is charged in full, in one
+// posting: the hold first, then the available balance (behind a grant too), then debt. The
+// simulators bill each media block by `[[sim media_tokens=N]]`, as real providers bill an image
+// by its pixels while the gateway can only count its URL, so the report can exceed the hold.
+describe(`every delivered unit is charged: the hold, then the balance, then debt (${usingPostgres() ? 'PostgreSQL' : 'PGlite'})`, function () {
+  this.timeout(90_000);
+  let gateway: TestGateway;
+
+  before(async () => {
+    gateway = await startTestGateway();
+  });
+  after(async () => gateway?.close());
+
+  const funded = async (amount: string) => {
+    const customer = await gateway.customerWithKey();
+    await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount, reference: `fund-${customer.customerId}` });
+    return customer;
+  };
+  const post = async (path: string, key: string, body: unknown) => {
+    const response = await fetch(gateway.url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, requestId: response.headers.get('request-id')!, body: (await response.json()) as any };
+  };
+  /** A message with one image by URL: the gateway cannot count it, the provider bills `tokens` for it. */
+  const imageMessage = (key: string, tokens: number, model = 'sandbox/claude-haiku') =>
+    post('/v1/messages', key, {
+      model,
+      max_tokens: 50,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'url', url: 'https://example.com/photos/cat.png' } },
+            { type: 'text', text: `What is in this picture? [[sim media_tokens=${tokens}]]` },
+          ],
+        },
+      ],
+    });
+  const receipt = async (requestId: string, key: string) => {
+    await gateway.settled();
+    await gateway.requestLog(requestId);
+    return (await (await fetch(`${gateway.url}/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+  };
+  /** The request's charging entries, once its charge is durable. */
+  const entriesOf = async (requestId: string) => {
+    await gateway.settled();
+    return gateway.db('ledger_entries').whereIn('reference', [`charge:${requestId}`, `settle:${requestId}`, `true_up:${requestId}`]);
+  };
+  /** Haiku's prices: 1.00 and 5.00 per million tokens, so 1 and 5 micro-units a token. */
+  const haikuMicros = (usage: { input_tokens: number; output_tokens: number }) => BigInt(usage.input_tokens) + 5n * BigInt(usage.output_tokens);
+  const micros = (decimal: string) => BigInt(decimal.replace('.', ''));
+  const reconciled = async () => {
+    await gateway.settled();
+    const check = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
+    expect(check.body.mismatches).to.deep.equal([]);
+    expect(check.body.key_spend_mismatches).to.deep.equal([]);
+    expect(check.body.ok).to.equal(true);
+  };
+
+  it('on the default grant path, media billed beyond the hold is charged in full from the balance behind the grant', async () => {
+    const customer = await funded('10.00');
+    const sent = [];
+    for (let i = 0; i < 10; i++) sent.push(await imageMessage(customer.key, 40_000));
+    expect(sent.map((s) => s.status)).to.deep.equal(Array(10).fill(200));
+    let total = 0n;
+    for (const { requestId, body } of sent) {
+      expect(body.usage.input_tokens).to.be.greaterThan(40_000);
+      const priced = haikuMicros(body.usage);
+      total += priced;
+      const [entry, ...others] = await entriesOf(requestId);
+      expect(others).to.deep.equal([]); // one posting per request
+      expect(entry).to.include({ kind: 'charge' });
+      expect([BigInt(entry.amount), BigInt(entry.debt_delta)]).to.deep.equal([priced, 0n]);
+      expect(BigInt(entry.debits_delta)).to.equal(priced);
+      // Part from the grant's hold (its pending), the rest from the balance.
+      expect(-BigInt(entry.pending_delta) < priced).to.equal(true);
+      const shown = await receipt(requestId, customer.key);
+      expect(shown.hold.source).to.equal('grant');
+      expect(micros(shown.charge.from_hold) + micros(shown.charge.from_balance)).to.equal(priced);
+      expect(micros(shown.charge.from_balance) > 0n).to.equal(true);
+      expect(shown.charge).to.deep.include({ amount: fmt(priced), debt: '0.000000', waived: '0.000000', total: fmt(priced) });
+    }
+    const wallet = await gateway.wallet(customer.customerId);
+    expect(wallet).to.include({ debits: fmt(total), reserved: '0.000000', available: fmt(10_000_000n - total), debt: '0.000000' });
+    await reconciled();
+  });
+
+  it('a customer with 0.05 is charged all it used: the balance, then debt; the next request is refused', async () => {
+    const customer = await funded('0.05');
+    const first = await imageMessage(customer.key, 100_000);
+    expect(first.status).to.equal(200);
+    const priced = haikuMicros(first.body.usage);
+    expect(priced > 50_000n).to.equal(true);
+    const wallet = await gateway.wallet(customer.customerId);
+    expect(wallet).to.include({ debits: '0.050000', reserved: '0.000000', available: '0.000000', debt: fmt(priced - 50_000n) });
+    const [entry, ...others] = await entriesOf(first.requestId);
+    expect(others).to.deep.equal([]);
+    expect([BigInt(entry.amount), BigInt(entry.debt_delta)]).to.deep.equal([50_000n, priced - 50_000n]);
+    const shown = await receipt(first.requestId, customer.key);
+    expect(shown.charge).to.deep.include({ amount: '0.050000', debt: fmt(priced - 50_000n), total: fmt(priced) });
+    expect(micros(shown.charge.from_hold) + micros(shown.charge.from_balance)).to.equal(50_000n);
+
+    const second = await imageMessage(customer.key, 100_000);
+    expect(second.status).to.equal(402);
+    // The next credit repays the debt first.
+    await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount: '1.00', reference: `more-${customer.customerId}` });
+    expect(await gateway.wallet(customer.customerId)).to.include({ debt: '0.000000', available: fmt(1_000_000n - (priced - 50_000n)) });
+    await reconciled();
+  });
+
+  it("a key's spend limit refuses the next request; it never reduces what was delivered", async () => {
+    const customer = await limitedKey(gateway, { spend_limit: { amount: '0.05', period: 'day' } }, '10.00');
+    const first = await imageMessage(customer.key, 100_000);
+    expect(first.status).to.equal(200);
+    const priced = haikuMicros(first.body.usage);
+    const [entry] = await entriesOf(first.requestId);
+    expect(entry).to.include({ kind: 'settle' });
+    expect([BigInt(entry.amount), BigInt(entry.debt_delta)]).to.deep.equal([priced, 0n]);
+    expect(await gateway.wallet(customer.customerId)).to.include({ debits: fmt(priced), debt: '0.000000' });
+    const key = (await (await fetch(`${gateway.url}/v1/key`, { headers: { authorization: `Bearer ${customer.key}` } })).json()) as any;
+    expect(key.spend.day).to.equal(fmt(priced));
+    const second = await imageMessage(customer.key, 10);
+    expect(second.status).to.equal(402);
+    expect(second.body.error.type).to.equal('billing_error');
+    expect(second.body.error.message).to.match(/API key's spend limit of 0\.050000 per day/);
+    await reconciled();
+  });
+
+  it('chat image_url parts and responses input_image items are charged in full the same way', async () => {
+    const customer = await funded('0.02');
+    const chat = await post('/v1/chat/completions', customer.key, {
+      model: 'sandbox/chat-model',
+      max_tokens: 20,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe it [[sim media_tokens=60000]]' },
+            { type: 'image_url', image_url: { url: 'https://example.com/photos/dog.jpg' } },
+          ],
+        },
+      ],
+    });
+    expect(chat.status).to.equal(200);
+    const entries = await entriesOf(chat.requestId);
+    expect(entries).to.have.length(1);
+    const shown = await receipt(chat.requestId, customer.key);
+    const wallet = await gateway.wallet(customer.customerId);
+    expect(wallet.available).to.equal('0.000000');
+    expect(micros(wallet.debits) + micros(wallet.debt)).to.equal(micros(shown.charge.total));
+    expect(micros(shown.charge.debt) > 0n).to.equal(true);
+
+    const other = await funded('0.02');
+    const answered = await post('/v1/responses', other.key, {
+      model: 'sandbox/responses-model',
+      max_output_tokens: 20,
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Describe it [[sim media_tokens=60000]]' },
+            { type: 'input_image', image_url: 'https://example.com/photos/dog.jpg' },
+          ],
+        },
+      ],
+    });
+    expect(answered.status).to.equal(200);
+    expect(await entriesOf(answered.requestId)).to.have.length(1);
+    const responded = await receipt(answered.requestId, other.key);
+    const after = await gateway.wallet(other.customerId);
+    expect(after.available).to.equal('0.000000');
+    expect(micros(after.debits) + micros(after.debt)).to.equal(micros(responded.charge.total));
+    expect(micros(responded.charge.debt) > 0n).to.equal(true);
+    await reconciled();
+  });
+});
+
+const fmt = (m: bigint): string => {
+  const sign = m < 0n ? '-' : '';
+  const abs = m < 0n ? -m : m;
+  return `${sign}${abs / 1_000_000n}.${(abs % 1_000_000n).toString().padStart(6, '0')}`;
+};
