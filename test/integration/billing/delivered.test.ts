@@ -62,6 +62,7 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
     const check = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
     expect(check.body.mismatches).to.deep.equal([]);
     expect(check.body.key_spend_mismatches).to.deep.equal([]);
+    expect(check.body.priced.differences).to.deep.equal([]);
     expect(check.body.ok).to.equal(true);
   };
 
@@ -69,7 +70,11 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
     const customer = await funded('10.00');
     const sent = [];
     for (let i = 0; i < 10; i++) sent.push(await imageMessage(customer.key, 40_000));
-    expect(sent.map((s) => s.status)).to.deep.equal(Array(10).fill(200));
+    const errors = gateway.logs.filter((l) => (l.level as number) >= 50).map((l) => l.msg);
+    expect(
+      sent.map((s) => s.status),
+      JSON.stringify(errors),
+    ).to.deep.equal(Array(10).fill(200));
     let total = 0n;
     for (const { requestId, body } of sent) {
       expect(body.usage.input_tokens).to.be.greaterThan(40_000);
@@ -179,6 +184,51 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
     expect(after.available).to.equal('0.000000');
     expect(micros(after.debits) + micros(after.debt)).to.equal(micros(responded.charge.total));
     expect(micros(responded.charge.debt) > 0n).to.equal(true);
+    await reconciled();
+  });
+
+  it('reconciliation proves every charge equals its priced usage, and names a posting short of it', async () => {
+    const customer = await funded('1.00');
+    const sent = await imageMessage(customer.key, 2_000);
+    expect(sent.status).to.equal(200);
+    await reconciled();
+    const report = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+    expect(report.priced.checked).to.be.greaterThan(10); // every request of this suite, in the last 24 hours
+    // A posting 1,000 input tokens short of the usage it records (what a dropped amount looks
+    // like): the wallet still equals its journal, only the priced check sees it.
+    const [entry] = await entriesOf(sent.requestId);
+    const priced = structuredClone(entry.purpose.priced);
+    expect(priced.tokens.input_tokens).to.equal(sent.body.usage.input_tokens);
+    priced.tokens.input_tokens += 1_000;
+    await gateway
+      .db('ledger_entries')
+      .where({ id: entry.id })
+      .update({ purpose: JSON.stringify({ ...entry.purpose, priced }) });
+    const broken = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+    expect(broken.ok).to.equal(false);
+    expect(broken.mismatches).to.deep.equal([]);
+    expect(broken.priced.difference_count).to.equal(1);
+    expect(broken.priced.differences).to.deep.equal([
+      {
+        id: sent.requestId,
+        customer_id: customer.customerId,
+        reason: 'under_charged',
+        priced: fmt(BigInt(entry.amount) + 1_000n),
+        charged: fmt(BigInt(entry.amount)),
+        debt: '0.000000',
+        free_amount: '0.000000',
+        waived: '0.000000',
+        difference: '0.001000',
+      },
+    ]);
+    // Outside the window, it is not checked.
+    const later = new Date(Date.now() + 1_000).toISOString();
+    const outside = (await gateway.admin('GET', `/admin/v1/ledger/reconciliation?since=${later}`)).body;
+    expect(outside.priced).to.deep.include({ checked: 0, difference_count: 0 });
+    await gateway
+      .db('ledger_entries')
+      .where({ id: entry.id })
+      .update({ purpose: JSON.stringify(entry.purpose) });
     await reconciled();
   });
 });
