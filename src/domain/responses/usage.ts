@@ -7,6 +7,7 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { pricedTokenLines, type MultiplierName, type PricedTokens } from '../../pricing/priced.ts';
 import { TextTally } from '../passthrough/estimate.ts';
+import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { isRecord } from './fields.ts';
 
@@ -33,6 +34,8 @@ export class ResponsesUsage {
   private cacheWrite = 0;
   private reasoning = 0;
   private serviceTier: string | undefined;
+  /** The usage object as the provider reported it, for the receipt. */
+  private reportedUsage: Record<string, unknown> | undefined;
   private delivered = new TextTally();
 
   constructor(
@@ -46,6 +49,7 @@ export class ResponsesUsage {
     if (typeof response.service_tier === 'string') this.serviceTier = response.service_tier;
     const usage = response.usage;
     if (!isRecord(usage)) return;
+    this.reportedUsage = mergeReported(this.reportedUsage, usage);
     const input = count(usage.input_tokens);
     const output = count(usage.output_tokens);
     if (input === undefined || output === undefined) return;
@@ -129,6 +133,9 @@ export class ResponsesUsage {
         cache_read_tokens: cached,
         cache_write_tokens: writes,
         usage_detail: Object.keys(detail).length ? detail : null,
+        // The Response's service_tier sits beside its usage object; the receipt shows them together.
+        upstream_usage: this.reportedUsage ? { ...this.reportedUsage, ...(this.serviceTier ? { service_tier: this.serviceTier } : {}) } : null,
+        estimate_reason: estimateReason([this.input === undefined && 'input_not_reported', this.output === undefined && 'output_not_reported']),
       },
     };
   }
