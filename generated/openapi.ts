@@ -1360,6 +1360,8 @@ export interface components {
              * @enum {string}
              */
             role?: "first_frame" | "last_frame" | "reference_image" | "reference_video" | "reference_audio";
+            /** @description `video_url` only: the input video's length in seconds, as far as the caller knows it. The hold counts it (without it, the most the model's provider bills for one input video); the task is charged the input seconds the provider metered, whatever was declared. */
+            seconds?: number;
         };
         /** @description A video generation request, as JSON or multipart/form-data (the OpenAI SDK sends multipart with bracket-encoded keys, numbers and booleans as strings). It is checked against the model's catalogue entry: allowed seconds, priced resolution tiers, sizes and ratios, accepted content types and roles, inline Base64, and whether the model takes `generate_audio`, `watermark` and `reference_images`. An option the model's provider cannot carry is refused with 400 naming the field and the model; nothing is dropped. Unknown fields are refused. */
         VideoCreateRequest: {
@@ -1404,7 +1406,7 @@ export interface components {
             size: string | null;
             /** @description The tier's price per billed second at this version. */
             per_second: components["schemas"]["Decimal"];
-            /** @description The requested seconds at that price, before free units. */
+            /** @description The requested seconds at that price, before free units, plus the seconds of any input video the provider may bill (each `video_url` input at its declared `seconds`, else at the most the model bills for one). */
             cost: components["schemas"]["Decimal"];
             /** @description Units of the model's free allowance the hold would take (seconds for video models). */
             free_units: number;

@@ -26,7 +26,7 @@ import { settleFromPoll, type OutcomeDeps } from './outcome.ts';
 import { admit, cancelWaiting, withPositions } from './queue.ts';
 import { findByIdempotencyKey, findVideoTask as findTask, listTasks, transition } from './repo.ts';
 import { SUBMIT_LEASE_MS, submitTask } from './submit.ts';
-import { validateVideoRequest } from './validate.ts';
+import { heldSeconds, validateVideoRequest } from './validate.ts';
 
 export interface VideoPage {
   after?: string;
@@ -134,7 +134,9 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             ref: taskId,
             kind: 'video',
             customerId: caller.customerId,
-            bound: { lines: videoLines(price.per_second[pricedTier(price.per_second, request.resolution, request.generate_audio === true)]!, request.seconds) },
+            bound: {
+              lines: videoLines(price.per_second[pricedTier(price.per_second, request.resolution, request.generate_audio === true)]!, heldSeconds(request)),
+            },
             purpose: { video_task_id: taskId, model: model.id, key_id: caller.keyId },
             priceVersionId: model.priceVersion.id,
             ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),
