@@ -224,6 +224,43 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
     await reconciled();
   });
 
+  it('a background response reporting more than its hold is charged in full when the poller settles it', async () => {
+    const customer = await funded('0.02');
+    const created = await post('/v1/responses', customer.key, {
+      model: 'sandbox/responses-model',
+      max_output_tokens: 20,
+      background: true,
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Describe it [[sim media_tokens=60000 queued_ms=0 running_ms=0]]' },
+            { type: 'input_image', image_url: 'https://example.com/photos/dog.jpg' },
+          ],
+        },
+      ],
+    });
+    expect(created.status).to.equal(200);
+    const task = await gateway.db('video_tasks').where({ upstream_task_id: created.body.id }).first();
+    for (let i = 0; i < 100; i++) {
+      await gateway
+        .db('video_tasks')
+        .where({ id: task.id })
+        .update({ next_poll_at: new Date(0) });
+      await gateway.services.videoWorker.processBatch();
+      const now = await gateway.db('video_tasks').where({ id: task.id }).first();
+      if (now.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    const [settle, ...others] = await entriesOf(task.id);
+    expect(others).to.deep.equal([]);
+    const priced = BigInt(settle.amount) + BigInt(settle.debt_delta);
+    expect(BigInt(settle.debt_delta) > 0n).to.equal(true);
+    expect(settle.purpose.priced.tokens.input_tokens).to.be.greaterThan(60_000);
+    expect(await gateway.wallet(customer.customerId)).to.include({ debits: '0.020000', available: '0.000000', debt: fmt(priced - 20_000n) });
+    await reconciled();
+  });
+
   it('reconciliation proves every charge equals its priced usage, and names a posting short of it', async () => {
     const customer = await funded('1.00');
     const sent = await imageMessage(customer.key, 2_000);
