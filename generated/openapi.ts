@@ -1322,6 +1322,7 @@ export interface components {
             };
             /** @description Set once the task is settled. */
             billing: {
+                /** @description What the delivered output cost: posted to the wallet, plus any part the balance could not cover, recorded as debt (the task's receipt shows each part). */
                 amount: components["schemas"]["Decimal"];
                 currency: string;
                 /** @description Whole billed seconds of the delivered output; null when an operator settled the task by amount. */

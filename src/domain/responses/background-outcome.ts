@@ -81,7 +81,7 @@ export async function applyResponse(
     ...seen,
     status: VideoStatus.Completed,
     progress: 100,
-    billed_amount: settled.charged.toString(),
+    billed_amount: (settled.charged + settled.debt).toString(), // what the output cost: posted, and any debt
     next_poll_at: null,
     lease_until: null,
     completed_at: NOW,

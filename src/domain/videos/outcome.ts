@@ -105,7 +105,7 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         progress: 100,
         billed_seconds: seconds,
         billed_tier: tier,
-        billed_amount: settled.charged.toString(),
+        billed_amount: (settled.charged + settled.debt).toString(), // what the output cost: posted, and any debt
         expires_at: poll.expiresAt ? new Date(poll.expiresAt * 1000) : null,
         next_poll_at: null,
         lease_until: null,

@@ -55,7 +55,7 @@ export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoRevi
         if (isLedgerError(settled)) return new Failure(settled, `The reservation cannot be settled: ${settled}.`, { param: 'amount' });
         await transition(db, taskId, VideoStatus.Review, {
           status: VideoStatus.Completed,
-          billed_amount: settled.charged.toString(),
+          billed_amount: (settled.charged + settled.debt).toString(), // what the output cost: posted, and any debt
           completed_at: db.fn.now(),
           error: null,
         });

@@ -45,6 +45,23 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
         },
       ],
     });
+  /** Responses input with one image by URL (the simulator bills per `directives`). */
+  const imageInput = (directives: string) => [
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: `Describe it [[sim ${directives}]]` },
+        { type: 'input_image', image_url: 'https://example.com/photos/dog.jpg' },
+      ],
+    },
+  ];
+  /** The balance is used up, and what it posted plus the debt is what the receipt says was charged. */
+  const chargedThroughDebt = async (customerId: string, charge: { total: string; debt: string }) => {
+    const wallet = await gateway.wallet(customerId);
+    expect(wallet.available).to.equal('0.000000');
+    expect(micros(wallet.debits) + micros(wallet.debt)).to.equal(micros(charge.total));
+    expect(micros(charge.debt) > 0n).to.equal(true);
+  };
   const receipt = async (requestId: string, key: string) => {
     await gateway.settled();
     await gateway.requestLog(requestId);
@@ -162,32 +179,17 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
     const entries = await entriesOf(chat.requestId);
     expect(entries).to.have.length(1);
     const shown = await receipt(chat.requestId, customer.key);
-    const wallet = await gateway.wallet(customer.customerId);
-    expect(wallet.available).to.equal('0.000000');
-    expect(micros(wallet.debits) + micros(wallet.debt)).to.equal(micros(shown.charge.total));
-    expect(micros(shown.charge.debt) > 0n).to.equal(true);
+    await chargedThroughDebt(customer.customerId, shown.charge);
 
     const other = await funded('0.02');
     const answered = await post('/v1/responses', other.key, {
       model: 'sandbox/responses-model',
       max_output_tokens: 20,
-      input: [
-        {
-          role: 'user',
-          content: [
-            { type: 'input_text', text: 'Describe it [[sim media_tokens=60000]]' },
-            { type: 'input_image', image_url: 'https://example.com/photos/dog.jpg' },
-          ],
-        },
-      ],
+      input: imageInput('media_tokens=60000'),
     });
     expect(answered.status).to.equal(200);
     expect(await entriesOf(answered.requestId)).to.have.length(1);
-    const responded = await receipt(answered.requestId, other.key);
-    const after = await gateway.wallet(other.customerId);
-    expect(after.available).to.equal('0.000000');
-    expect(micros(after.debits) + micros(after.debt)).to.equal(micros(responded.charge.total));
-    expect(micros(responded.charge.debt) > 0n).to.equal(true);
+    await chargedThroughDebt(other.customerId, (await receipt(answered.requestId, other.key)).charge);
     await reconciled();
   });
 
@@ -206,7 +208,7 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
     expect(await gateway.wallet(customer.customerId)).to.include({ reserved: '0.600000', available: '0.000000' });
     const task = await videos.finish(created.body.task_id);
     // DashScope metered 5 s out + 2.4 s in: 7.4 s, billed as 7 whole seconds at 720p = 0.70.
-    expect(task.billing).to.deep.include({ seconds: 7, resolution: '720p' });
+    expect(task.billing).to.deep.include({ amount: '0.700000', seconds: 7, resolution: '720p' });
     expect(await gateway.wallet(customer.customerId)).to.include({ debits: '0.600000', reserved: '0.000000', available: '0.000000', debt: '0.100000' });
     const [settle] = await entriesOf(created.body.task_id);
     expect([settle.kind, BigInt(settle.amount), BigInt(settle.debt_delta)]).to.deep.equal(['settle', 600_000n, 100_000n]);
@@ -230,15 +232,7 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
       model: 'sandbox/responses-model',
       max_output_tokens: 20,
       background: true,
-      input: [
-        {
-          role: 'user',
-          content: [
-            { type: 'input_text', text: 'Describe it [[sim media_tokens=60000 queued_ms=0 running_ms=0]]' },
-            { type: 'input_image', image_url: 'https://example.com/photos/dog.jpg' },
-          ],
-        },
-      ],
+      input: imageInput('media_tokens=60000 queued_ms=0 running_ms=0'),
     });
     expect(created.status).to.equal(200);
     const task = await gateway.db('video_tasks').where({ upstream_task_id: created.body.id }).first();
