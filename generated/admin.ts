@@ -186,7 +186,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prove every wallet equals the sums of its journal */
+        /**
+         * Prove every wallet equals the sums of its journal, and every charge its priced usage
+         * @description Two proofs. Every wallet equals the sums of its journal and its open reservations (all wallets). Every request and video task settled in the window [`since`, `until`) was charged what its usage cost: its units priced again at its frozen price version equal what was posted, plus debt, plus the free units' value, plus what an operator explicitly waived. The second proof reads the window page by page along the index of charging entries, so it stays bounded on a large journal; the default window is the last 24 hours.
+         */
         get: operations["admin_reconciliation_get"];
         put?: never;
         post?: never;
@@ -725,7 +728,7 @@ export interface components {
         Reconciliation: {
             /** @constant */
             object: "reconciliation";
-            /** @description True when every wallet equals the sums of its journal and its open reservations, every key's daily spend equals its settle and charge entries, and no request hold outlived its process (see stale_holds). */
+            /** @description True when every wallet equals the sums of its journal and its open reservations, every key's daily spend equals what its settle, charge and true-up entries charged, no request hold outlived its process (see stale_holds), and every charge in the window equals its priced usage (see priced). */
             ok: boolean;
             wallets_checked: number;
             mismatches: {
@@ -735,7 +738,7 @@ export interface components {
                 wallet: components["schemas"]["Decimal"];
                 expected: components["schemas"]["Decimal"];
             }[];
-            /** @description Days on which a key's spend rollup (what spend limits read) differs from the journal's settle and charge entries of that key. */
+            /** @description Days on which a key's spend rollup (what spend limits read) differs from what the journal's settle, charge and true-up entries of that key charged (posted plus debt). */
             key_spend_mismatches: {
                 customer_id: string | null;
                 key_id: string;
@@ -755,6 +758,35 @@ export interface components {
             debt: {
                 customers: number;
                 amount: components["schemas"]["Decimal"];
+            };
+            /** @description Every request and video task with a charging entry (settle, charge, true-up) in the window: its usage as its entries recorded it (`purpose.priced`: the billed units and the multiplier or tier that applied, or a fixed figure such as a checkpoint or an operator's amount), priced again at its frozen price version, must equal what was posted + debt + the free units' value + what an operator waived (`purpose.waived`). Each difference names its request or task id. */
+            priced: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                /** @description Requests and tasks checked. */
+                checked: number;
+                /** @description How many differ in all (`differences` lists the first 100). */
+                difference_count: number;
+                differences: {
+                    /** @description The request id or video task id. */
+                    id: string;
+                    customer_id: string;
+                    /**
+                     * @description `under_charged`: less was posted, owed, free and waived than the usage costs (an amount dropped); `over_charged`: more; `unpriced`: no entry records what it was priced from, or its price version cannot price it.
+                     * @enum {string}
+                     */
+                    reason: "under_charged" | "over_charged" | "unpriced";
+                    /** @description What the usage costs at its price version; null when unpriced. */
+                    priced: components["schemas"]["Decimal"] | null;
+                    charged: components["schemas"]["Decimal"];
+                    debt: components["schemas"]["Decimal"];
+                    free_amount: components["schemas"]["Decimal"];
+                    waived: components["schemas"]["Decimal"];
+                    /** @description priced - (charged + debt + free_amount + waived); positive is under-charged. */
+                    difference: components["schemas"]["Decimal"];
+                }[];
             };
         };
         /** @description One model's usage on one UTC day. */
@@ -944,7 +976,7 @@ export interface components {
             /** @description The input it was judged on (input + cache writes + cache reads). */
             input_tokens: number;
         };
-        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
             object: "receipt";
@@ -1024,11 +1056,18 @@ export interface components {
                 /** @description What of the hold went back to the balance. */
                 released: components["schemas"]["Decimal"] | null;
             };
+            /** @description Whatever the provider reported as delivered is charged in full: from the hold first, then from the available balance, then as debt (docs/money.md). */
             charge: {
-                /** @description Posted to the wallet's debits (settle, charge and true-up entries). */
+                /** @description Posted to the wallet's debits (settle, charge and true-up entries) = from_hold + from_balance. */
                 amount: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the hold paid (the request's reservation, or its draw from a credit grant and the grant's spare room). */
+                from_hold: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the available balance paid beyond the hold (usage above the estimate, a charge that found its grant gone, a late report). */
+                from_balance: components["schemas"]["Decimal"];
                 /** @description Of the cost, what the balance could not cover, recorded as debt (repaid by the next credit). */
                 debt: components["schemas"]["Decimal"];
+                /** @description What an operator explicitly waived: delivered and priced, knowingly not charged (an operator settling a hold below what was delivered). Not part of `total`. */
+                waived: components["schemas"]["Decimal"];
                 /** @description Posted after the hold ended (the serving process reported late; see docs/money.md). */
                 true_up: components["schemas"]["Decimal"];
                 /** @description amount + debt. */
@@ -2318,14 +2357,25 @@ export interface operations {
     };
     admin_reconciliation_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Inclusive start of the window of charges checked against their priced usage (default 24 hours ago; years 0001 to 9999 in UTC).
+                 * @example 2026-11-22T00:00:00Z
+                 */
+                since?: string;
+                /**
+                 * @description Exclusive end of that window (default now).
+                 * @example 2026-11-23T00:00:00Z
+                 */
+                until?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The result; `ok` is false when any wallet differs. */
+            /** @description The result; `ok` is false when any wallet differs or any charge differs from its priced usage. */
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
@@ -2347,12 +2397,20 @@ export interface operations {
                      *       "debt": {
                      *         "customers": 0,
                      *         "amount": "0.000000"
+                     *       },
+                     *       "priced": {
+                     *         "since": "2026-11-22T00:00:00.000Z",
+                     *         "until": "2026-11-23T00:00:00.000Z",
+                     *         "checked": 1840,
+                     *         "difference_count": 0,
+                     *         "differences": []
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Reconciliation"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2799,7 +2857,10 @@ export interface operations {
                      *       },
                      *       "charge": {
                      *         "amount": "0.000066",
+                     *         "from_hold": "0.000066",
+                     *         "from_balance": "0.000000",
                      *         "debt": "0.000000",
+                     *         "waived": "0.000000",
                      *         "true_up": "0.000000",
                      *         "total": "0.000066",
                      *         "free_units": 0,

@@ -1629,6 +1629,7 @@ export interface components {
             };
             /** @description Set once the task is settled. */
             billing: {
+                /** @description What the delivered output cost: posted to the wallet, plus any part the balance could not cover, recorded as debt (the task's receipt shows each part). */
                 amount: components["schemas"]["Decimal"];
                 currency: string;
                 /** @description Whole billed seconds of the delivered output; null when an operator settled the task by amount. */
@@ -1667,6 +1668,8 @@ export interface components {
              * @enum {string}
              */
             role?: "first_frame" | "last_frame" | "reference_image" | "reference_video" | "reference_audio";
+            /** @description `video_url` only: the input video's length in seconds, as far as the caller knows it. The hold counts it (without it, the most the model's provider bills for one input video); the task is charged the input seconds the provider metered, whatever was declared. */
+            seconds?: number;
         };
         /** @description A video generation request, as JSON or multipart/form-data (the OpenAI SDK sends multipart with bracket-encoded keys, numbers and booleans as strings). It is checked against the model's catalogue entry: allowed seconds, priced resolution tiers, sizes and ratios, accepted content types and roles, inline Base64, and whether the model takes `generate_audio`, `watermark` and `reference_images`. An option the model's provider cannot carry is refused with 400 naming the field and the model; nothing is dropped. Unknown fields are refused. */
         VideoCreateRequest: {
@@ -1711,7 +1714,7 @@ export interface components {
             size: string | null;
             /** @description The tier's price per billed second at this version. */
             per_second: components["schemas"]["Decimal"];
-            /** @description The requested seconds at that price, before free units. */
+            /** @description The requested seconds at that price, before free units, plus the seconds of any input video the provider may bill (each `video_url` input at its declared `seconds`, else at the most the model bills for one). */
             cost: components["schemas"]["Decimal"];
             /** @description Units of the model's free allowance the hold would take (seconds for video models). */
             free_units: number;
@@ -1865,7 +1868,7 @@ export interface components {
              */
             watermark: string;
         };
-        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
             object: "receipt";
@@ -1945,11 +1948,18 @@ export interface components {
                 /** @description What of the hold went back to the balance. */
                 released: components["schemas"]["Decimal"] | null;
             };
+            /** @description Whatever the provider reported as delivered is charged in full: from the hold first, then from the available balance, then as debt (docs/money.md). */
             charge: {
-                /** @description Posted to the wallet's debits (settle, charge and true-up entries). */
+                /** @description Posted to the wallet's debits (settle, charge and true-up entries) = from_hold + from_balance. */
                 amount: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the hold paid (the request's reservation, or its draw from a credit grant and the grant's spare room). */
+                from_hold: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the available balance paid beyond the hold (usage above the estimate, a charge that found its grant gone, a late report). */
+                from_balance: components["schemas"]["Decimal"];
                 /** @description Of the cost, what the balance could not cover, recorded as debt (repaid by the next credit). */
                 debt: components["schemas"]["Decimal"];
+                /** @description What an operator explicitly waived: delivered and priced, knowingly not charged (an operator settling a hold below what was delivered). Not part of `total`. */
+                waived: components["schemas"]["Decimal"];
                 /** @description Posted after the hold ended (the serving process reported late; see docs/money.md). */
                 true_up: components["schemas"]["Decimal"];
                 /** @description amount + debt. */

@@ -72,6 +72,8 @@ function parseCommandLine(argv: string[]) {
       endpoint: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
       status: { type: 'string' },
       actor: { type: 'string' },
       reason: { type: 'string' },

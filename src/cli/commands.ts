@@ -130,7 +130,12 @@ export const COMMANDS: Record<string, Command> = {
     method: 'GET',
     path: ([id], o = {}) => `/admin/v1/customers/${enc(id)}/ledger${query({ limit: o.limit, before: o.before })}`,
   },
-  'ledger reconcile': { usage: 'ledger reconcile', method: 'GET', path: () => '/admin/v1/ledger/reconciliation' },
+  'ledger reconcile': {
+    usage:
+      'ledger reconcile [--since ISO] [--until ISO]   (wallets against the journal; charges in the window, default the last 24 h, against their priced usage)',
+    method: 'GET',
+    path: (_, o = {}) => `/admin/v1/ledger/reconciliation${query({ since: o.since, until: o.until })}`,
+  },
   'holds list': {
     usage: 'holds list [--status pending] [--stale] [--customer ID] [--limit N]',
     method: 'GET',
@@ -174,7 +179,8 @@ export const COMMANDS: Record<string, Command> = {
       `/admin/v1/request-logs${query({ customer_id: o.customer, model: o.model, endpoint: o.endpoint, from: o.from, to: o.to, limit: o.limit, before: o.before })}`,
   },
   'receipts get': {
-    usage: 'receipts get REQUEST_ID|TASK_ID   (usage as reported, price version, hold, charge, free units, estimated or not)',
+    usage:
+      'receipts get REQUEST_ID|TASK_ID   (usage as reported, price version, hold, charge: from the hold, from the balance, debt, waived; free units, estimated or not)',
     method: 'GET',
     path: ([id]) => `/admin/v1/receipts/${enc(id)}`,
   },

@@ -21,6 +21,7 @@ import {
   type ReconciliationMismatch,
   type ReservationFilter,
 } from './queries.ts';
+import { checkPriced, type PricedCheck, type PricedDifference } from './priced-check.ts';
 import type { EntryRow, ReservationRow } from './repo.ts';
 import type { KeyLimitRefusal } from './key-limits.ts';
 import { keySpend, reconcileKeySpend, type KeySpend, type KeySpendMismatch } from './key-spend.ts';
@@ -39,6 +40,8 @@ export type {
   KeySpend,
   KeySpendMismatch,
   Posted,
+  PricedCheck,
+  PricedDifference,
   ReconciliationMismatch,
   Released,
   ReserveInput,
@@ -75,6 +78,8 @@ export interface Ledger {
   staleHolds(staleSeconds: number): Promise<{ count: number; amount: bigint; refs: string[] }>;
   liveOwners(owners: string[], staleSeconds: number): Promise<Set<string>>;
   reconcile(): Promise<ReconciliationMismatch[]>;
+  /** Every request and task charged in the window against its usage priced again (src/ledger/priced-check.ts). */
+  reconcilePriced(window: { since: Date; until: Date; limit?: number }): Promise<PricedCheck>;
   /** Days on which a key's spend rollup differs from its journal entries. */
   reconcileKeySpend(): Promise<KeySpendMismatch[]>;
   /** What a key has posted today, this month and ever (UTC). */
@@ -108,6 +113,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     staleHolds: (staleSeconds) => staleHolds(ctx, staleSeconds),
     liveOwners: (owners, staleSeconds) => liveOwners(ctx, owners, staleSeconds),
     reconcile: () => reconcile(ctx),
+    reconcilePriced: (window) => checkPriced(ctx.db, window),
     reconcileKeySpend: () => reconcileKeySpend(ctx.db),
     keySpend: (keyId) => keySpend(ctx.db, keyId),
     accountBalance: (customerId) => accountBalance(ctx.db, customerId),

@@ -52,6 +52,15 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     const journal = JSON.parse((await admin(['ledger', 'list', customer.id, '--limit', '1'])).stdout);
     expect(journal.data[0].reference).to.equal('top_up:inv-9');
     expect(JSON.parse((await admin(['ledger', 'reconcile'])).stdout).ok).to.equal(true);
+    // The window of charges priced again, as the operator names it.
+    const windowed = JSON.parse((await admin(['ledger', 'reconcile', '--since', '2026-01-01T00:00:00Z', '--until', '2026-01-02T00:00:00Z'])).stdout);
+    expect(windowed.priced).to.deep.equal({
+      since: '2026-01-01T00:00:00.000Z',
+      until: '2026-01-02T00:00:00.000Z',
+      checked: 0,
+      difference_count: 0,
+      differences: [],
+    });
     await fetch(`${gateway.url}/v1/models`);
     await gateway.requestLogs('endpoint=models_list');
     const logs = JSON.parse((await admin(['logs', 'list', '--endpoint', 'models_list', '--limit', '5'])).stdout);
@@ -131,6 +140,7 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     await gateway.requestLog(requestId);
     const receipt = JSON.parse((await admin(['receipts', 'get', requestId])).stdout);
     expect(receipt).to.include({ object: 'receipt', id: requestId, provider: 'sandbox-anthropic' });
+    expect(receipt.charge).to.deep.include({ from_hold: receipt.charge.amount, from_balance: '0.000000', debt: '0.000000', waived: '0.000000' });
     const csv = await admin(['usage', 'export', '--customer', made.customerId]);
     expect(csv.code, csv.stderr).to.equal(0);
     const rows = csv.stdout.trimEnd().split('\r\n');

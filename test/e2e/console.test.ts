@@ -341,6 +341,8 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     await page.getByRole('link', { name: `Receipt of ${requestId}` }).click();
     await page.getByRole('heading', { level: 1, name: `Receipt ${requestId}` }).waitFor();
     expect(await page.locator('dt:text-is("Charged") + dd').textContent()).to.equal(`${receipt.charge.total} USD`);
+    expect(await page.locator('dt:text-is("From the hold") + dd').textContent()).to.equal(`${receipt.charge.from_hold} USD`);
+    expect(await page.locator('dt:text-is("From the balance, beyond the hold") + dd').textContent()).to.equal(`${receipt.charge.from_balance} USD`);
     expect(await page.getByRole('link', { name: 'Request logs' }).first().getAttribute('aria-current')).to.equal('page');
 
     await page.getByRole('link', { name: 'Holds' }).click();
@@ -350,7 +352,9 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
       .waitFor();
 
     await page.getByRole('link', { name: 'Reconciliation' }).click();
-    await page.getByText(/^OK: every wallet equals its journal/).waitFor();
+    await page.getByText(/^OK: every wallet equals its journal, every charge its priced usage/).waitFor();
+    const checked = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body.priced.checked;
+    await page.getByText(new RegExp(`${checked} requests and tasks charged from .+ priced again`)).waitFor();
 
     await page.getByRole('link', { name: 'Catalogue' }).click();
     const pricing = (await fetch(`${gateway.url}/v1/models/pricing`).then((r) => r.json())) as any;

@@ -33,14 +33,26 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
           <dd>
             <Money amount={c.total} currency={r.currency} />
           </dd>
-          <dt>From the balance</dt>
+          <dt>From the hold</dt>
           <dd>
-            <Money amount={c.amount} currency={r.currency} />
+            <Money amount={c.from_hold} currency={r.currency} />
+          </dd>
+          <dt>From the balance, beyond the hold</dt>
+          <dd>
+            <Money amount={c.from_balance} currency={r.currency} />
           </dd>
           <dt>Recorded as debt</dt>
           <dd>
             <Money amount={c.debt} currency={r.currency} />
           </dd>
+          {c.waived !== '0.000000' ? (
+            <>
+              <dt>Waived by an operator</dt>
+              <dd>
+                <Money amount={c.waived} currency={r.currency} />
+              </dd>
+            </>
+          ) : null}
           <dt>Posted after the hold ended</dt>
           <dd>
             <Money amount={c.true_up} currency={r.currency} />

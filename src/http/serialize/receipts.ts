@@ -59,7 +59,10 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
     },
     charge: {
       amount: formatMicros(charge.posted),
+      from_hold: formatMicros(charge.fromHold),
+      from_balance: formatMicros(charge.fromBalance),
       debt: formatMicros(charge.debt),
+      waived: formatMicros(charge.waived),
       true_up: formatMicros(charge.trueUp),
       total: formatMicros(charge.posted + charge.debt),
       free_units: Number(charge.freeUnits),

@@ -83,7 +83,9 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
         { type: 'reference_image', url: 'https://example.com/cat.png' },
       ],
     });
-    expect((await wallet()).reserved).to.equal('0.500000'); // the hold covers the output: 5 s x 0.10
+    // The hold covers the output and the reference video at the most the model bills for one
+    // (its longest output, 10 s, as it declares no length): 15 s x 0.10.
+    expect((await wallet()).reserved).to.equal('1.500000');
     const task = await calls.finish(created.body.task_id);
     // 5 s out + 2.4 s in = 7.4 s, billed as 7 whole seconds at 720p.
     expect(task.billing).to.deep.include({ amount: '0.700000', seconds: 7, resolution: '720p' });
