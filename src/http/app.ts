@@ -21,6 +21,7 @@ import { route } from './steps/route.ts';
 import type { Surface } from './steps/state.ts';
 import { refuseUnroutable } from './steps/unroutable.ts';
 import { validateRequest } from './steps/validate.ts';
+import { createResponsesSockets, type ResponsesSockets } from './websocket/upgrade.ts';
 
 export type { Surface };
 
@@ -45,6 +46,8 @@ export interface AppOptions {
   cors?: Cors;
   /** The built web console served at /console/ (CONSOLE); undefined: not served. */
   consoleDir?: string;
+  /** Responses WebSockets (GET /v1/responses upgraded): how many at once, for how long; with the handshake's deadline. */
+  webSockets?: { maxConnections: number; maxAgeMs: number; handshakeMs: number };
 }
 
 export interface App {
@@ -56,6 +59,8 @@ export interface App {
    * request keeps one shared hidden class (docs/performance.md).
    */
   classes: { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse };
+  /** The upgrades it takes over (the Responses WebSocket), for the server; drained at shutdown. */
+  sockets: ResponsesSockets;
 }
 
 export function createApp(options: AppOptions): App {
@@ -75,10 +80,12 @@ export function createApp(options: AppOptions): App {
   app.use(authenticate({ adminToken: options.adminToken, customers: services.customers }));
   app.use(readRequestBody(options.bodyLimitBytes, options.bodyIdleTimeoutMs));
   app.use(validateRequest()); // openapi-backend's validator
-  app.use(dispatch({ logger, services, validateResponses: options.validateResponses }));
+  const webSockets = options.webSockets ?? { maxConnections: 1_000, maxAgeMs: 3_600_000, handshakeMs: 30_000 };
+  const sockets = createResponsesSockets({ ...webSockets, app, services, logger, accessLog, maxMessageBytes: options.bodyLimitBytes });
+  app.use(dispatch({ logger, services, validateResponses: options.validateResponses, upgradeOf: sockets.upgradeOf }));
   app.use(errorHandler(logger));
 
-  return { express: app, classes: bornWithPrototypes(app) };
+  return { express: app, classes: bornWithPrototypes(app), sockets };
 }
 
 /**
