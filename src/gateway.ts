@@ -191,7 +191,11 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
-    webSockets: { maxConnections: config.connections.maxWebSockets, maxAgeMs: config.connections.webSocketMaxAgeMs, handshakeMs: config.connections.headersTimeoutMs },
+    webSockets: {
+      maxConnections: config.connections.maxWebSockets,
+      maxAgeMs: config.connections.webSocketMaxAgeMs,
+      handshakeMs: config.connections.headersTimeoutMs,
+    },
   });
   const server = await startHttpServer(app.express, {
     host: config.host,

@@ -60,7 +60,8 @@ export function openSocket(gatewayUrl: string, key: string, headers: Record<stri
               taken = end + 1;
               return turn;
             }
-            if (ws.readyState !== WebSocket.OPEN || Date.now() > deadline) throw new Error(`no end of turn (${events.length - taken} events, state ${ws.readyState})`);
+            if (ws.readyState !== WebSocket.OPEN || Date.now() > deadline)
+              throw new Error(`no end of turn (${events.length - taken} events, state ${ws.readyState})`);
             await new Promise<void>((wake) => {
               waiters.push(wake);
               setTimeout(wake, 1_000);

@@ -67,7 +67,8 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
 
   ws.on('message', (data: Buffer, binary: boolean) => {
     if (closing) return;
-    if (binary) return void ws.send(errorEvent(passthroughFailures.invalid(null, 'Send each event as a JSON text message.'), context.requestId, undefined).text);
+    if (binary)
+      return void ws.send(errorEvent(passthroughFailures.invalid(null, 'Send each event as a JSON text message.'), context.requestId, undefined).text);
     if (waitingBytes + data.length > deps.maxBytes) {
       const busy = passthroughFailures.invalid(null, 'Too many messages are waiting behind the turn in flight; send the next when it ends.');
       return void ws.send(errorEvent(busy, context.requestId, undefined).text);

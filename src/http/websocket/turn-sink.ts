@@ -99,7 +99,8 @@ export class TurnSink implements Sink {
         // not JSON: relayed as it came, the client decides
       }
     }
-    const text = this.streamId && data.startsWith('{') ? `{"stream_id":${JSON.stringify(this.streamId)}${/^\{\s*\}$/.test(data) ? '' : ','}${data.slice(1)}` : data;
+    const text =
+      this.streamId && data.startsWith('{') ? `{"stream_id":${JSON.stringify(this.streamId)}${/^\{\s*\}$/.test(data) ? '' : ','}${data.slice(1)}` : data;
     this.bytes += Buffer.byteLength(text);
     this.firstByteAt ??= process.hrtime.bigint();
     if (this.ws.bufferedAmount < HIGH_WATER) {

@@ -59,7 +59,8 @@ export function createResponsesSockets(options: SocketOptions): ResponsesSockets
           return new Failure(HttpError.WebSocketConnectionsExhausted, '', { headers: { 'retry-after': '1' } });
         const version = req.headers['sec-websocket-version'];
         const key = req.headers['sec-websocket-key'];
-        if (version !== '13' || typeof key !== 'string' || !KEY.test(key.trim())) return new Failure(HttpError.WebSocketHandshakeInvalid, '', { param: 'Sec-WebSocket-Key' });
+        if (version !== '13' || typeof key !== 'string' || !KEY.test(key.trim()))
+          return new Failure(HttpError.WebSocketHandshakeInvalid, '', { param: 'Sec-WebSocket-Key' });
         clearTimeout(deadline);
         res.statusCode = 101; // the access line's status: the 101 goes out through ws, not this answer
         const onHeaders = (headers: string[]) => headers.push(`request-id: ${requestId}`, `x-request-id: ${requestId}`);
