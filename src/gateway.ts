@@ -191,11 +191,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
-    webSockets: {
-      maxConnections: config.connections.maxWebSockets,
-      maxAgeMs: config.connections.webSocketMaxAgeMs,
-      handshakeMs: config.connections.headersTimeoutMs,
-    },
+    connections: config.connections, // the Responses WebSockets' limits
   });
   const server = await startHttpServer(app.express, {
     host: config.host,

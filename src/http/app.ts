@@ -5,6 +5,7 @@
 // docs/request-flow.md walks through it; an operator's own middleware goes in with `app.use`.
 import http from 'node:http';
 import express, { type Express } from 'express';
+import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { RequestMetrics } from '../metrics/hooks.ts';
 import type { Services } from '../services.ts';
@@ -46,8 +47,8 @@ export interface AppOptions {
   cors?: Cors;
   /** The built web console served at /console/ (CONSOLE); undefined: not served. */
   consoleDir?: string;
-  /** Responses WebSockets (GET /v1/responses upgraded): how many at once, for how long; with the handshake's deadline. */
-  webSockets?: { maxConnections: number; maxAgeMs: number; handshakeMs: number };
+  /** Responses WebSockets (GET /v1/responses upgraded): how many at once, for how long; the handshake's deadline is the head's. */
+  connections?: Pick<Config['connections'], 'maxWebSockets' | 'webSocketMaxAgeMs' | 'headersTimeoutMs'>;
 }
 
 export interface App {
@@ -80,8 +81,17 @@ export function createApp(options: AppOptions): App {
   app.use(authenticate({ adminToken: options.adminToken, customers: services.customers }));
   app.use(readRequestBody(options.bodyLimitBytes, options.bodyIdleTimeoutMs));
   app.use(validateRequest()); // openapi-backend's validator
-  const webSockets = options.webSockets ?? { maxConnections: 1_000, maxAgeMs: 3_600_000, handshakeMs: 30_000 };
-  const sockets = createResponsesSockets({ ...webSockets, app, services, logger, accessLog, maxMessageBytes: options.bodyLimitBytes });
+  const limits = options.connections ?? { maxWebSockets: 1_000, webSocketMaxAgeMs: 3_600_000, headersTimeoutMs: 30_000 };
+  const sockets = createResponsesSockets({
+    app,
+    services,
+    logger,
+    accessLog,
+    maxConnections: limits.maxWebSockets,
+    maxAgeMs: limits.webSocketMaxAgeMs,
+    handshakeMs: limits.headersTimeoutMs,
+    maxMessageBytes: options.bodyLimitBytes,
+  });
   app.use(dispatch({ logger, services, validateResponses: options.validateResponses, upgradeOf: sockets.upgradeOf }));
   app.use(errorHandler(logger));
 
