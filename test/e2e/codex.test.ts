@@ -9,7 +9,7 @@ import { ROOT_DIR } from '../../src/config.ts';
 import type { OpenAIResponsesSimulator } from '../../src/sandbox/openai-responses/server.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems } from '../helpers/responses.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { parseSse } from '../helpers/upstream-contract.ts';
+import { parseSse, validateWebSocketMessage } from '../helpers/upstream-contract.ts';
 import { openSocket } from '../helpers/websocket.ts';
 import { CODEX_VERSION, runCodex } from './codex/run.ts';
 
@@ -82,6 +82,7 @@ describe(`Codex CLI ${CODEX_VERSION} as a client`, function () {
       const headers = Object.fromEntries(
         Object.entries(recorded.headers).filter(([h]) => !NOT_REPLAYED.has(h) && !h.startsWith('sec-websocket') && h !== 'upgrade'),
       );
+      expect(recorded.messages.flatMap((m) => validateWebSocketMessage('client', m))).to.deep.equal([]);
       const [before, paid] = [primary.exchanges.length, await debits()];
       if (name.includes('function-call')) primary.next({ call: { name: 'exec_command', arguments: '{"cmd":"echo hello-from-tool"}' } });
       const socket = await openSocket(gateway.url, key, headers);

@@ -10,6 +10,7 @@ import type { OpenAIResponsesSimulator } from '../../../src/sandbox/openai-respo
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { limitedKey } from '../../helpers/limits.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems } from '../../helpers/responses.ts';
+import { validateWebSocketMessage } from '../../helpers/upstream-contract.ts';
 import { openSocket, waitFor, type TestSocket } from '../../helpers/websocket.ts';
 
 const user = (text: string) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
@@ -32,6 +33,9 @@ describe('responses over WebSocket', function () {
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
   });
   afterEach(async () => {
+    // Every message the gateway sent is one OpenAI's WebSocket mode documents (the sandbox's made-up event aside).
+    const sent = sockets.flatMap((s) => s.events).filter((e) => e.type !== 'response.sandbox_note.added');
+    expect(sent.flatMap((e) => validateWebSocketMessage('server', e).map((p) => `${e.type}: ${p}`))).to.deep.equal([]);
     for (const socket of sockets.splice(0)) socket.ws.terminate();
     expect(responsesExchangeProblems(primary, backup)).to.deep.equal([]);
     await gateway.close({ graceMs: 100 });
