@@ -20,8 +20,15 @@ export interface UpgradeHandler {
 const SERVED_PLAIN = Symbol('servedPlain');
 type Marked = Duplex & { [SERVED_PLAIN]?: true };
 
-/** Serves an upgrade request nobody takes over as plain HTTP, on the same socket. */
+/**
+ * Serves an upgrade request nobody takes over as plain HTTP, on the same socket. A request
+ * pipelined behind one still being answered waits for that answer: the socket's next parser must
+ * not start while the previous one's response holds it (Node's `_httpMessage`).
+ */
 export function servePlain(server: http.Server, req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+  const answering = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (answering && !answering.writableFinished) return void answering.once('finish', () => setImmediate(() => servePlain(server, req, socket, head)));
+  if (socket.destroyed) return;
   const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
