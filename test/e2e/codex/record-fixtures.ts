@@ -12,13 +12,20 @@ import path from 'node:path';
 import { startOpenAIResponsesSimulator, type RecordedResponsesExchange } from '../../../src/sandbox/openai-responses/server.ts';
 import { closeTestDatabase } from '../../helpers/db.ts';
 import { startTestGateway } from '../../helpers/gateway.ts';
-import { CODEX_VERSION, runCodex } from './run.ts';
+import { CODEX_VERSION, runCodex, type CodexRun } from './run.ts';
 import { startWebSocketRecorder } from './ws-recorder.ts';
 
 const OUT = path.resolve(import.meta.dirname, '../../fixtures/codex', CODEX_VERSION);
 
-function redact(exchange: RecordedResponsesExchange, places: Record<string, string>): Record<string, unknown> {
-  let text = JSON.stringify({ method: exchange.method, path: `/v1${exchange.path}`, headers: exchange.headers, body: exchange.body ?? null });
+/** A fixture without this machine's paths and port, and without the credential. */
+function redact(recorded: { headers: unknown }, run: CodexRun, baseUrl: string): Record<string, unknown> {
+  const places = {
+    [run.dirs.project]: '<WORKDIR>',
+    [run.dirs.codexHome]: '<CODEX_HOME>',
+    [run.dirs.tmp]: '<TMPDIR>',
+    [`127.0.0.1:${new URL(baseUrl).port}`]: '127.0.0.1:<PORT>',
+  };
+  let text = JSON.stringify(recorded);
   for (const [value, placeholder] of Object.entries(places)) text = text.replaceAll(value, placeholder);
   const fixture = JSON.parse(text) as { headers: Record<string, string> };
   fixture.headers.authorization = 'Bearer <redacted>';
@@ -36,14 +43,9 @@ async function record(
   const run = await runCodex({ baseUrl: simulator.baseUrl, key: 'sk-gw-recording', prompt, model: 'gpt-5.5', websockets: options.websockets });
   await simulator.close();
   if (run.code !== 0) throw new Error(`${name}: codex exited ${run.code}\n${run.stderr}`);
-  const port = new URL(simulator.baseUrl).port;
-  const places = {
-    [run.dirs.project]: '<WORKDIR>',
-    [run.dirs.codexHome]: '<CODEX_HOME>',
-    [run.dirs.tmp]: '<TMPDIR>',
-    [`127.0.0.1:${port}`]: '127.0.0.1:<PORT>',
-  };
-  fs.writeFileSync(path.join(OUT, `${name}.json`), `${JSON.stringify(redact(pick(simulator.exchanges), places), null, 2)}\n`);
+  const exchange = pick(simulator.exchanges);
+  const recorded = { method: exchange.method, path: `/v1${exchange.path}`, headers: exchange.headers, body: exchange.body ?? null };
+  fs.writeFileSync(path.join(OUT, `${name}.json`), `${JSON.stringify(redact(recorded, run, simulator.baseUrl), null, 2)}\n`);
   console.log(`${name}.json: ${simulator.exchanges.map((e) => `${e.method} ${e.path} ${e.status}`).join(', ')}`);
 }
 
@@ -74,18 +76,8 @@ async function recordWebSocket(name: string, prompt: string, call?: { name: stri
   if (run.code !== 0 || recorder.recorded.length !== 1)
     throw new Error(`${name}: codex exited ${run.code}, ${recorder.recorded.length} sockets\n${run.stderr}`);
   const [socket] = recorder.recorded;
-  const port = new URL(recorder.baseUrl).port;
-  const places = {
-    [run.dirs.project]: '<WORKDIR>',
-    [run.dirs.codexHome]: '<CODEX_HOME>',
-    [run.dirs.tmp]: '<TMPDIR>',
-    [`127.0.0.1:${port}`]: '127.0.0.1:<PORT>',
-  };
-  let text = JSON.stringify({ method: 'GET', path: socket!.path, headers: socket!.headers, messages: socket!.messages });
-  for (const [value, placeholder] of Object.entries(places)) text = text.replaceAll(value, placeholder);
-  const fixture = JSON.parse(text) as { headers: Record<string, string> };
-  fixture.headers.authorization = 'Bearer <redacted>';
-  fs.writeFileSync(path.join(OUT, `${name}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
+  const recorded = { method: 'GET', path: socket!.path, headers: socket!.headers, messages: socket!.messages };
+  fs.writeFileSync(path.join(OUT, `${name}.json`), `${JSON.stringify(redact(recorded, run, recorder.baseUrl), null, 2)}\n`);
   console.log(`${name}.json: ${socket!.messages.map((m) => (m.generate === false ? 'warm-up' : 'turn')).join(', ')}`);
 }
 
