@@ -2687,6 +2687,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description Not a WebSocket upgrade: this path takes `GET` only as a WebSocket (`Upgrade: websocket`); HTTP clients call `POST /v1/responses`. */
             426: {
                 headers: {

@@ -53,12 +53,12 @@ const lifetimeReached = new Failure(HttpError.WebSocketLifetimeReached, '');
 export function serveConnection(ws: WebSocket, context: { caller: Caller; req: http.IncomingMessage; requestId: string }, deps: ConnectionDeps): Connection {
   const { logger } = deps;
   const continuation = new Continuation(deps.maxBytes);
-  const waiting: string[] = [];
+  const waiting: Array<{ text: string; bytes: number }> = [];
   let waitingBytes = 0;
   let running = false;
   let closing: { code: number; reason: string; notice?: Failure } | undefined;
   const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
-  const age = setTimeout(() => stop(1001, 'connection lifetime reached', lifetimeReached), deps.maxAgeMs);
+  const age = setTimeout(() => stop(1001, 'connection lifetime reached', lifetimeReached), deps.maxAgeMs).unref();
   void closed.then(() => {
     clearTimeout(age);
     waiting.length = 0;
@@ -73,7 +73,7 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
       const busy = passthroughFailures.invalid(null, 'Too many messages are waiting behind the turn in flight; send the next when it ends.');
       return void ws.send(errorEvent(busy, context.requestId, undefined).text);
     }
-    waiting.push(data.toString('utf8'));
+    waiting.push({ text: data.toString('utf8'), bytes: data.length });
     waitingBytes += data.length;
     void pump();
   });
@@ -82,9 +82,9 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
     if (running) return;
     running = true;
     while (waiting.length > 0 && !closing && ws.readyState === ws.OPEN) {
-      const text = waiting.shift()!;
-      waitingBytes -= Buffer.byteLength(text);
-      await turn(text);
+      const next = waiting.shift()!;
+      waitingBytes -= next.bytes;
+      await turn(next.text);
     }
     running = false;
     if (closing) finishClose();
