@@ -57,6 +57,8 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
   let waitingBytes = 0;
   let running = false;
   let closing: { code: number; reason: string; notice?: Failure } | undefined;
+  /** The last turn's settlement while it runs (a closing connection waits for it). */
+  let settling: Promise<unknown> | undefined;
   const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
   const age = setTimeout(() => stop(1001, 'connection lifetime reached', lifetimeReached), deps.maxAgeMs).unref();
   void closed.then(() => {
@@ -86,6 +88,9 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
       waitingBytes -= next.bytes;
       await turn(next.text);
     }
+    // A closing connection is an open request for the drain until its last charge is durable and
+    // its log row queued: the shutdown closes the request logs only after the drain.
+    if (closing) await settling?.catch(() => undefined);
     running = false;
     if (closing) finishClose();
   }
@@ -150,6 +155,7 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
       exchange.firstByteAt = sink?.firstByteAt;
       handled();
       deps.accessLog.turn(context.req, exchange, status, ws.readyState !== ws.OPEN);
+      settling = exchange.outcome.settled;
     }
   }
 
