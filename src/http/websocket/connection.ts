@@ -49,6 +49,8 @@ export interface Connection {
 const POLICY: AuthPolicy = { anonymousAllowed: false, schemes: new Set(['ApiKeyBearer']) };
 
 const lifetimeReached = new Failure(HttpError.WebSocketLifetimeReached, '');
+/** How long a closing connection waits for the client's close frame. */
+const CLOSE_WAIT_MS = 2_000;
 
 export function serveConnection(ws: WebSocket, context: { caller: Caller; req: http.IncomingMessage; requestId: string }, deps: ConnectionDeps): Connection {
   const { logger } = deps;
@@ -104,6 +106,8 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
     if (ws.readyState !== ws.OPEN) return;
     if (closing!.notice) ws.send(errorEvent(closing!.notice, context.requestId, undefined).text);
     ws.close(closing!.code, closing!.reason);
+    // A client that does not answer the close frame is not waited for (ws would wait 30 s): the drain counts this socket.
+    setTimeout(() => ws.terminate(), CLOSE_WAIT_MS).unref();
   }
 
   /** One turn, from its message to its request log row; never throws. */
