@@ -72,7 +72,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Open a Responses WebSocket (OpenAI's WebSocket mode; an HTTP upgrade, not a JSON call)
+         * @description **A WebSocket upgrade, not a request-response call.** `GET /v1/responses` with `Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, a `Sec-WebSocket-Key` and the API key (`Authorization: Bearer`) opens OpenAI's Responses WebSocket mode (what Codex CLI uses when a provider has `supports_websockets = true`). The key is checked before the upgrade completes: a refused key gets the HTTP error below and no `101`. After the `101`, each text message the client sends is one `response.create` (`x-websocket-client-messages`: the body of `POST /v1/responses` plus `type`, without `stream` or `background`), and the gateway sends each event of that response as one text message (`ResponsesWebSocketServerEvent`: the data of the SSE stream's events, as the provider sent them). Each `response.create` is one turn, relayed to the model's provider over the same path as `POST /v1/responses` (bridged onto the provider's HTTP+SSE endpoint), held and settled on its own like an HTTP response and logged as a `responses_create` request; the key's rate and concurrency limits count each turn. Turns run one at a time per connection, in the order sent (`stream_id` is accepted and echoed on the turn's events, but lanes do not run in parallel). `generate: false` is a warm-up, answered by the gateway itself and free: a `response.created` and an empty `response.completed` whose id a later turn may continue. `previous_response_id` continues a response of the same customer (another's is refused in the turn); with `store: false` the connection remembers its most recent response (input and output items) and a turn continuing it is sent to the provider with that context. A refused turn is answered with an `error` message (`ResponsesWebSocketError`: the HTTP status and the error body `POST /v1/responses` would have given) and the connection stays open for the next turn. A connection lasts at most 60 minutes (`WEBSOCKET_MAX_AGE_SECONDS`) and is closed with code 1001 then, and when the gateway shuts down, after its turn in flight (cut and settled for what was delivered once the grace period ends). A message larger than `BODY_LIMIT_BYTES` closes the connection with code 1009. Without `Upgrade: websocket` the answer is 426.
+         */
+        get: operations["responses_websocket"];
         put?: never;
         /**
          * Create a model response (OpenAI Responses, JSON or SSE stream)
@@ -1183,50 +1187,6 @@ export interface components {
         };
         /** @description The data of one server-sent event of a streamed chat completion. Frames are `data: <json>` then a blank line, with no `event:` line; the stream ends with `data: [DONE]` (not JSON). An error after the 200 (from the provider, or the gateway cutting the answer: the provider stopped, the connection broke, the gateway is restarting) is one `data: {"error": {...}}` frame ending the stream without `[DONE]`; the OpenAI SDKs raise it as an `APIError`. */
         ChatCompletionStreamEvent: components["schemas"]["ChatCompletionChunk"] | components["schemas"]["Error"];
-        /** @description The OpenAI Responses request. The gateway reads `model`, `stream`, `background`, `max_output_tokens` and `previous_response_id`, and forwards the body unchanged except `model` (mapped to the route's upstream name): `store`, `include`, input items and their ids, tools and every other field, including ones not described here, reach the provider as sent, and the provider decides whether it supports them. */
-        ResponseCreateParams: {
-            /** @description A public model id of group `responses`, e.g. `sandbox/responses-model`. */
-            model: string;
-            /** @description A string, or an array of input items (messages, function call outputs, reasoning and other items, passed through). */
-            input?: string | {
-                [key: string]: unknown;
-            }[];
-            instructions?: string | null;
-            /** @description true: the answer comes as server-sent events (`event:` and `data:` lines, each event with `type` and `sequence_number`). */
-            stream?: boolean | null;
-            /** @description true: the provider answers at once with a `queued` response; poll it with `GET /v1/responses/{response_id}`. */
-            background?: boolean | null;
-            /** @description Whether the provider keeps the response (default true at OpenAI); never changed by the gateway. */
-            store?: boolean | null;
-            /** @description Continues an earlier response of the same customer, on the provider account that served it (no failover to another). Another customer's id, or one the gateway never relayed, is 404. */
-            previous_response_id?: string | null;
-            /** @description e.g. `reasoning.encrypted_content`; passed through. */
-            include?: string[] | null;
-            /** @description Upper bound on output tokens, reasoning included. At most the model's `max_output_tokens` (1000000 when the catalogue names none). Without it (Codex never sends it) the reservation takes the model's `max_output_tokens` (32768 when the catalogue names none); output is never billed past that bound. */
-            max_output_tokens?: number | null;
-            /** @description `auto`, `default`, `flex`, `priority`...; the answer reports the tier used, which sets the price multiplier. */
-            service_tier?: string | null;
-            tools?: {
-                [key: string]: unknown;
-            }[] | null;
-            tool_choice?: unknown;
-            parallel_tool_calls?: boolean | null;
-            reasoning?: {
-                [key: string]: unknown;
-            } | null;
-            text?: {
-                [key: string]: unknown;
-            } | null;
-            prompt_cache_key?: string | null;
-            safety_identifier?: string | null;
-            metadata?: {
-                [key: string]: string;
-            } | null;
-            /** @description The gateway's own switch, never sent to a provider: `true` answers a quote (200, `TokenQuote`) of what this request would hold and how it would be billed, holding, sending and charging nothing; checked exactly as the request. `false` or absent: the request (a `false` is forwarded as sent). */
-            dry_run?: boolean;
-        } & {
-            [key: string]: unknown;
-        };
         /** @description Token usage as the provider reported it. `input_tokens` includes `cached_tokens` (billed at the model's cache-read price) and `cache_write_tokens` (billed at its cache-write price); the rest of the input is billed at the input price. `output_tokens` includes `reasoning_tokens` (billed as output). The tier the response reports (`service_tier`) multiplies all of it as the catalogue prices it. */
         ResponseUsage: {
             input_tokens: number;
@@ -1277,6 +1237,86 @@ export interface components {
             item?: {
                 [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A turn refused on a Responses WebSocket (OpenAI's `ResponseWsError`): the HTTP status and the error `POST /v1/responses` would have answered with (an unknown model, a low balance `insufficient_quota`, the key's rate or concurrency limit `rate_limit_exceeded`, another customer's `previous_response_id`, the provider's refusal). The connection stays open.
+         * @example {
+         *       "type": "error",
+         *       "status": 429,
+         *       "error": {
+         *         "type": "rate_limit_error",
+         *         "code": "rate_limit_exceeded",
+         *         "message": "This key has 2 requests in flight, its concurrency limit. Please try again in 1s.",
+         *         "param": null,
+         *         "headers": {
+         *           "retry-after": "1"
+         *         }
+         *       }
+         *     }
+         */
+        ResponsesWebSocketError: {
+            /** @constant */
+            type: "error";
+            /** @description The HTTP status the same request would have got from `POST /v1/responses`. */
+            status?: number;
+            /** @description The turn's `stream_id`, when it sent one. */
+            stream_id?: string;
+            error: {
+                type: string;
+                code: string | null;
+                message: string;
+                param: string | null;
+                /** @description Headers the HTTP answer would have carried (`retry-after`, rate-limit headers). */
+                headers?: {
+                    [key: string]: string;
+                };
+            };
+        };
+        /** @description A message the gateway sends on a Responses WebSocket: one event of the turn's response, the data of the SSE event `POST /v1/responses` with `stream: true` would have carried (as the provider sent it, `model` the public id, unknown event types included; plus `stream_id` when the turn had one), or an `error` for a refused turn. A turn ends with `response.completed`, `response.incomplete`, `response.failed` or `error`. */
+        ResponsesWebSocketServerEvent: components["schemas"]["ResponseStreamEvent"] | components["schemas"]["ResponsesWebSocketError"];
+        /** @description The OpenAI Responses request. The gateway reads `model`, `stream`, `background`, `max_output_tokens` and `previous_response_id`, and forwards the body unchanged except `model` (mapped to the route's upstream name): `store`, `include`, input items and their ids, tools and every other field, including ones not described here, reach the provider as sent, and the provider decides whether it supports them. */
+        ResponseCreateParams: {
+            /** @description A public model id of group `responses`, e.g. `sandbox/responses-model`. */
+            model: string;
+            /** @description A string, or an array of input items (messages, function call outputs, reasoning and other items, passed through). */
+            input?: string | {
+                [key: string]: unknown;
+            }[];
+            instructions?: string | null;
+            /** @description true: the answer comes as server-sent events (`event:` and `data:` lines, each event with `type` and `sequence_number`). */
+            stream?: boolean | null;
+            /** @description true: the provider answers at once with a `queued` response; poll it with `GET /v1/responses/{response_id}`. */
+            background?: boolean | null;
+            /** @description Whether the provider keeps the response (default true at OpenAI); never changed by the gateway. */
+            store?: boolean | null;
+            /** @description Continues an earlier response of the same customer, on the provider account that served it (no failover to another). Another customer's id, or one the gateway never relayed, is 404. */
+            previous_response_id?: string | null;
+            /** @description e.g. `reasoning.encrypted_content`; passed through. */
+            include?: string[] | null;
+            /** @description Upper bound on output tokens, reasoning included. At most the model's `max_output_tokens` (1000000 when the catalogue names none). Without it (Codex never sends it) the reservation takes the model's `max_output_tokens` (32768 when the catalogue names none); output is never billed past that bound. */
+            max_output_tokens?: number | null;
+            /** @description `auto`, `default`, `flex`, `priority`...; the answer reports the tier used, which sets the price multiplier. */
+            service_tier?: string | null;
+            tools?: {
+                [key: string]: unknown;
+            }[] | null;
+            tool_choice?: unknown;
+            parallel_tool_calls?: boolean | null;
+            reasoning?: {
+                [key: string]: unknown;
+            } | null;
+            text?: {
+                [key: string]: unknown;
+            } | null;
+            prompt_cache_key?: string | null;
+            safety_identifier?: string | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The gateway's own switch, never sent to a provider: `true` answers a quote (200, `TokenQuote`) of what this request would hold and how it would be billed, holding, sending and charging nothing; checked exactly as the request. `false` or absent: the request (a `false` is forwarded as sent). */
+            dry_run?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -3055,6 +3095,85 @@ export interface operations {
             504: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    responses_websocket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `websocket` (required for the upgrade; without it the answer is 426).
+                 * @example websocket
+                 */
+                Upgrade?: string;
+                /**
+                 * @description `13` (RFC 6455).
+                 * @example 13
+                 */
+                "Sec-WebSocket-Version"?: string;
+                /**
+                 * @description A random 16-byte value in Base64 (RFC 6455).
+                 * @example dGhlIHNhbXBsZSBub25jZQ==
+                 */
+                "Sec-WebSocket-Key"?: string;
+                /**
+                 * @description `responses_websockets=2026-02-06` (Codex sends it); accepted, not required.
+                 * @example responses_websockets=2026-02-06
+                 */
+                "OpenAI-Beta"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the WebSocket is open. There is no HTTP body; from here on the gateway sends the messages below (one JSON text message per event) and reads `response.create` messages (`x-websocket-client-messages`). */
+            101: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesWebSocketServerEvent"];
+                };
+            };
+            /** @description A WebSocket upgrade that RFC 6455 does not allow: not `Sec-WebSocket-Version: 13`, or no valid `Sec-WebSocket-Key`. */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description Not a WebSocket upgrade: this path takes `GET` only as a WebSocket (`Upgrade: websocket`); HTTP clients call `POST /v1/responses`. */
+            426: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description `websocket` */
+                    upgrade?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description The gateway cannot take another WebSocket now: it has `WEBSOCKET_MAX_CONNECTIONS` open, or it is shutting down, or its database is unreachable. Retry (Codex falls back to HTTP). */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -172,6 +172,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
+    connections: config.connections, // the Responses WebSockets' limits
   });
   const server = await startHttpServer(app.express, {
     host: config.host,
@@ -179,6 +180,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     logger,
     draining: () => draining,
     classes: app.classes,
+    upgrade: app.sockets,
     limits: config.connections,
     metrics,
   });
@@ -194,6 +196,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     // Still listening while draining: readiness answers 503 (load balancers stop sending) and
     // requests that arrive meanwhile are served, with `connection: close`.
     draining = true;
+    app.sockets.drain(); // WebSockets close after their turn in flight (each is an open request until then)
     await waitUntil(() => server.inFlight() === 0, graceMs);
     if (server.inFlight() > 0) {
       logger.warn({ open_requests: server.inFlight() }, 'grace period over: cutting open requests and settling what they delivered');

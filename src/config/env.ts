@@ -137,6 +137,20 @@ export const ENV_SCHEMA = {
     default: 10_000,
     desc: 'Open client connections on the API port beyond this are closed as soon as they are accepted (`gateway_http_connections_refused_total`). Keep it under half the process file-descriptor limit: a proxied request also holds an upstream socket.',
   }),
+  WEBSOCKET_MAX_CONNECTIONS: integer(
+    1,
+    1_000_000,
+  )({
+    default: 1_000,
+    desc: 'Open Responses WebSockets (`GET /v1/responses` upgraded, Codex) this process takes; an upgrade beyond them is answered 503 before it completes (Codex then uses HTTP). Each connection remembers its most recent `store: false` response, up to `BODY_LIMIT_BYTES` of it.',
+  }),
+  WEBSOCKET_MAX_AGE_SECONDS: integer(
+    1,
+    86_400,
+  )({
+    default: 3_600,
+    desc: "A Responses WebSocket is closed (code 1001) this long after it opened, after its turn in flight, as OpenAI's own closes after 60 minutes; clients open a new one.",
+  }),
   CORS_ORIGINS: corsOrigins({
     default: new Set<string>(),
     desc: 'Browser pages of these origins may call the public API (CORS): origins separated by commas (`https://app.example.com`), or `*` for any page. Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',

@@ -139,8 +139,8 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
       if (key.status !== 201) throw new Error(`key create failed: ${JSON.stringify(key.body)}`);
       return { customerId: customer.body.id, keyId: key.body.id, key: key.body.key };
     },
-    async close() {
-      await gateway.close();
+    async close(options) {
+      await gateway.close(options);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -49,6 +49,7 @@ import { responses_delete } from './responses_delete.ts';
 import { responses_get } from './responses_get.ts';
 import { responses_input_items } from './responses_input_items.ts';
 import { responses_input_tokens } from './responses_input_tokens.ts';
+import { responses_websocket } from './responses_websocket.ts';
 import { videos_cancel } from './videos_cancel.ts';
 import { videos_content } from './videos_content.ts';
 import { videos_create } from './videos_create.ts';
@@ -85,6 +86,7 @@ export const publicHandlers = {
   responses_cancel,
   responses_input_items,
   responses_input_tokens,
+  responses_websocket,
   responses_compact,
   gemini_generate_content,
   gemini_stream_generate_content,
