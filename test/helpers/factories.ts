@@ -15,7 +15,7 @@ export interface FundedCustomerOptions {
   limits?: Record<string, unknown>;
   /** The key's allow-list of public model ids. */
   allowedModels?: string[];
-  /** The credit's reference (a top-up is once per reference and customer). */
+  /** The credit's reference (unique across the ledger: a top-up is once per reference); default `fund-<customer id>`. */
   reference?: string;
 }
 
@@ -25,7 +25,7 @@ export interface FundedCustomerOptions {
  */
 export async function fundedCustomer(
   gateway: Pick<TestGateway, 'admin' | 'customerWithKey'>,
-  { balance = '10.00', limits, allowedModels, reference = 'fund' }: FundedCustomerOptions = {},
+  { balance = '10.00', limits, allowedModels, reference }: FundedCustomerOptions = {},
 ): Promise<{ customerId: string; keyId: string; key: string }> {
   const made = await gateway.customerWithKey(allowedModels ? { allowedModels } : {});
   if (limits) {
@@ -33,7 +33,10 @@ export async function fundedCustomer(
     if (patched.status !== 200) throw new Error(`limits refused: ${JSON.stringify(patched.body)}`);
   }
   if (Number(balance) !== 0) {
-    const credited = await gateway.admin('POST', `/admin/v1/customers/${made.customerId}/credits`, { amount: balance, reference });
+    const credited = await gateway.admin('POST', `/admin/v1/customers/${made.customerId}/credits`, {
+      amount: balance,
+      reference: reference ?? `fund-${made.customerId}`,
+    });
     if (credited.status !== 201) throw new Error(`credit refused: ${JSON.stringify(credited.body)}`);
   }
   return made;
