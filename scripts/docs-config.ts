@@ -8,4 +8,6 @@ const file = path.join(ROOT_DIR, 'docs', 'configuration.md');
 const before = fs.readFileSync(file, 'utf8');
 const after = withConfigTable(before);
 fs.writeFileSync(file, after);
-process.stdout.write(after === before ? 'docs/configuration.md: configuration table already up to date\n' : 'docs/configuration.md: configuration table rewritten\n');
+process.stdout.write(
+  after === before ? 'docs/configuration.md: configuration table already up to date\n' : 'docs/configuration.md: configuration table rewritten\n',
+);
