@@ -72,6 +72,8 @@ export interface GatewayOverrides {
   logger?: Logger;
   /** Create the demo customer on an empty database (npm start with sandbox providers does; tests do not). */
   seedDemo?: boolean;
+  /** The clock keys are judged by (expiry, a rotated-out secret's grace): tests move it instead of waiting. */
+  now?: () => Date;
 }
 
 export async function startGateway(config: Config, overrides: GatewayOverrides = {}): Promise<Gateway> {
@@ -118,6 +120,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     modelExists: (id) => catalogue.current().models.has(id),
     keyCacheMs: config.keyCacheMs,
     keyWarmMs: config.keyWarmMs,
+    ...(overrides.now ? { now: overrides.now } : {}),
   });
   const keyWarmth =
     config.keyCacheMs > 0 && config.keyWarmMs > 0

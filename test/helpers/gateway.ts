@@ -49,7 +49,9 @@ export interface TestGateway extends Gateway {
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
 
-export async function startTestGateway(options: { env?: Record<string, string>; cataloguePath?: string; reuseDatabase?: boolean } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { env?: Record<string, string>; cataloguePath?: string; reuseDatabase?: boolean; now?: () => Date } = {},
+): Promise<TestGateway> {
   const db = await getTestDatabase();
   // A second gateway on the same database (another replica) must not empty it.
   if (!options.reuseDatabase) await resetDatabase(db);
@@ -78,7 +80,7 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
       callback();
     },
   });
-  const gateway = await startGateway(config, { db, logger: createLogger('debug', sink) });
+  const gateway = await startGateway(config, { db, logger: createLogger('debug', sink), ...(options.now ? { now: options.now } : {}) });
 
   async function settled(): Promise<void> {
     const deadline = Date.now() + 5000;
