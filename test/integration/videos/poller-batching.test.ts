@@ -9,6 +9,7 @@ import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/domain
 import { VideoStatus } from '../../../src/domain/videos/model.ts';
 import { createVideoWorker } from '../../../src/domain/videos/worker.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 /** The sample catalogue without seedance's free seconds, so every completed task is charged its full price. */
@@ -24,15 +25,17 @@ describe('video poller batching', function () {
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway({ cataloguePath: catalogueWithoutFreeSeconds(), env: { VIDEO_POLLER: 'false' } });
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '50.00' }));
   });
   afterEach(async () => {
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   /** `count` accepted tasks the simulator finishes at the first poll (every fourth fails), all due now. */
   async function dueTasks(count: number): Promise<string[]> {
