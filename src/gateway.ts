@@ -96,6 +96,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     modelExists,
     keyCacheMs: config.keyCacheMs,
     keyWarmMs: config.keyWarmMs,
+    ...(overrides.now ? { now: overrides.now } : {}),
   });
   const keyWarmth =
     config.keyCacheMs > 0 && config.keyWarmMs > 0

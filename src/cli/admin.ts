@@ -44,15 +44,21 @@ function errorLine(status: number, text: string): string {
   return `HTTP ${status}: ${text.slice(0, 300).replace(/\s+/g, ' ') || '(no body)'}`;
 }
 
-export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/** Where the CLI writes: the process's own streams, or (tests running it in-process) a capture. */
+export interface CliOutput {
+  stdout: { write(chunk: string | Uint8Array): unknown };
+  stderr: { write(chunk: string): unknown };
+}
+
+export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env, out: CliOutput = process): Promise<number> {
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(joinNegativeValues(argv));
   } catch (error) {
-    process.stderr.write(`${(error as Error).message.split('\n')[0]}\n`);
+    out.stderr.write(`${(error as Error).message.split('\n')[0]}\n`);
     return 2;
   }
-  return run(parsed, env);
+  return run(parsed, env, out);
 }
 
 function parseCommandLine(argv: string[]) {
@@ -96,16 +102,16 @@ function parseCommandLine(argv: string[]) {
   });
 }
 
-async function run({ values, positionals }: ReturnType<typeof parseCommandLine>, env: NodeJS.ProcessEnv): Promise<number> {
+async function run({ values, positionals }: ReturnType<typeof parseCommandLine>, env: NodeJS.ProcessEnv, out: CliOutput): Promise<number> {
   const [resource, action, ...rest] = positionals;
   const command = COMMANDS[`${resource} ${action}`];
   if (values.help || !command) {
-    process.stderr.write(`${usage()}\n`);
+    out.stderr.write(`${usage()}\n`);
     return values.help ? 0 : 2;
   }
   const token = env.ADMIN_TOKEN || readStoredAdminToken(path.resolve(env.DATA_DIR || './data'));
   if (!token) {
-    process.stderr.write('No admin token: set ADMIN_TOKEN or start the gateway once with `npm start`.\n');
+    out.stderr.write('No admin token: set ADMIN_TOKEN or start the gateway once with `npm start`.\n');
     return 2;
   }
   const base = gatewayUrl(env);
@@ -118,23 +124,23 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
     });
     if (response.ok && response.body && !(response.headers.get('content-type') ?? '').startsWith('application/json')) {
       // An export (CSV, NDJSON) goes to stdout as it arrives.
-      for await (const chunk of response.body) process.stdout.write(chunk);
+      for await (const chunk of response.body) out.stdout.write(chunk);
       return 0;
     }
     const text = await response.text();
     if (!response.ok) {
-      process.stderr.write(`${errorLine(response.status, text)}\n`);
+      out.stderr.write(`${errorLine(response.status, text)}\n`);
       return 1;
     }
-    process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`}\n`);
+    out.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n${usage()}\n`);
+      out.stderr.write(`${error.message}\n${usage()}\n`);
       return 2;
     }
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    process.stderr.write(`Cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}: is it running? Set GATEWAY_URL if it listens elsewhere.\n`);
+    out.stderr.write(`Cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}: is it running? Set GATEWAY_URL if it listens elsewhere.\n`);
     return 1;
   }
 }

@@ -1,5 +1,5 @@
 // Every environment variable the gateway reads, in one table: how it is parsed, its default and
-// what it means. loadConfig() validates against it, the README's table is rendered
+// what it means. loadConfig() validates against it, the table in docs/configuration.md is rendered
 // from it (test/unit/config/env.test.ts fails when the two differ), and nothing else in src/
 // reads process.env for settings (provider credentials are named by the catalogue instead).
 import { str } from 'envalid';

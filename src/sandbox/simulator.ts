@@ -4,4 +4,9 @@ export interface Simulator {
   /** The credential its sandbox provider calls it with, when it checks one (a simulated service account's key, as JSON). */
   credential?: string;
   close(): Promise<void>;
+  /**
+   * Forgets what earlier callers left: recorded requests, queued behaviours, counters, tasks. Tests
+   * that share one gateway between tests call it between them (a new simulator starts this way).
+   */
+  reset?(): void;
 }

@@ -38,7 +38,6 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
   let videoKey: { id: string; key: string };
 
   before(async () => {
-    execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts/build-console.js'), '--quiet'], { stdio: 'inherit' });
     const executablePath = execFileSync('bash', [path.join(ROOT_DIR, 'scripts/chromium-up.sh')], { encoding: 'utf8' }).trim();
     gateway = await startTestGateway({ env: { WEBHOOK_ALLOW_INTERNAL: '127.0.0.1', WEBHOOKS: 'true' } }); // the alerts job ticks as in production
     browser = await chromium.launch({ executablePath });

@@ -172,6 +172,14 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.tasks.clear();
+      submissions.length = 0;
+      byAsset.clear();
+      videoUrls.clear();
+      Object.assign(account, { limit: options.accountLimit, peak: 0, refusals: 0 });
+    },
     tasks,
     submissions,
     videoUrls,

@@ -131,6 +131,14 @@ export async function startDashScopeSimulator(options: { queuedMs?: number; runn
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.tasks.clear();
+      submissions.length = 0;
+      extras.clear();
+      byAsset.clear();
+      expired.clear();
+    },
     tasks,
     submissions,
     videoBytes: (taskId) => {

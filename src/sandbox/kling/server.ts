@@ -162,6 +162,13 @@ export async function startKlingSimulator(options: KlingSimulatorOptions = {}): 
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.tasks.clear();
+      kinds.clear();
+      submissions.length = 0;
+      byAsset.clear();
+    },
     submissions,
     tasks: book.tasks,
     videoBytes: (taskId) => {

@@ -143,6 +143,12 @@ export async function startMiniMaxSimulator(options: { queuedMs?: number; runnin
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.tasks.clear();
+      submissions.length = 0;
+      tokens.clear();
+    },
     submissions,
     videoBytes: (taskId) => {
       const task = book.tasks.get(taskId)!;

@@ -157,6 +157,11 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
       return abortedStreams;
     },
     next: (...behaviours) => void queued.push(...behaviours),
+    reset() {
+      requests.length = 0;
+      queued.length = 0;
+      abortedStreams = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

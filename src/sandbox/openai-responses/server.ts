@@ -217,6 +217,12 @@ export async function startOpenAIResponsesSimulator(options: { port?: number; re
       return abortedStreams;
     },
     next: (...behaviours) => void queued.push(...behaviours),
+    reset() {
+      exchanges.length = 0;
+      responses.clear();
+      queued.length = 0;
+      abortedStreams = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -128,6 +128,11 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
   );
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.tasks.clear();
+      submissions.length = 0;
+    },
     submissions,
     contentBytes: (videoId, variant = 'video') => {
       const task = book.tasks.get(videoId)!;

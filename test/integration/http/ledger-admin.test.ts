@@ -4,11 +4,14 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 describe('admin API: wallets, journal, reconciliation, request logs', () => {
   let gateway: TestGateway;
   let customerId: string;
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
+  });
+  beforeEach(async () => {
+    await gateway.reset();
     customerId = (await gateway.admin('POST', '/admin/v1/customers', { name: 'Acme' })).body.id;
   });
-  afterEach(async () => gateway.close());
+  after(async () => gateway?.close());
 
   const credit = (body: unknown, id = customerId) => gateway.admin('POST', `/admin/v1/customers/${id}/credits`, body);
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;

@@ -3,6 +3,7 @@ import { estimateResponsesInput } from '../../../src/domain/responses/fields.ts'
 import { estimateTokens } from '../../../src/domain/passthrough/estimate.ts';
 import type { OpenAIResponsesSimulator } from '../../../src/sandbox/openai-responses/server.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems } from '../../helpers/responses.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { parseSse } from '../../helpers/upstream-contract.ts';
 
@@ -17,18 +18,20 @@ describe('responses: passthrough, billing from the terminal usage, errors Codex 
   let customerId: string;
   let logged: number;
 
-  beforeEach(async () => {
-    logged = 0;
+  before(async () => {
     gateway = await startTestGateway({ env: { GRANTS: 'false' } }); // per-request reservations; grants: the large-hold test below
     primary = gateway.simulators.get('sandbox-openai-responses') as OpenAIResponsesSimulator;
     backup = gateway.simulators.get('sandbox-openai-responses-backup') as OpenAIResponsesSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
   });
-  afterEach(async () => {
+  beforeEach(async () => {
+    logged = 0;
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '5.00' }));
+  });
+  afterEach(() => {
     expect(responsesExchangeProblems(primary, backup)).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const send = (body: Record<string, unknown> | string, path = '/v1/responses', as = key) =>
     fetch(`${gateway.url}${path}`, {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startDashScopeSimulator, type DashScopeSimulator } from '../../../src/sandbox/dashscope/server.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { validateUpstreamResponse } from '../../helpers/upstream-contract.ts';
 import { expectVideoUpstreamsOnContract, pauseEnded, videoCalls } from '../../helpers/videos.ts';
@@ -17,21 +18,23 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
   let customerId: string;
   let calls: ReturnType<typeof videoCalls>;
 
-  beforeEach(async () => {
+  before(async () => {
     const cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath);
+    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath); // a copy: tests rewrite it (reset puts it back)
     gateway = await startTestGateway({ cataloguePath });
     dashscope = gateway.simulators.get('sandbox-dashscope') as DashScopeSimulator;
-    const customer = await gateway.customerWithKey();
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    const customer = await fundedCustomer(gateway, { balance: '10.00' });
     customerId = customer.customerId;
     calls = videoCalls(gateway, customer.key);
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: 'fund' });
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
   const journal = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger`)).body.data as any[];
