@@ -48,7 +48,18 @@ export interface MediaTokens {
  */
 export interface MediaAllowance {
   blocks: Readonly<Record<string, keyof MediaTokens>>;
+  /** Keys whose object is a media part typed by its MIME type (Gemini's `inlineData`, `fileData`). */
+  byMime?: ReadonlySet<string>;
   tokens: MediaTokens;
+}
+
+/** The kind a media part's MIME type prices it as: images and audio by their own, a PDF as a document, anything else (video, a file) as a file. */
+export function mediaKindOfMime(mime: unknown): keyof MediaTokens {
+  const type = typeof mime === 'string' ? mime.toLowerCase() : '';
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('audio/')) return 'audio';
+  if (type === 'application/pdf') return 'document';
+  return 'file';
 }
 
 /** Media the gateway does not recognise (a `data` string, a data: URL) is held like an image. */
@@ -90,6 +101,11 @@ export function estimateJsonTokens(value: unknown, media?: MediaAllowance): numb
         }
       }
     } else if (node && typeof node === 'object') {
+      if (key !== undefined && media?.byMime?.has(key)) {
+        const part = node as Record<string, unknown>;
+        mediaTokens += media.tokens[mediaKindOfMime(part.mimeType ?? part.mime_type)];
+        continue;
+      }
       const type = (node as { type?: unknown }).type;
       const kind = media && typeof type === 'string' && Object.hasOwn(media.blocks, type) ? media.blocks[type] : undefined;
       if (kind && !textDocument(node as Record<string, unknown>)) {

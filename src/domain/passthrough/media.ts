@@ -8,6 +8,8 @@
 //                     image; five dense pages
 //   file     15,000   an OpenAI file part (a PDF's text and page images): as a document
 //   audio     3,000   OpenAI input audio: about two minutes (1,000-1,500 audio tokens a minute)
+// Gemini parts (`inlineData`, `fileData`) carry no block type: their MIME type picks the kind (an
+// image, audio, a PDF as a document, anything else, a video included, as a file).
 // A hold is an upper bound only: whatever the provider reports is charged in full (the hold, then
 // the balance, then debt), so an allowance below the real figure costs no money, only a closer hold.
 import type { MediaTokensEntry, ModelGroup } from '../../catalogue/types.ts';
@@ -25,8 +27,13 @@ const MEDIA_BLOCKS: Record<'messages' | 'chat' | 'responses', MediaAllowance['bl
   responses: { input_image: 'image', input_file: 'file', input_audio: 'audio' },
 };
 
+/** Gemini parts carry media under these keys, typed by their MIME type rather than a block type. */
+const GEMINI_MEDIA_KEYS: ReadonlySet<string> = new Set(['inlineData', 'inline_data', 'fileData', 'file_data']);
+
 /** How a model's media blocks are held: its protocol's block types, at its catalogue figures or the defaults. */
 export function mediaAllowance(group: ModelGroup, overrides?: MediaTokensEntry): MediaAllowance {
+  const tokens = { ...DEFAULT_MEDIA_TOKENS, ...overrides };
+  if (group === 'gemini') return { blocks: {}, byMime: GEMINI_MEDIA_KEYS, tokens };
   const blocks = group === 'messages' || group === 'chat' || group === 'responses' ? MEDIA_BLOCKS[group] : {};
-  return { blocks, tokens: { ...DEFAULT_MEDIA_TOKENS, ...overrides } };
+  return { blocks, tokens };
 }

@@ -72,6 +72,28 @@ describe('media blocks held at their allowance (issue 33, item 2)', () => {
     expect(estimateJsonTokens([{ type: 'image', url: 'x' }], chat)).to.equal(text([{ type: 'image', url: 'x' }]));
   });
 
+  it('holds Gemini inlineData and fileData parts by their MIME type, however long their base64 or URI', () => {
+    const gemini = mediaAllowance('gemini');
+    const parts = (...p: unknown[]) => [{ role: 'user', parts: p }];
+    const question = { text: 'What do these show?' };
+    expect(estimateJsonTokens(parts({ fileData: { mimeType: 'image/png', fileUri: 'https://example.com/a/very/long/path/photo.png' } }), gemini)).to.equal(
+      estimateJsonTokens(parts({ fileData: null }), gemini) + 1_600,
+    );
+    expect(estimateJsonTokens(parts({ inlineData: { mimeType: 'application/pdf', data: 'A'.repeat(1_000_000) } }), gemini)).to.equal(
+      estimateJsonTokens(parts({ inlineData: null }), gemini) + 15_000,
+    );
+    expect(estimateJsonTokens(parts({ inline_data: { mime_type: 'audio/wav', data: 'B'.repeat(10_000) } }), gemini)).to.equal(
+      estimateJsonTokens(parts({ inline_data: null }), gemini) + 3_000,
+    );
+    expect(estimateJsonTokens(parts({ fileData: { mimeType: 'video/mp4', fileUri: 'gs://bucket/clip.mp4' } }, question), gemini)).to.equal(
+      estimateJsonTokens(parts({ fileData: null }, question), gemini) + 15_000,
+    );
+    // Not media for the other protocols: an `inlineData` key is JSON there.
+    expect(estimateJsonTokens([{ inlineData: { mimeType: 'image/png', fileUri: 'x' } }], mediaAllowance('chat'))).to.equal(
+      text([{ inlineData: { mimeType: 'image/png', fileUri: 'x' } }]),
+    );
+  });
+
   it("takes a model's catalogue figures over the protocol's defaults", () => {
     const media = mediaAllowance('messages', { image: 2_500, document: 40_000 });
     expect(media.tokens).to.deep.equal({ image: 2_500, document: 40_000, file: 15_000, audio: 3_000 });
