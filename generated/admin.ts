@@ -769,6 +769,8 @@ export interface components {
                 checked: number;
                 /** @description How many differ in all (`differences` lists the first 100). */
                 difference_count: number;
+                /** @description Requests and tasks charged before journal entries recorded what they were priced from (written before the upgrade that began it): they cannot be priced again and are counted here, not checked. */
+                legacy: number;
                 differences: {
                     /** @description The request id or video task id. */
                     id: string;
@@ -2403,6 +2405,7 @@ export interface operations {
                      *         "until": "2026-11-23T00:00:00.000Z",
                      *         "checked": 1840,
                      *         "difference_count": 0,
+                     *         "legacy": 0,
                      *         "differences": []
                      *       }
                      *     }

@@ -37,6 +37,8 @@ export interface PricedCheck {
   differences: PricedDifference[];
   /** How many differences there were in all. */
   differenceCount: number;
+  /** Requests and tasks charged before entries recorded what they were priced from: not checked. */
+  legacy: number;
 }
 
 /** The request or task an entry belongs to: its reference without the kind (`charge:req_1` -> `req_1`). */
@@ -46,23 +48,35 @@ const REF = `substr(e.reference, strpos(e.reference, ':') + 1)`;
 
 /**
  * One page of the window's requests and tasks, each at its first charging entry inside the window
- * (a true-up that lands later is summed with it, not checked again), in (created_at, id) order.
+ * (a true-up that lands later is summed with it, not checked again), in (posted_at, id) order: the
+ * time each was written, which the journal's windows use (src/db/watermark.ts).
  * Timestamps travel as text: a JavaScript Date would drop their microseconds.
  */
 const PAGE_SQL = `
-  select e.id::text as id, e.reference, e.created_at::text as at from ledger_entries e
-   where e.kind in ('settle', 'charge', 'true_up') and e.created_at >= ?::timestamptz and e.created_at < ?::timestamptz
-     and (e.created_at, e.id) > (?::timestamptz, ?::bigint)
+  select e.id::text as id, e.reference, e.posted_at::text as at from ledger_entries e
+   where e.kind in ('settle', 'charge', 'true_up') and e.posted_at >= ?::timestamptz and e.posted_at < ?::timestamptz
+     and (e.posted_at, e.id) > (?::timestamptz, ?::bigint)
      and not exists (
        select 1 from ledger_entries o
         where o.reference in ('settle:' || ${REF}, 'charge:' || ${REF}, 'true_up:' || ${REF})
-          and o.created_at >= ?::timestamptz and (o.created_at, o.id) < (e.created_at, e.id))
-   order by e.created_at, e.id limit ${PAGE}`;
+          and o.posted_at >= ?::timestamptz and (o.posted_at, o.id) < (e.posted_at, e.id))
+   order by e.posted_at, e.id limit ${PAGE}`;
+
+/**
+ * The last journal entry written before entries recorded what they were priced from (the
+ * migration that started it kept its id): a request or task whose entries are all at or below it
+ * cannot be priced again and is counted apart (`legacy`), never as a difference.
+ */
+async function pricedSince(db: Knex): Promise<bigint> {
+  const row = await db('ledger_marks').where({ name: 'priced_records_from' }).first<{ entry_id: string | bigint } | undefined>('entry_id');
+  return BigInt(row?.entry_id ?? 0);
+}
 
 export async function checkPriced(db: Knex, window: { since: Date; until: Date; limit?: number }): Promise<PricedCheck> {
   const limit = window.limit ?? 100;
   const prices = new Map<string, unknown>();
-  const result: PricedCheck = { since: window.since, until: window.until, checked: 0, differences: [], differenceCount: 0 };
+  const result: PricedCheck = { since: window.since, until: window.until, checked: 0, differences: [], differenceCount: 0, legacy: 0 };
+  const legacyUpTo = await pricedSince(db);
   const since = window.since.toISOString();
   let after = { at: '-infinity', id: '0' };
   for (;;) {
@@ -84,8 +98,13 @@ export async function checkPriced(db: Knex, window: { since: Date; until: Date; 
       .orderBy('id');
     const groups = groupByRef(entries);
     for (const ref of refs) {
+      const group = groups.get(ref)!;
+      if (group.every((e) => BigInt(e.id) <= legacyUpTo && readPriced(e.purpose?.priced) === undefined)) {
+        result.legacy++;
+        continue;
+      }
       result.checked++;
-      const difference = await differenceOf(db, prices, ref, groups.get(ref)!);
+      const difference = await differenceOf(db, prices, ref, group);
       if (!difference) continue;
       result.differenceCount++;
       if (result.differences.length < limit) result.differences.push(difference);

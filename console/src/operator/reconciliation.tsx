@@ -25,7 +25,8 @@ export function Reconciliation() {
             <p class={r.ok ? 'ok' : 'error'} role="status">
               {r.ok ? 'OK: every wallet equals its journal, every charge its priced usage, and no hold outlived its process.' : 'NOT OK: see below.'}{' '}
               {r.wallets_checked} wallets checked; {r.priced.checked} requests and tasks charged from <Time at={r.priced.since} /> to{' '}
-              <Time at={r.priced.until} /> priced again.
+              <Time at={r.priced.until} /> priced again
+              {r.priced.legacy ? `; ${r.priced.legacy} charged before the journal recorded their pricing, not checked` : ''}.
             </p>
             <dl class="figures">
               <dt>Stale holds</dt>

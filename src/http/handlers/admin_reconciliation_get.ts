@@ -44,6 +44,7 @@ export async function admin_reconciliation_get(ctx: RequestContext): Promise<Ok<
         until: priced.until.toISOString(),
         checked: priced.checked,
         difference_count: priced.differenceCount,
+        legacy: priced.legacy,
         differences: priced.differences.map(pricedDifferenceToWire),
       },
     },

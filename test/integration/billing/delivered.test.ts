@@ -255,6 +255,37 @@ describe(`every delivered unit is charged: the hold, then the balance, then debt
     await reconciled();
   });
 
+  it('reconciliation counts apart what was charged before entries recorded their pricing, and names an unpriced charge after it', async () => {
+    const customer = await funded('1.00');
+    const sent = await imageMessage(customer.key, 2_000);
+    expect(sent.status).to.equal(200);
+    await reconciled();
+    const [entry] = await entriesOf(sent.requestId);
+    const { priced: _priced, ...unpriced } = entry.purpose;
+    await gateway
+      .db('ledger_entries')
+      .where({ id: entry.id })
+      .update({ purpose: JSON.stringify(unpriced) });
+    const broken = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+    expect(broken.ok).to.equal(false);
+    expect(broken.priced.differences.map((d: any) => [d.id, d.reason])).to.deep.equal([[sent.requestId, 'unpriced']]);
+    // As an upgrade leaves it: the migration marked the last entry written before pricing was recorded.
+    await gateway
+      .db('ledger_marks')
+      .insert({ name: 'priced_records_from', entry_id: String(entry.id) })
+      .onConflict('name')
+      .merge();
+    const upgraded = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+    expect(upgraded.ok).to.equal(true);
+    expect(upgraded.priced).to.deep.include({ difference_count: 0, legacy: 1 });
+    await gateway.db('ledger_marks').where({ name: 'priced_records_from' }).delete();
+    await gateway
+      .db('ledger_entries')
+      .where({ id: entry.id })
+      .update({ purpose: JSON.stringify(entry.purpose) });
+    await reconciled();
+  });
+
   it('reconciliation proves every charge equals its priced usage, and names a posting short of it', async () => {
     const customer = await funded('1.00');
     const sent = await imageMessage(customer.key, 2_000);
