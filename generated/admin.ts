@@ -139,6 +139,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/redeem-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches of redeem codes, newest first, with what became of their codes
+         * @description Cursor pagination (`after` = the previous page's `next_after`).
+         */
+        get: operations["admin_redeem_batches_list"];
+        put?: never;
+        /**
+         * Mint a batch of redeem codes
+         * @description Mints `count` single-use codes, each worth `amount`, redeemable until `expires_at`. The answer carries the codes in clear: the only time they are shown (only their SHA-256 digests are stored), so keep it (`npm run admin -- redeem mint` writes CSV; the console offers a CSV download). Not idempotent: a batch whose answer was lost is voided and minted again.
+         */
+        post: operations["admin_redeem_batches_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One batch of redeem codes, with what became of its codes */
+        get: operations["admin_redeem_batches_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-batches/{batch_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void every code of a batch that was not redeemed
+         * @description Codes already redeemed keep their credit; codes voided before stay voided. Calling it again voids nothing more (`voided: 0`).
+         */
+        post: operations["admin_redeem_batches_void"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List redeem codes (never the codes themselves) in minting order, with who redeemed each and when
+         * @description Filter by batch, status or the customer that redeemed them; cursor pagination (`after` = the previous page's `next_after`).
+         */
+        get: operations["admin_redeem_codes_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-codes/{code_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a redeem code that was not redeemed
+         * @description A voided code is refused like any code that cannot be redeemed. Voiding it again answers it as it is; a redeemed code cannot be voided (409).
+         */
+        post: operations["admin_redeem_codes_void"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reservations": {
         parameters: {
             query?: never;
@@ -673,6 +774,112 @@ export interface components {
             has_more: boolean;
             /** @description Pass as `before` for the next (older) page. */
             next_before: string | null;
+        };
+        /** @description A batch of redeem codes of one amount and expiry, and what became of its codes. */
+        RedeemBatch: {
+            /** @constant */
+            object: "redeem_batch";
+            /** @description `rb_...` */
+            id: string;
+            /** @description What each code credits. */
+            amount: components["schemas"]["Decimal"];
+            currency: string;
+            /** @description Codes minted. */
+            count: number;
+            /** Format: date-time */
+            expires_at: string;
+            note: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Codes that can still be redeemed. */
+            active: number;
+            redeemed: number;
+            voided: number;
+            /** @description Codes never redeemed nor voided whose expiry has passed. */
+            expired: number;
+        };
+        RedeemBatchList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["RedeemBatch"][];
+            has_more: boolean;
+            /** @description Pass as `after` for the next page; null on the last page. */
+            next_after: string | null;
+        };
+        RedeemBatchCreateRequest: {
+            /**
+             * @description What each code credits, in the service currency; positive, at most 6 decimals and at most 1,000,000,000.
+             * @example 5.00
+             */
+            amount: string;
+            /** @description How many codes to mint. */
+            count: number;
+            /**
+             * Format: date-time
+             * @description Until when the codes can be redeemed (the database's clock decides); must be in the future.
+             */
+            expires_at: string;
+            /** @description Yours (a campaign, a reseller, an invoice); shown with the batch, never to customers. */
+            note?: string | null;
+        };
+        /** @description The batch and its codes in clear, in minting order: this is the only time they are shown (only their SHA-256 digests are stored). Keep them now; a batch whose codes were lost can be voided. */
+        RedeemBatchCreated: components["schemas"]["RedeemBatch"] & {
+            codes: {
+                /** @description `rc_...`: the code's id in lists and in the journal. */
+                id: string;
+                /** @description The code to give a customer. */
+                code: string;
+            }[];
+        };
+        RedeemVoidRequest: {
+            /** @description Why (kept with each code voided). */
+            reason?: string | null;
+        };
+        RedeemBatchVoided: {
+            /** @constant */
+            object: "redeem_batch_void";
+            /** @description Codes voided by this call (those redeemed keep their credit; those voided before are not counted again). */
+            voided: number;
+            batch: components["schemas"]["RedeemBatch"];
+        };
+        /** @description One code of a batch (never the code itself) and what became of it. */
+        RedeemCode: {
+            /** @constant */
+            object: "redeem_code";
+            /** @description `rc_...` */
+            id: string;
+            batch_id: string;
+            amount: components["schemas"]["Decimal"];
+            currency: string;
+            /** Format: date-time */
+            expires_at: string;
+            /**
+             * @description `active` (can be redeemed), `redeemed`, `voided` (by an operator), `expired` (neither, and past its expiry). Open to new values.
+             * @example active
+             * @example redeemed
+             * @example voided
+             * @example expired
+             */
+            status: string;
+            /** @description The customer that redeemed it. */
+            redeemed_by: string | null;
+            /** @description The key it was redeemed with. */
+            redeemed_key_id: string | null;
+            /** Format: date-time */
+            redeemed_at: string | null;
+            /** @description The journal entry of its credit (`top_up:redeem:<id>`), once redeemed. */
+            reference: string | null;
+            /** Format: date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+        };
+        RedeemCodeList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["RedeemCode"][];
+            has_more: boolean;
+            /** @description Pass as `after` for the next page; null on the last page. */
+            next_after: string | null;
         };
         /** @description A hold on part of a customer's balance. `request` holds belong to the gateway process that made them (`owner`); `video` holds to their task (resolve those through the video review). A pending request hold whose owner stopped heartbeating is stale: the sweeper ends it (settled at the owner's last checkpoint of what was delivered, else released), or an operator does. */
         Reservation: {
@@ -1224,6 +1431,46 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The batch is invalid: an expiry not in the future (`redeem_expiry_passed`), an amount out of range (`invalid_amount`), or a field the schema refuses; `param` names it. */
+        RedeemBatchInvalid: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No redeem code batch with this id. */
+        RedeemBatchNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No redeem code with this id. */
+        RedeemCodeNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The code was redeemed; its credit stands and it cannot be voided (an adjustment takes money back). */
+        RedeemCodeRedeemed: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
         UsageExport: {
             headers: {
@@ -1344,6 +1591,16 @@ export interface components {
          * @example 1042
          */
         PageBefore: string;
+        /**
+         * @description The batch id (`rb_...`). An id outside this pattern names no batch (404).
+         * @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V
+         */
+        RedeemBatchId: string;
+        /**
+         * @description The code's id (`rc_...`), never the code. An id outside this pattern names no code (404).
+         * @example rc_3Fh8Kq2Lm9Np4Rs7Tv1W
+         */
+        RedeemCodeId: string;
         /**
          * @description The reservation's reference (a request id `req_...`).
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
@@ -2110,6 +2367,377 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_batches_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Return the items after this id in the list's order (the previous page's last id).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                after?: components["parameters"]["PageAfter"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "redeem_batch",
+                     *           "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *           "amount": "5.000000",
+                     *           "currency": "USD",
+                     *           "count": 2,
+                     *           "expires_at": "2027-01-01T00:00:00.000Z",
+                     *           "note": "Black Friday, reseller A",
+                     *           "created_at": "2026-11-28T12:00:00.000Z",
+                     *           "active": 1,
+                     *           "redeemed": 1,
+                     *           "voided": 0,
+                     *           "expired": 0
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_after": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatchList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_batches_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "5.00",
+                 *       "count": 2,
+                 *       "expires_at": "2027-01-01T00:00:00Z",
+                 *       "note": "Black Friday, reseller A"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemBatchCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Minted; the codes are in this answer only. */
+            201: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_batch",
+                     *       "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "count": 2,
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "note": "Black Friday, reseller A",
+                     *       "created_at": "2026-11-28T12:00:00.000Z",
+                     *       "active": 2,
+                     *       "redeemed": 0,
+                     *       "voided": 0,
+                     *       "expired": 0,
+                     *       "codes": [
+                     *         {
+                     *           "id": "rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *           "code": "7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA"
+                     *         },
+                     *         {
+                     *           "id": "rc_9Jd4Fs1Kw8Lp2Mq6Nr3T",
+                     *           "code": "Q3ZT-8WHM-C2VX-N6KD-RJ4B-1GSE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatchCreated"];
+                };
+            };
+            400: components["responses"]["RedeemBatchInvalid"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_batches_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch id (`rb_...`). An id outside this pattern names no batch (404).
+                 * @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V
+                 */
+                batch_id: components["parameters"]["RedeemBatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_batch",
+                     *       "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "count": 2,
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "note": "Black Friday, reseller A",
+                     *       "created_at": "2026-11-28T12:00:00.000Z",
+                     *       "active": 1,
+                     *       "redeemed": 1,
+                     *       "voided": 0,
+                     *       "expired": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RedeemBatchNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_batches_void: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch id (`rb_...`). An id outside this pattern names no batch (404).
+                 * @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V
+                 */
+                batch_id: components["parameters"]["RedeemBatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The CSV was sent to the wrong reseller."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemVoidRequest"];
+            };
+        };
+        responses: {
+            /** @description Voided. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_batch_void",
+                     *       "voided": 1,
+                     *       "batch": {
+                     *         "object": "redeem_batch",
+                     *         "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *         "amount": "5.000000",
+                     *         "currency": "USD",
+                     *         "count": 2,
+                     *         "expires_at": "2027-01-01T00:00:00.000Z",
+                     *         "note": "Black Friday, reseller A",
+                     *         "created_at": "2026-11-28T12:00:00.000Z",
+                     *         "active": 0,
+                     *         "redeemed": 1,
+                     *         "voided": 1,
+                     *         "expired": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatchVoided"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RedeemBatchNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_codes_list: {
+        parameters: {
+            query?: {
+                /** @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V */
+                batch_id?: string;
+                /** @example redeemed */
+                status?: "active" | "redeemed" | "voided" | "expired";
+                /**
+                 * @description Codes this customer redeemed.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id?: string;
+                /**
+                 * @description Return the items after this id in the list's order (the previous page's last id).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                after?: components["parameters"]["PageAfter"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of codes. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "redeem_code",
+                     *           "id": "rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *           "batch_id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *           "amount": "5.000000",
+                     *           "currency": "USD",
+                     *           "expires_at": "2027-01-01T00:00:00.000Z",
+                     *           "status": "redeemed",
+                     *           "redeemed_by": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "redeemed_key_id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *           "redeemed_at": "2026-11-28T12:05:00.000Z",
+                     *           "reference": "top_up:redeem:rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *           "voided_at": null,
+                     *           "void_reason": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_after": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemCodeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_codes_void: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The code's id (`rc_...`), never the code. An id outside this pattern names no code (404).
+                 * @example rc_3Fh8Kq2Lm9Np4Rs7Tv1W
+                 */
+                code_id: components["parameters"]["RedeemCodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Reported lost by the reseller."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemVoidRequest"];
+            };
+        };
+        responses: {
+            /** @description The code, voided. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_code",
+                     *       "id": "rc_9Jd4Fs1Kw8Lp2Mq6Nr3T",
+                     *       "batch_id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "status": "voided",
+                     *       "redeemed_by": null,
+                     *       "redeemed_key_id": null,
+                     *       "redeemed_at": null,
+                     *       "reference": null,
+                     *       "voided_at": "2026-11-28T12:10:00.000Z",
+                     *       "void_reason": "Reported lost by the reseller."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RedeemCodeNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["RedeemCodeRedeemed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

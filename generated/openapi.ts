@@ -434,6 +434,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credits/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a code for credit on the calling customer's wallet
+         * @description Credits the code's amount once, on any replica, as a `top_up` journal entry whose reference is the code's id (`top_up:redeem:rc_...`); a debt the wallet owes is repaid from it first. The same customer redeeming the same code again (with any of its keys) gets the same answer, 200, and no second credit. Any code that cannot be redeemed gets one refusal (400 `redeem_code_refused`) that does not say whether it was unknown, expired, withdrawn or used. Codes that fail count against limits per key and per client address (429 `redeem_attempts_exceeded`).
+         */
+        post: operations["credits_redeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/alerts": {
         parameters: {
             query?: never;
@@ -1724,6 +1744,24 @@ export interface components {
             /** @description By day, then model. */
             data: components["schemas"]["UsageRow"][];
         };
+        RedeemRequest: {
+            /** @description The code as given (`7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA`): case, spaces and hyphens do not matter, and O, I and L are read as 0, 1 and 1. */
+            code: string;
+        };
+        /** @description A redeemed code's credit. Redeeming the same code again with any key of the same customer answers exactly this again, and credits nothing more. */
+        Redemption: {
+            /** @constant */
+            object: "credit_redemption";
+            /** @description The code's id (`rc_...`); the code itself is never stored or shown again. */
+            code_id: string;
+            /** @description The credit (a debt the wallet owed is repaid from it first). */
+            amount: components["schemas"]["Decimal"];
+            currency: string;
+            /** Format: date-time */
+            redeemed_at: string;
+            /** @description The journal entry's reference (`top_up:redeem:` and the code's id). */
+            reference: string;
+        };
         /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
         AlertSettings: {
             /** @constant */
@@ -2190,6 +2228,27 @@ export interface components {
                  *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  */
                 "application/x-ndjson": string;
+            };
+        };
+        /** @description The code cannot be redeemed (`redeem_code_refused`: the one answer for a code that is unknown, mistyped, expired, withdrawn or used by another customer, which never says which), the body is invalid, or the wallet cannot record more credit (`wallet_limit_exceeded`). */
+        RedeemCodeRefused: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many codes that could not be redeemed were tried with this key, or from this client address, in the current window (`REDEEM_ATTEMPTS_PER_KEY`, `REDEEM_ATTEMPTS_PER_ADDRESS`); retry after `retry-after` seconds. No code was looked at. */
+        RedeemAttemptsExceeded: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
@@ -3869,6 +3928,55 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    credits_redeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemRequest"];
+            };
+        };
+        responses: {
+            /** @description Credited (or credited before, by this customer: the same answer). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credit_redemption",
+                     *       "code_id": "rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "redeemed_at": "2026-11-28T12:00:00.000Z",
+                     *       "reference": "top_up:redeem:rc_3Fh8Kq2Lm9Np4Rs7Tv1W"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Redemption"];
+                };
+            };
+            400: components["responses"]["RedeemCodeRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RedeemAttemptsExceeded"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -21,6 +21,7 @@ import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
+import { createRedeemCodes } from './domain/redeem/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
 import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
@@ -138,6 +139,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     billing: createBillingService({ db, ledger, discovery }),
+    redeem: createRedeemCodes({ db, ledger, limits: config.redeemAttempts }),
     alerts: createAlerts({ db, logger, discovery, egress: webhookEgress(config.webhookAllowInternal) }),
     catalogue,
     discovery,

@@ -9,6 +9,7 @@ import type { DiscoveryService } from './domain/discovery/service.ts';
 import type { HealthService } from './domain/health/service.ts';
 import type { HoldsReview } from './domain/holds/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
+import type { RedeemCodes } from './domain/redeem/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
 import type { VideoWorker } from './domain/videos/worker.ts';
@@ -26,6 +27,8 @@ export interface Services {
   account: AccountService;
   /** Receipts and usage exports (a caller's own, or any for operators). */
   billing: BillingService;
+  /** Redeem codes: batches minted by operators, redeemed by customers for credit. */
+  redeem: RedeemCodes;
   /** Low-balance alerts and video events as signed webhooks, and their delivery log. */
   alerts: Alerts;
   catalogue: CatalogueStore;

@@ -23,6 +23,8 @@ export interface RequestContext<Body = unknown> {
   services: Services;
   /** For replies written piece by piece (streams, proxied bytes). Its signal aborts when the client leaves. */
   sink: Sink;
+  /** The client's address: the peer, or the client a proxy trusted by TRUST_PROXY names (as the access log's `client_ip`). */
+  clientAddress: string;
 }
 
 /** What a request leaves for its log row: fields known at the end, and the settlement's outcome. */

@@ -17,6 +17,7 @@ import * as backgroundResponses from './20261126130000_background_responses.ts';
 import * as requestLogReceipts from './20261127100000_request_log_receipts.ts';
 import * as usageExportIndex from './20261127110000_usage_export_index.ts';
 import * as billingAlerts from './20261127120000_billing_alerts.ts';
+import * as redeemCodes from './20261128120000_redeem_codes.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,6 +47,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127100000_request_log_receipts', requestLogReceipts],
   ['20261127110000_usage_export_index', usageExportIndex],
   ['20261127120000_billing_alerts', billingAlerts],
+  ['20261128120000_redeem_codes', redeemCodes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -14,6 +14,12 @@ import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
 import { admin_reservations_list } from './admin_reservations_list.ts';
 import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
 import { admin_receipts_get } from './admin_receipts_get.ts';
+import { admin_redeem_batches_create } from './admin_redeem_batches_create.ts';
+import { admin_redeem_batches_get } from './admin_redeem_batches_get.ts';
+import { admin_redeem_batches_list } from './admin_redeem_batches_list.ts';
+import { admin_redeem_batches_void } from './admin_redeem_batches_void.ts';
+import { admin_redeem_codes_list } from './admin_redeem_codes_list.ts';
+import { admin_redeem_codes_void } from './admin_redeem_codes_void.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_usage_get } from './admin_usage_get.ts';
 import { admin_usage_export } from './admin_usage_export.ts';
@@ -29,6 +35,7 @@ import { admin_customers_get } from './admin_customers_get.ts';
 import { admin_customers_list } from './admin_customers_list.ts';
 import { admin_customers_update } from './admin_customers_update.ts';
 import { chat_completions_create } from './chat_completions_create.ts';
+import { credits_redeem } from './credits_redeem.ts';
 import { health_get } from './health_get.ts';
 import { messages_count_tokens } from './messages_count_tokens.ts';
 import { messages_create } from './messages_create.ts';
@@ -92,6 +99,7 @@ export const publicHandlers = {
   requests_get,
   usage_get,
   usage_export,
+  credits_redeem,
   alerts_get,
   alerts_update,
   billing_subscription_get,
@@ -112,6 +120,12 @@ export const adminHandlers = {
   admin_catalogue_reload,
   admin_credits_create,
   admin_adjustments_create,
+  admin_redeem_batches_create,
+  admin_redeem_batches_list,
+  admin_redeem_batches_get,
+  admin_redeem_batches_void,
+  admin_redeem_codes_list,
+  admin_redeem_codes_void,
   admin_wallets_get,
   admin_ledger_list,
   admin_request_logs_list,

@@ -38,6 +38,7 @@ export function dispatch(options: { logger: Logger; services: Services; validate
         body.raw,
         services,
         sink,
+        req.ip ?? req.socket.remoteAddress ?? '',
       );
       sendReply(res, state, await handler(ctx));
     } finally {
@@ -78,6 +79,7 @@ class Context implements RequestContext {
     readonly rawBody: Buffer,
     readonly services: Services,
     readonly sink: Sink,
+    readonly clientAddress: string,
   ) {}
 
   get logger(): Logger {
