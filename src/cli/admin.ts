@@ -1,6 +1,7 @@
 // `npm run admin -- <resource> <action> [args]`: the operator API from a terminal. It calls a
 // running gateway over HTTP (the embedded database admits one process), with ADMIN_TOKEN or the
 // token `npm start` generated into DATA_DIR.
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -89,6 +90,10 @@ function parseCommandLine(argv: string[]) {
       url: { type: 'string' },
       'video-events': { type: 'string' },
       'rotate-secret': { type: 'boolean' },
+      count: { type: 'string' },
+      note: { type: 'string' },
+      batch: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -107,6 +112,10 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
     return 2;
   }
   const base = gatewayUrl(env);
+  if (command.render && values.out && fs.existsSync(values.out)) {
+    process.stderr.write(`${values.out} exists: the answer is shown once, so name a new file.\n`);
+    return 2;
+  }
   try {
     const body = command.body?.(values as Record<string, string | undefined>);
     const response = await fetch(base + command.path(rest, values as Record<string, string | undefined>), {
@@ -124,6 +133,7 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
       process.stderr.write(`${errorLine(response.status, text)}\n`);
       return 1;
     }
+    if (command.render && text) return writeRendered(command.render(JSON.parse(text)), values.out);
     process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`}\n`);
     return 0;
   } catch (error) {
@@ -135,6 +145,14 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
     process.stderr.write(`Cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}: is it running? Set GATEWAY_URL if it listens elsewhere.\n`);
     return 1;
   }
+}
+
+/** A rendered answer (CSV with secrets in it): to a new file only this user may read, or to stdout. */
+function writeRendered({ text, note }: { text: string; note: string }, file: string | undefined): number {
+  if (file) fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+  else process.stdout.write(text);
+  process.stderr.write(`${note}${file ? ` Written to ${file}.` : ''}\n`);
+  return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
