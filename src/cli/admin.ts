@@ -106,9 +106,12 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
     process.stderr.write(`${usage()}\n`);
     return values.help ? 0 : 2;
   }
-  const token = env.ADMIN_TOKEN || readStoredAdminToken(path.resolve(env.DATA_DIR || './data'));
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const token = env.ADMIN_TOKEN || readStoredAdminToken(dataDir);
   if (!token) {
-    process.stderr.write('No admin token: set ADMIN_TOKEN or start the gateway once with `npm start`.\n');
+    process.stderr.write(
+      `No admin token: set ADMIN_TOKEN to the gateway's (a gateway started without one keeps the token it generated in DATA_DIR/admin-token; there is none in ${dataDir}).\n`,
+    );
     return 2;
   }
   const base = gatewayUrl(env);
