@@ -511,6 +511,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/catalogue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The loaded catalogue, with what can be reached now and why not
+         * @description Providers (id, protocol, sandbox or not, whether the credential variable is set; never its value or the provider's host), models with their routes and state (`reachable`, `unreachable` with the reason, `retired`), and aliases. The public price list (`GET /v1/models/pricing`) shows the reachable models' prices.
+         */
+        get: operations["admin_catalogue_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/catalogue/reload": {
         parameters: {
             query?: never;
@@ -1306,6 +1326,71 @@ export interface components {
              * @default 0
              */
             grace_seconds: number;
+        };
+        /** @description The catalogue as loaded, for operators: every provider of the file and whether it can be called now (never its credential or host), every model with its routes and whether it can be reached (and why not), and every alias with the model that answers it. Customers' listings show only reachable models; this shows every one. */
+        CatalogueOverview: {
+            /** @constant */
+            object: "catalogue";
+            service_name: string;
+            currency: string;
+            /** Format: date-time */
+            loaded_at: string;
+            providers: {
+                id: string;
+                protocol: string;
+                /** @description Served by the gateway's own simulator (sandbox mode only). */
+                sandbox: boolean;
+                /** @description The environment variable named for its credential (null for sandbox providers); its value is never shown. */
+                credential_env: string | null;
+                /** @description Whether that variable is set in this gateway's environment. */
+                credential_set: boolean | null;
+                /**
+                 * @description `enabled` (callable), `credential_missing` (its variable is unset), `credential_invalid` (set, but of a shape the provider cannot use: the log says why), `sandbox_off` (a sandbox provider while SANDBOX=false), `no_simulator` (a sandbox provider whose protocol has no simulator: listed, never called). Open to new values.
+                 * @example enabled
+                 * @example credential_missing
+                 * @example credential_invalid
+                 * @example sandbox_off
+                 * @example no_simulator
+                 */
+                state: string;
+            }[];
+            models: {
+                id: string;
+                group: string;
+                display_name: string | null;
+                /** @description False: only keys whose allow-list names it may reach it. */
+                public: boolean;
+                /**
+                 * @description `reachable` (a route's provider is enabled), `unreachable` (none is: `reason` names each), `retired`. Open to new values.
+                 * @example reachable
+                 * @example unreachable
+                 * @example retired
+                 */
+                state: string;
+                /** @description Why it is unreachable or retired; null when reachable. */
+                reason: string | null;
+                retired: {
+                    date: string;
+                    replacement: string | null;
+                } | null;
+                aliases: string[];
+                /** @description Every route of the file, by priority (lowest first), with the state of its provider. */
+                routes: {
+                    provider: string;
+                    upstream_model: string;
+                    priority: number;
+                    provider_state: string;
+                }[];
+                price_version: number;
+                context_window: number | null;
+            }[];
+            /** @description Every alias, and the model that answers it now (of several models sharing an alias, the first an enabled provider serves). */
+            aliases: {
+                alias: string;
+                model: string;
+                /** @description Shown in /v1/models. */
+                listed: boolean;
+            }[];
         };
         CatalogueReloadResult: {
             /** @enum {string} */
@@ -3901,6 +3986,111 @@ export interface operations {
             409: components["responses"]["ApiKeyRevoked"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_catalogue_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalogue. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "catalogue",
+                     *       "service_name": "gateway",
+                     *       "currency": "USD",
+                     *       "loaded_at": "2026-11-28T12:00:00.000Z",
+                     *       "providers": [
+                     *         {
+                     *           "id": "anthropic",
+                     *           "protocol": "anthropic",
+                     *           "sandbox": false,
+                     *           "credential_env": "ANTHROPIC_API_KEY",
+                     *           "credential_set": false,
+                     *           "state": "credential_missing"
+                     *         },
+                     *         {
+                     *           "id": "sandbox-anthropic",
+                     *           "protocol": "anthropic",
+                     *           "sandbox": true,
+                     *           "credential_env": null,
+                     *           "credential_set": null,
+                     *           "state": "enabled"
+                     *         }
+                     *       ],
+                     *       "models": [
+                     *         {
+                     *           "id": "anthropic/claude-sonnet-5",
+                     *           "group": "messages",
+                     *           "display_name": "Claude Sonnet 5",
+                     *           "public": true,
+                     *           "state": "unreachable",
+                     *           "reason": "No provider of its routes can be called (anthropic: ANTHROPIC_API_KEY is not set).",
+                     *           "retired": null,
+                     *           "aliases": [
+                     *             "claude-sonnet-5"
+                     *           ],
+                     *           "routes": [
+                     *             {
+                     *               "provider": "anthropic",
+                     *               "upstream_model": "claude-sonnet-5",
+                     *               "priority": 1,
+                     *               "provider_state": "credential_missing"
+                     *             }
+                     *           ],
+                     *           "price_version": 1,
+                     *           "context_window": 200000
+                     *         },
+                     *         {
+                     *           "id": "sandbox/claude-sonnet",
+                     *           "group": "messages",
+                     *           "display_name": null,
+                     *           "public": true,
+                     *           "state": "reachable",
+                     *           "reason": null,
+                     *           "retired": null,
+                     *           "aliases": [
+                     *             "claude-sonnet-5"
+                     *           ],
+                     *           "routes": [
+                     *             {
+                     *               "provider": "sandbox-anthropic",
+                     *               "upstream_model": "claude-sonnet",
+                     *               "priority": 1,
+                     *               "provider_state": "enabled"
+                     *             }
+                     *           ],
+                     *           "price_version": 1,
+                     *           "context_window": 1000000
+                     *         }
+                     *       ],
+                     *       "aliases": [
+                     *         {
+                     *           "alias": "claude-sonnet-5",
+                     *           "model": "sandbox/claude-sonnet",
+                     *           "listed": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CatalogueOverview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -4,8 +4,9 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { parseCatalogue } from './load.ts';
+import { providerStates, type ProviderState } from './provider-states.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
-import { aliasName, type Catalogue, type ModelEntry, type ProviderEntry, type RegistryOptions, type ResolvedProvider } from './types.ts';
+import { aliasName, type Catalogue, type ModelEntry, type ProviderEntry, type RegistryOptions, type ResolvedProvider, type RouteEntry } from './types.ts';
 
 export interface ResolvedRoute {
   provider: ResolvedProvider;
@@ -18,6 +19,8 @@ export interface ResolvedModel extends Omit<ModelEntry, 'routes'> {
   priceVersion: PriceVersion;
   /** Routes whose provider is enabled, by priority (lowest first). Empty: nothing can serve it. */
   routes: ResolvedRoute[];
+  /** Every route the file gives it, enabled or not (the operators' view of the catalogue). */
+  declaredRoutes: RouteEntry[];
 }
 
 export interface LoadedCatalogue {
@@ -33,6 +36,10 @@ export interface LoadedCatalogue {
   named(name: string): ResolvedModel | undefined;
   /** Aliases the operator lists in /v1/models, with their model. */
   listedAliases: ReadonlyArray<{ alias: string; model: ResolvedModel }>;
+  /** Every alias and the model that answers it now. */
+  aliases: ReadonlyMap<string, ResolvedModel>;
+  /** Every provider of the file and whether it is callable now (never its credential or host). */
+  providerStates: readonly ProviderState[];
 }
 
 export type ReloadSuccess = {
@@ -101,7 +108,7 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
         return provider ? [{ provider, upstreamModel, priority: route.priority ?? 1 }] : [];
       })
       .sort((a, b) => a.priority - b.priority);
-    models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes });
+    models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes, declaredRoutes: model.routes });
   }
   // An alias may name several models: the first (in file order) that an enabled provider serves
   // answers it, so a real model and its sandbox stand-in can share the names clients send.
@@ -125,6 +132,8 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
     model: (id) => models.get(id),
     named: (name) => models.get(name) ?? aliases.get(name),
     listedAliases,
+    aliases,
+    providerStates: providerStates(catalogue.providers, providers, deps),
   };
 }
 

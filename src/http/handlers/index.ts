@@ -6,6 +6,7 @@ import { admin_api_keys_rotate } from './admin_api_keys_rotate.ts';
 import { admin_api_keys_update } from './admin_api_keys_update.ts';
 import { admin_api_keys_list } from './admin_api_keys_list.ts';
 import { admin_api_keys_revoke } from './admin_api_keys_revoke.ts';
+import { admin_catalogue_get } from './admin_catalogue_get.ts';
 import { admin_catalogue_reload } from './admin_catalogue_reload.ts';
 import { admin_adjustments_create } from './admin_adjustments_create.ts';
 import { admin_credits_create } from './admin_credits_create.ts';
@@ -117,6 +118,7 @@ export const adminHandlers = {
   admin_api_keys_update,
   admin_api_keys_rotate,
   admin_api_keys_revoke,
+  admin_catalogue_get,
   admin_catalogue_reload,
   admin_credits_create,
   admin_adjustments_create,
