@@ -1171,6 +1171,8 @@ export interface components {
              * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
              */
             settled_at: string | null;
+            /** @description False for a request that cannot be charged (a read of the wallet, key, log or usage, discovery, a token count, a task's status): it was free, nothing was held or charged, and it is never settled. True for requests to operations that create paid work (whatever became of them) and for video tasks. The same rule as the request log's `billable` filter. */
+            billable: boolean;
             currency: string;
             /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
             price: {
@@ -1706,6 +1708,16 @@ export interface components {
          * @example csv
          */
         ExportFormat: "csv" | "ndjson";
+        /**
+         * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+         * @example messages_create
+         */
+        RequestLogEndpoint: string;
+        /**
+         * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+         * @example true
+         */
+        RequestLogBillable: boolean;
         /**
          * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
@@ -3300,10 +3312,15 @@ export interface operations {
                  */
                 model?: string;
                 /**
-                 * @description An operationId.
+                 * @description Only requests to this operation (its operationId, e.g. `messages_create`).
                  * @example messages_create
                  */
-                endpoint?: string;
+                endpoint?: components["parameters"]["RequestLogEndpoint"];
+                /**
+                 * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+                 * @example true
+                 */
+                billable?: components["parameters"]["RequestLogBillable"];
                 /**
                  * @description Inclusive lower bound on the request time (years 0001 to 9999 in UTC).
                  * @example 2026-11-22T00:00:00Z
@@ -3417,6 +3434,7 @@ export interface operations {
                      *       "task_status": null,
                      *       "created_at": "2026-11-22T12:00:00.412Z",
                      *       "settled_at": "2026-11-22T12:00:00.455Z",
+                     *       "billable": true,
                      *       "currency": "USD",
                      *       "price": {
                      *         "version": 1,

@@ -363,7 +363,7 @@ export interface paths {
         };
         /**
          * The calling customer's request log, newest first
-         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended. Pass a page's `last_id` as `after` for the next page.
+         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended. Pass a page's `last_id` as `after` for the next page. `billable=true` leaves out the free reads (a console's own calls among them).
          */
         get: operations["requests_list"];
         put?: never;
@@ -1643,6 +1643,8 @@ export interface components {
              * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
              */
             settled_at: string | null;
+            /** @description False for a request that cannot be charged (a read of the wallet, key, log or usage, discovery, a token count, a task's status): it was free, nothing was held or charged, and it is never settled. True for requests to operations that create paid work (whatever became of them) and for video tasks. The same rule as the request log's `billable` filter. */
+            billable: boolean;
             currency: string;
             /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
             price: {
@@ -2298,6 +2300,16 @@ export interface components {
          * @example 50
          */
         PageLimit: number;
+        /**
+         * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+         * @example messages_create
+         */
+        RequestLogEndpoint: string;
+        /**
+         * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+         * @example true
+         */
+        RequestLogBillable: boolean;
         /**
          * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
@@ -3731,6 +3743,16 @@ export interface operations {
                  * @example key_8Hg3Fd6Sa1Pq4Wm7Zx2C
                  */
                 key_id?: string;
+                /**
+                 * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+                 * @example messages_create
+                 */
+                endpoint?: components["parameters"]["RequestLogEndpoint"];
+                /**
+                 * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+                 * @example true
+                 */
+                billable?: components["parameters"]["RequestLogBillable"];
                 /**
                  * @description Only requests answered with this HTTP status.
                  * @example 200

@@ -15,6 +15,7 @@ export async function admin_request_logs_list(ctx: RequestContext): Promise<Ok<A
     ...(q.customer_id ? { customerId: q.customer_id } : {}),
     ...(q.model ? { model: q.model } : {}),
     ...(q.endpoint ? { endpoint: q.endpoint } : {}),
+    ...(q.billable !== undefined ? { billable: q.billable } : {}),
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),
     ...(q.before ? { before: BigInt(q.before) } : {}),
