@@ -91,7 +91,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
         process.exit(1);
       },
     }));
-  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
+  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath), { dataDir: config.dataDir }) : undefined;
   // Before the catalogue: the task providers' clients report to it (its gauges read the catalogue only when scraped).
   const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
   const catalogue = await createCatalogueStore({

@@ -30,7 +30,7 @@ export const ENV_SCHEMA = {
   HOST: listenHost({ default: '127.0.0.1', desc: 'Address the HTTP API listens on; `0.0.0.0` in a container.' }),
   DATA_DIR: str({
     default: './data',
-    desc: 'Embedded database (`pglite/`), generated admin token, demo credentials and the settlement outbox. Must be writable; keep it on a volume.',
+    desc: "Embedded database (`pglite/`), generated admin token, demo credentials, the settlement outbox and the sandbox providers' tasks (`sandbox/`, so their videos can be downloaded after a restart). Must be writable; keep it on a volume.",
   }),
   DATABASE_URL: postgresUrl({
     default: undefined,

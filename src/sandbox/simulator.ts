@@ -5,3 +5,10 @@ export interface Simulator {
   credential?: string;
   close(): Promise<void>;
 }
+
+/** How a task simulator's tasks move on, and where it keeps them (task-book.ts; none: in memory). */
+export interface SimulatorOptions {
+  queuedMs?: number;
+  runningMs?: number;
+  stateFile?: string;
+}
