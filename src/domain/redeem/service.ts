@@ -14,7 +14,7 @@ import { Failure } from '../failure.ts';
 import { attemptScopes, countAttempt, giveBack, type AttemptLimits } from './attempts.ts';
 import { generateRedeemCode, hashRedeemCode, newBatchId, newCodeId, redeemReference } from './codes.ts';
 import { RedeemError } from './errors.ts';
-import { batches, claim, codeById, codes, insertBatch, redeemedBy, voidBatchCodes, voidCode, type BatchRow, type CodeFilter, type CodeRow } from './repo.ts';
+import { batches, claim, codes, insertBatch, redeemedBy, voidBatchCodes, voidCode, type BatchRow, type CodeFilter, type CodeRow } from './repo.ts';
 
 export type { AttemptLimits } from './attempts.ts';
 export type { BatchRow, CodeFilter, CodeRow, CodeStatus } from './repo.ts';
@@ -122,8 +122,6 @@ export function createRedeemCodes(deps: { db: Knex; ledger: Ledger; limits: Atte
       if (!claimed) await db.transaction((trx) => giveBack(trx, scopes, limits));
       return { code, reference: `top_up:${redeemReference(code.id)}` };
     },
-
-    codeById: (id: string) => codeById(db, id),
   };
 }
 
