@@ -72,6 +72,10 @@ describe(`redeem codes (${usingPostgres() ? 'PostgreSQL' : 'PGlite'})`, function
     expect(topUp.purpose).to.include({ source: 'redeem_code', code_id: id, batch_id: batch.id, key_id: keyId });
     expect(entries.find((e) => e.reference === `debt_repaid:top_up:redeem:${id}`)).to.include({ kind: 'debt_repaid', amount: '1.250000' });
     expect(JSON.stringify(entries)).to.not.contain(code.replace(/-/g, ''));
+    await gateway.services.requestLogs.flush();
+    const rows = JSON.stringify(await gateway.db('request_logs').select('*'), (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    for (const text of [gateway.rawLogs().toUpperCase(), rows.toUpperCase()])
+      expect(text).to.not.contain(code.replace(/-/g, '').slice(0, 8)).and.not.contain(code.slice(0, 9)); // never logged, as typed or not
 
     // The same customer, the same code, any key: the same answer, 200, nothing more credited.
     const again = await redeem(gateway.url, key, code);
