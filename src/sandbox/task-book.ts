@@ -29,7 +29,7 @@ const KEPT_MS = 7 * 86_400_000;
 
 export type SimPhase = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | string;
 
-type Change = { op: 'add'; task: SimTask } | { op: 'remove'; id: string } | { op: 'cancel'; id: string };
+type Change = { op: 'add'; task: SimTask } | { op: 'remove'; id: string } | { op: 'cancel'; id: string } | { op: 'clear' };
 
 /** The tasks a state file holds, replayed; then the file is rewritten with those alone. */
 function readBack(file: string): Map<string, SimTask> {
@@ -45,6 +45,7 @@ function readBack(file: string): Map<string, SimTask> {
     }
     if (change.op === 'add') tasks.set(change.task.id, change.task);
     else if (change.op === 'remove') tasks.delete(change.id);
+    else if (change.op === 'clear') tasks.clear();
     else if (change.op === 'cancel') {
       const task = tasks.get(change.id);
       if (task) task.cancelled = true;
@@ -88,6 +89,12 @@ export function createTaskBook(options: { queuedMs?: number; runningMs?: number;
       tasks.delete(id);
       byAsset.delete(task.asset);
       record({ op: 'remove', id });
+    },
+    /** The provider forgets every task (a test's fresh start). */
+    clear(): void {
+      tasks.clear();
+      byAsset.clear();
+      record({ op: 'clear' });
     },
     cancel(task: SimTask): void {
       task.cancelled = true;

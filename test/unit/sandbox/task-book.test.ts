@@ -28,5 +28,7 @@ describe('sandbox task book with a state file', () => {
     expect(second.byAsset(removed.asset)).to.equal(undefined);
     // Read back, the file holds the live tasks alone.
     expect(fs.readFileSync(stateFile, 'utf8').trim().split('\n')).to.have.length(2);
+    second.clear();
+    expect([...createTaskBook({ idPrefix: 'cgt-', stateFile }).tasks.keys()]).to.deep.equal([]);
   });
 });
