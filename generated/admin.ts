@@ -139,6 +139,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/redeem-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches of redeem codes, newest first, with what became of their codes
+         * @description Cursor pagination (`after` = the previous page's `next_after`).
+         */
+        get: operations["admin_redeem_batches_list"];
+        put?: never;
+        /**
+         * Mint a batch of redeem codes
+         * @description Mints `count` single-use codes, each worth `amount`, redeemable until `expires_at`. The answer carries the codes in clear: the only time they are shown (only their SHA-256 digests are stored), so keep it (`npm run admin -- redeem mint` writes CSV; the console offers a CSV download). Not idempotent: a batch whose answer was lost is voided and minted again.
+         */
+        post: operations["admin_redeem_batches_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One batch of redeem codes, with what became of its codes */
+        get: operations["admin_redeem_batches_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-batches/{batch_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void every code of a batch that was not redeemed
+         * @description Codes already redeemed keep their credit; codes voided before stay voided. Calling it again voids nothing more (`voided: 0`).
+         */
+        post: operations["admin_redeem_batches_void"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List redeem codes (never the codes themselves) in minting order, with who redeemed each and when
+         * @description Filter by batch, status or the customer that redeemed them; cursor pagination (`after` = the previous page's `next_after`).
+         */
+        get: operations["admin_redeem_codes_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/redeem-codes/{code_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a redeem code that was not redeemed
+         * @description A voided code is refused like any code that cannot be redeemed. Voiding it again answers it as it is; a redeemed code cannot be voided (409).
+         */
+        post: operations["admin_redeem_codes_void"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reservations": {
         parameters: {
             query?: never;
@@ -416,6 +517,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/catalogue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The loaded catalogue, with what can be reached now and why not
+         * @description Providers (id, protocol, sandbox or not, whether the credential variable is set; never its value or the provider's host), models with their routes and state (`reachable`, `unreachable` with the reason, `retired`), aliases and patterns. The public price list (`GET /v1/models/pricing`) shows the reachable models' prices.
+         */
+        get: operations["admin_catalogue_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/catalogue/reload": {
         parameters: {
             query?: never;
@@ -679,6 +800,112 @@ export interface components {
             has_more: boolean;
             /** @description Pass as `before` for the next (older) page. */
             next_before: string | null;
+        };
+        /** @description A batch of redeem codes of one amount and expiry, and what became of its codes. */
+        RedeemBatch: {
+            /** @constant */
+            object: "redeem_batch";
+            /** @description `rb_...` */
+            id: string;
+            /** @description What each code credits. */
+            amount: components["schemas"]["Decimal"];
+            currency: string;
+            /** @description Codes minted. */
+            count: number;
+            /** Format: date-time */
+            expires_at: string;
+            note: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Codes that can still be redeemed. */
+            active: number;
+            redeemed: number;
+            voided: number;
+            /** @description Codes never redeemed nor voided whose expiry has passed. */
+            expired: number;
+        };
+        RedeemBatchList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["RedeemBatch"][];
+            has_more: boolean;
+            /** @description Pass as `after` for the next page; null on the last page. */
+            next_after: string | null;
+        };
+        RedeemBatchCreateRequest: {
+            /**
+             * @description What each code credits, in the service currency; positive, at most 6 decimals and at most 1,000,000,000.
+             * @example 5.00
+             */
+            amount: string;
+            /** @description How many codes to mint. */
+            count: number;
+            /**
+             * Format: date-time
+             * @description Until when the codes can be redeemed (the database's clock decides); must be in the future.
+             */
+            expires_at: string;
+            /** @description Yours (a campaign, a reseller, an invoice); shown with the batch, never to customers. */
+            note?: string | null;
+        };
+        /** @description The batch and its codes in clear, in minting order: this is the only time they are shown (only their SHA-256 digests are stored). Keep them now; a batch whose codes were lost can be voided. */
+        RedeemBatchCreated: components["schemas"]["RedeemBatch"] & {
+            codes: {
+                /** @description `rc_...`: the code's id in lists and in the journal. */
+                id: string;
+                /** @description The code to give a customer. */
+                code: string;
+            }[];
+        };
+        RedeemVoidRequest: {
+            /** @description Why (kept with each code voided). */
+            reason?: string | null;
+        };
+        RedeemBatchVoided: {
+            /** @constant */
+            object: "redeem_batch_void";
+            /** @description Codes voided by this call (those redeemed keep their credit; those voided before are not counted again). */
+            voided: number;
+            batch: components["schemas"]["RedeemBatch"];
+        };
+        /** @description One code of a batch (never the code itself) and what became of it. */
+        RedeemCode: {
+            /** @constant */
+            object: "redeem_code";
+            /** @description `rc_...` */
+            id: string;
+            batch_id: string;
+            amount: components["schemas"]["Decimal"];
+            currency: string;
+            /** Format: date-time */
+            expires_at: string;
+            /**
+             * @description `active` (can be redeemed), `redeemed`, `voided` (by an operator), `expired` (neither, and past its expiry). Open to new values.
+             * @example active
+             * @example redeemed
+             * @example voided
+             * @example expired
+             */
+            status: string;
+            /** @description The customer that redeemed it. */
+            redeemed_by: string | null;
+            /** @description The key it was redeemed with. */
+            redeemed_key_id: string | null;
+            /** Format: date-time */
+            redeemed_at: string | null;
+            /** @description The journal entry of its credit (`top_up:redeem:<id>`), once redeemed. */
+            reference: string | null;
+            /** Format: date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+        };
+        RedeemCodeList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["RedeemCode"][];
+            has_more: boolean;
+            /** @description Pass as `after` for the next page; null on the last page. */
+            next_after: string | null;
         };
         /** @description A hold on part of a customer's balance. `request` holds belong to the gateway process that made them (`owner`); `video` holds to their task (resolve those through the video review). A pending request hold whose owner stopped heartbeating is stale: the sweeper ends it (settled at the owner's last checkpoint of what was delivered, else released), or an operator does. */
         Reservation: {
@@ -1012,6 +1239,8 @@ export interface components {
              * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
              */
             settled_at: string | null;
+            /** @description False for a request that cannot be charged (a read of the wallet, key, log or usage, discovery, a token count, a task's status): it was free, nothing was held or charged, and it is never settled. True for requests to operations that create paid work (whatever became of them) and for video tasks. The same rule as the request log's `billable` filter. */
+            billable: boolean;
             currency: string;
             /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
             price: {
@@ -1175,6 +1404,78 @@ export interface components {
              */
             grace_seconds: number;
         };
+        /** @description The catalogue as loaded, for operators: every provider of the file and whether it can be called now (never its credential or host), every model with its routes and whether it can be reached (and why not), and every alias with the model that answers it. Customers' listings show only reachable models; this shows every one. */
+        CatalogueOverview: {
+            /** @constant */
+            object: "catalogue";
+            service_name: string;
+            currency: string;
+            /** Format: date-time */
+            loaded_at: string;
+            providers: {
+                id: string;
+                protocol: string;
+                /** @description Served by the gateway's own simulator (sandbox mode only). */
+                sandbox: boolean;
+                /** @description The environment variable named for its credential (null for sandbox providers); its value is never shown. */
+                credential_env: string | null;
+                /** @description Whether that variable is set in this gateway's environment. */
+                credential_set: boolean | null;
+                /**
+                 * @description `enabled` (callable), `credential_missing` (its variable is unset), `credential_invalid` (set, but of a shape the provider cannot use: the log says why), `sandbox_off` (a sandbox provider while SANDBOX=false), `no_simulator` (a sandbox provider whose protocol has no simulator: listed, never called). Open to new values.
+                 * @example enabled
+                 * @example credential_missing
+                 * @example credential_invalid
+                 * @example sandbox_off
+                 * @example no_simulator
+                 */
+                state: string;
+            }[];
+            models: {
+                id: string;
+                group: string;
+                display_name: string | null;
+                /** @description False: only keys whose allow-list names it may reach it. */
+                public: boolean;
+                /**
+                 * @description `reachable` (a route's provider is enabled), `unreachable` (none is: `reason` names each), `retired`. Open to new values.
+                 * @example reachable
+                 * @example unreachable
+                 * @example retired
+                 */
+                state: string;
+                /** @description Why it is unreachable or retired; null when reachable. */
+                reason: string | null;
+                retired: {
+                    date: string;
+                    replacement: string | null;
+                } | null;
+                aliases: string[];
+                /** @description The glob patterns of names the model answers to, as the file declares them. */
+                patterns: string[];
+                /** @description Every route of the file, by priority (lowest first), with the state of its provider. */
+                routes: {
+                    provider: string;
+                    upstream_model: string;
+                    priority: number;
+                    provider_state: string;
+                }[];
+                price_version: number;
+                context_window: number | null;
+            }[];
+            /** @description Every alias, and the model that answers it now (of several models sharing an alias, the first an enabled provider serves). */
+            aliases: {
+                alias: string;
+                model: string;
+                /** @description Shown in /v1/models. */
+                listed: boolean;
+            }[];
+            /** @description Every pattern that takes names now, and its model: a name that is no id or alias goes to the model of the most specific pattern it matches (most literal characters). A pattern of a model nothing serves now, or retired, takes no names and is not here. */
+            patterns: {
+                pattern: string;
+                model: string;
+            }[];
+        };
         CatalogueReloadResult: {
             /** @enum {string} */
             status: "reloaded" | "unchanged";
@@ -1291,6 +1592,46 @@ export interface components {
         };
         /** @description The wallet balance does not cover the request, or the request would pass the key's spend limit. */
         PaymentRequired: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The batch is invalid: an expiry not in the future (`redeem_expiry_passed`), an amount out of range (`invalid_amount`), or a field the schema refuses; `param` names it. */
+        RedeemBatchInvalid: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No redeem code batch with this id. */
+        RedeemBatchNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No redeem code with this id. */
+        RedeemCodeNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The code was redeemed; its credit stands and it cannot be voided (an adjustment takes money back). */
+        RedeemCodeRedeemed: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1433,6 +1774,16 @@ export interface components {
          */
         PageBefore: string;
         /**
+         * @description The batch id (`rb_...`). An id outside this pattern names no batch (404).
+         * @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V
+         */
+        RedeemBatchId: string;
+        /**
+         * @description The code's id (`rc_...`), never the code. An id outside this pattern names no code (404).
+         * @example rc_3Fh8Kq2Lm9Np4Rs7Tv1W
+         */
+        RedeemCodeId: string;
+        /**
          * @description The reservation's reference (a request id `req_...`).
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
          */
@@ -1452,6 +1803,16 @@ export interface components {
          * @example csv
          */
         ExportFormat: "csv" | "ndjson";
+        /**
+         * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+         * @example messages_create
+         */
+        RequestLogEndpoint: string;
+        /**
+         * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+         * @example true
+         */
+        RequestLogBillable: boolean;
         /**
          * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
@@ -2207,6 +2568,377 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    admin_redeem_batches_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Return the items after this id in the list's order (the previous page's last id).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                after?: components["parameters"]["PageAfter"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "redeem_batch",
+                     *           "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *           "amount": "5.000000",
+                     *           "currency": "USD",
+                     *           "count": 2,
+                     *           "expires_at": "2027-01-01T00:00:00.000Z",
+                     *           "note": "Black Friday, reseller A",
+                     *           "created_at": "2026-11-28T12:00:00.000Z",
+                     *           "active": 1,
+                     *           "redeemed": 1,
+                     *           "voided": 0,
+                     *           "expired": 0
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_after": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatchList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_batches_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "5.00",
+                 *       "count": 2,
+                 *       "expires_at": "2027-01-01T00:00:00Z",
+                 *       "note": "Black Friday, reseller A"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemBatchCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Minted; the codes are in this answer only. */
+            201: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_batch",
+                     *       "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "count": 2,
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "note": "Black Friday, reseller A",
+                     *       "created_at": "2026-11-28T12:00:00.000Z",
+                     *       "active": 2,
+                     *       "redeemed": 0,
+                     *       "voided": 0,
+                     *       "expired": 0,
+                     *       "codes": [
+                     *         {
+                     *           "id": "rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *           "code": "7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA"
+                     *         },
+                     *         {
+                     *           "id": "rc_9Jd4Fs1Kw8Lp2Mq6Nr3T",
+                     *           "code": "Q3ZT-8WHM-C2VX-N6KD-RJ4B-1GSE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatchCreated"];
+                };
+            };
+            400: components["responses"]["RedeemBatchInvalid"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_batches_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch id (`rb_...`). An id outside this pattern names no batch (404).
+                 * @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V
+                 */
+                batch_id: components["parameters"]["RedeemBatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_batch",
+                     *       "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "count": 2,
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "note": "Black Friday, reseller A",
+                     *       "created_at": "2026-11-28T12:00:00.000Z",
+                     *       "active": 1,
+                     *       "redeemed": 1,
+                     *       "voided": 0,
+                     *       "expired": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RedeemBatchNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_batches_void: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch id (`rb_...`). An id outside this pattern names no batch (404).
+                 * @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V
+                 */
+                batch_id: components["parameters"]["RedeemBatchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The CSV was sent to the wrong reseller."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemVoidRequest"];
+            };
+        };
+        responses: {
+            /** @description Voided. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_batch_void",
+                     *       "voided": 1,
+                     *       "batch": {
+                     *         "object": "redeem_batch",
+                     *         "id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *         "amount": "5.000000",
+                     *         "currency": "USD",
+                     *         "count": 2,
+                     *         "expires_at": "2027-01-01T00:00:00.000Z",
+                     *         "note": "Black Friday, reseller A",
+                     *         "created_at": "2026-11-28T12:00:00.000Z",
+                     *         "active": 0,
+                     *         "redeemed": 1,
+                     *         "voided": 1,
+                     *         "expired": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemBatchVoided"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RedeemBatchNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_codes_list: {
+        parameters: {
+            query?: {
+                /** @example rb_8Hs2Kd9Lq4Mw7Np1Rt3V */
+                batch_id?: string;
+                /** @example redeemed */
+                status?: "active" | "redeemed" | "voided" | "expired";
+                /**
+                 * @description Codes this customer redeemed.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id?: string;
+                /**
+                 * @description Return the items after this id in the list's order (the previous page's last id).
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                after?: components["parameters"]["PageAfter"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of codes. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "redeem_code",
+                     *           "id": "rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *           "batch_id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *           "amount": "5.000000",
+                     *           "currency": "USD",
+                     *           "expires_at": "2027-01-01T00:00:00.000Z",
+                     *           "status": "redeemed",
+                     *           "redeemed_by": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "redeemed_key_id": "key_8Hg3Fd6Sa1Pq4Wm7Zx2C",
+                     *           "redeemed_at": "2026-11-28T12:05:00.000Z",
+                     *           "reference": "top_up:redeem:rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *           "voided_at": null,
+                     *           "void_reason": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_after": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemCodeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_redeem_codes_void: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The code's id (`rc_...`), never the code. An id outside this pattern names no code (404).
+                 * @example rc_3Fh8Kq2Lm9Np4Rs7Tv1W
+                 */
+                code_id: components["parameters"]["RedeemCodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Reported lost by the reseller."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemVoidRequest"];
+            };
+        };
+        responses: {
+            /** @description The code, voided. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "redeem_code",
+                     *       "id": "rc_9Jd4Fs1Kw8Lp2Mq6Nr3T",
+                     *       "batch_id": "rb_8Hs2Kd9Lq4Mw7Np1Rt3V",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "status": "voided",
+                     *       "redeemed_by": null,
+                     *       "redeemed_key_id": null,
+                     *       "redeemed_at": null,
+                     *       "reference": null,
+                     *       "voided_at": "2026-11-28T12:10:00.000Z",
+                     *       "void_reason": "Reported lost by the reseller."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeemCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["RedeemCodeNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["RedeemCodeRedeemed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     admin_reservations_list: {
         parameters: {
             query?: {
@@ -2705,10 +3437,15 @@ export interface operations {
                  */
                 model?: string;
                 /**
-                 * @description An operationId.
+                 * @description Only requests to this operation (its operationId, e.g. `messages_create`).
                  * @example messages_create
                  */
-                endpoint?: string;
+                endpoint?: components["parameters"]["RequestLogEndpoint"];
+                /**
+                 * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+                 * @example true
+                 */
+                billable?: components["parameters"]["RequestLogBillable"];
                 /**
                  * @description Inclusive lower bound on `logged_at` (years 0001 to 9999 in UTC).
                  * @example 2026-11-22T00:00:00Z
@@ -2826,6 +3563,7 @@ export interface operations {
                      *       "task_status": null,
                      *       "created_at": "2026-11-22T12:00:00.412Z",
                      *       "settled_at": "2026-11-22T12:00:00.455Z",
+                     *       "billable": true,
                      *       "currency": "USD",
                      *       "price": {
                      *         "version": 1,
@@ -3398,6 +4136,123 @@ export interface operations {
             409: components["responses"]["ApiKeyRevoked"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_catalogue_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalogue. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "catalogue",
+                     *       "service_name": "gateway",
+                     *       "currency": "USD",
+                     *       "loaded_at": "2026-11-28T12:00:00.000Z",
+                     *       "providers": [
+                     *         {
+                     *           "id": "anthropic",
+                     *           "protocol": "anthropic",
+                     *           "sandbox": false,
+                     *           "credential_env": "ANTHROPIC_API_KEY",
+                     *           "credential_set": false,
+                     *           "state": "credential_missing"
+                     *         },
+                     *         {
+                     *           "id": "sandbox-anthropic",
+                     *           "protocol": "anthropic",
+                     *           "sandbox": true,
+                     *           "credential_env": null,
+                     *           "credential_set": null,
+                     *           "state": "enabled"
+                     *         }
+                     *       ],
+                     *       "models": [
+                     *         {
+                     *           "id": "anthropic/claude-sonnet-5",
+                     *           "group": "messages",
+                     *           "display_name": "Claude Sonnet 5",
+                     *           "public": true,
+                     *           "state": "unreachable",
+                     *           "reason": "No provider of its routes can be called (anthropic: ANTHROPIC_API_KEY is not set).",
+                     *           "retired": null,
+                     *           "aliases": [
+                     *             "claude-sonnet-5"
+                     *           ],
+                     *           "patterns": [
+                     *             "claude-sonnet-*"
+                     *           ],
+                     *           "routes": [
+                     *             {
+                     *               "provider": "anthropic",
+                     *               "upstream_model": "claude-sonnet-5",
+                     *               "priority": 1,
+                     *               "provider_state": "credential_missing"
+                     *             }
+                     *           ],
+                     *           "price_version": 1,
+                     *           "context_window": 200000
+                     *         },
+                     *         {
+                     *           "id": "sandbox/claude-sonnet",
+                     *           "group": "messages",
+                     *           "display_name": null,
+                     *           "public": true,
+                     *           "state": "reachable",
+                     *           "reason": null,
+                     *           "retired": null,
+                     *           "aliases": [
+                     *             "claude-sonnet-5"
+                     *           ],
+                     *           "patterns": [
+                     *             "claude-sonnet-*"
+                     *           ],
+                     *           "routes": [
+                     *             {
+                     *               "provider": "sandbox-anthropic",
+                     *               "upstream_model": "claude-sonnet",
+                     *               "priority": 1,
+                     *               "provider_state": "enabled"
+                     *             }
+                     *           ],
+                     *           "price_version": 1,
+                     *           "context_window": 1000000
+                     *         }
+                     *       ],
+                     *       "aliases": [
+                     *         {
+                     *           "alias": "claude-sonnet-5",
+                     *           "model": "sandbox/claude-sonnet",
+                     *           "listed": false
+                     *         }
+                     *       ],
+                     *       "patterns": [
+                     *         {
+                     *           "pattern": "claude-sonnet-*",
+                     *           "model": "sandbox/claude-sonnet"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CatalogueOverview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

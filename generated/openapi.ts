@@ -467,7 +467,7 @@ export interface paths {
         };
         /**
          * The calling customer's request log, newest first
-         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended (`logged_at`; `created_at` is when the request arrived). Pass a page's `last_id` as `after` for the next page.
+         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended (`logged_at`; `created_at` is when the request arrived). Pass a page's `last_id` as `after` for the next page. `billable=true` leaves out the free reads (a console's own calls among them).
          *     Paging by time: `from` and `to` select rows by `logged_at`, and a period is served only once it is final (the watermark: no row can still be logged before it). A `to` after the watermark is answered 425 with `retry-after`, never in part; without `to`, the list ends at the watermark, named in the `watermark` header and field. So windows `from=<previous to>&to=<watermark or earlier>` never miss a row, whenever its request arrived. A row an owner's report replaced (a request swept as interrupted, then reported by its process) is logged again, in a later window.
          */
         get: operations["requests_list"];
@@ -533,6 +533,26 @@ export interface paths {
         get: operations["usage_export"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credits/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a code for credit on the calling customer's wallet
+         * @description Credits the code's amount once, on any replica, as a `top_up` journal entry whose reference is the code's id (`top_up:redeem:rc_...`); a debt the wallet owes is repaid from it first. The same customer redeeming the same code again (with any of its keys) gets the same answer, 200, and no second credit. Any code that cannot be redeemed gets one refusal (400 `redeem_code_refused`) that does not say whether it was unknown, expired, withdrawn or used. Codes that fail count against limits per key and per client address (429 `redeem_attempts_exceeded`).
+         */
+        post: operations["credits_redeem"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1942,6 +1962,8 @@ export interface components {
              * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
              */
             settled_at: string | null;
+            /** @description False for a request that cannot be charged (a read of the wallet, key, log or usage, discovery, a token count, a task's status): it was free, nothing was held or charged, and it is never settled. True for requests to operations that create paid work (whatever became of them) and for video tasks. The same rule as the request log's `billable` filter. */
+            billable: boolean;
             currency: string;
             /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
             price: {
@@ -2049,6 +2071,24 @@ export interface components {
             total_spend: components["schemas"]["Decimal"];
             /** @description By day, then model. */
             data: components["schemas"]["UsageRow"][];
+        };
+        RedeemRequest: {
+            /** @description The code as given (`7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA`): case, spaces and hyphens do not matter, and O, I and L are read as 0, 1 and 1. */
+            code: string;
+        };
+        /** @description A redeemed code's credit. Redeeming the same code again with any key of the same customer answers exactly this again, and credits nothing more. */
+        Redemption: {
+            /** @constant */
+            object: "credit_redemption";
+            /** @description The code's id (`rc_...`); the code itself is never stored or shown again. */
+            code_id: string;
+            /** @description The credit (a debt the wallet owed is repaid from it first). */
+            amount: components["schemas"]["Decimal"];
+            currency: string;
+            /** Format: date-time */
+            redeemed_at: string;
+            /** @description The journal entry's reference (`top_up:redeem:` and the code's id). */
+            reference: string;
         };
         /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
         AlertSettings: {
@@ -2662,6 +2702,27 @@ export interface components {
                 "application/x-ndjson": string;
             };
         };
+        /** @description The code cannot be redeemed (`redeem_code_refused`: the one answer for a code that is unknown, mistyped, expired, withdrawn or used by another customer, which never says which), the body is invalid, or the wallet cannot record more credit (`wallet_limit_exceeded`). */
+        RedeemCodeRefused: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many codes that could not be redeemed were tried with this key, or from this client address, in the current window (`REDEEM_ATTEMPTS_PER_KEY`, `REDEEM_ATTEMPTS_PER_ADDRESS`); retry after `retry-after` seconds. No code was looked at. */
+        RedeemAttemptsExceeded: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
         WebhookUrlRefused: {
             headers: {
@@ -2734,6 +2795,16 @@ export interface components {
          * @example 50
          */
         PageLimit: number;
+        /**
+         * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+         * @example messages_create
+         */
+        RequestLogEndpoint: string;
+        /**
+         * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+         * @example true
+         */
+        RequestLogBillable: boolean;
         /**
          * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
@@ -4650,6 +4721,16 @@ export interface operations {
                  */
                 key_id?: string;
                 /**
+                 * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+                 * @example messages_create
+                 */
+                endpoint?: components["parameters"]["RequestLogEndpoint"];
+                /**
+                 * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+                 * @example true
+                 */
+                billable?: components["parameters"]["RequestLogBillable"];
+                /**
                  * @description Only requests answered with this HTTP status.
                  * @example 200
                  */
@@ -4851,6 +4932,55 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             425: components["responses"]["PeriodNotFinal"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    credits_redeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemRequest"];
+            };
+        };
+        responses: {
+            /** @description Credited (or credited before, by this customer: the same answer). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credit_redemption",
+                     *       "code_id": "rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "redeemed_at": "2026-11-28T12:00:00.000Z",
+                     *       "reference": "top_up:redeem:rc_3Fh8Kq2Lm9Np4Rs7Tv1W"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Redemption"];
+                };
+            };
+            400: components["responses"]["RedeemCodeRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RedeemAttemptsExceeded"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

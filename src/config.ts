@@ -88,6 +88,8 @@ export interface Config {
   webhooks: boolean;
   /** Internal addresses and subnets webhooks may reach anyway. */
   webhookAllowInternal: string[];
+  /** Failed redeem-code attempts allowed per key and per client address in each window. */
+  redeemAttempts: { perKey: number; perAddress: number; windowSeconds: number };
 }
 
 /** Proxy variables are also read in lower case, as curl and most tools do; upper case wins. */
@@ -168,5 +170,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     egressProxy: egressProxy({ httpProxy: clean.HTTP_PROXY, httpsProxy: clean.HTTPS_PROXY, noProxy: clean.NO_PROXY }),
     webhooks: clean.WEBHOOKS,
     webhookAllowInternal: clean.WEBHOOK_ALLOW_INTERNAL,
+    redeemAttempts: {
+      perKey: clean.REDEEM_ATTEMPTS_PER_KEY,
+      perAddress: clean.REDEEM_ATTEMPTS_PER_ADDRESS,
+      windowSeconds: clean.REDEEM_ATTEMPT_WINDOW_SECONDS,
+    },
   };
 }

@@ -23,6 +23,7 @@ import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
+import { createRedeemCodes } from './domain/redeem/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
 import { videoTaskKind } from './domain/videos/kind.ts';
 import { createVideoReview } from './domain/videos/review.ts';
@@ -66,7 +67,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
         process.exit(1);
       },
     }));
-  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
+  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath), { dataDir: config.dataDir }) : undefined;
   // Before the catalogue: the task providers' clients report to it (its gauges read the catalogue only when scraped).
   const modelExists = (id: string) => catalogue.current().models.has(id);
   const metrics = createMetrics({ db, logger, knownModel: modelExists, currency: () => catalogue.current().currency, taskGauges: () => readTaskGauges(db) });
@@ -117,6 +118,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     billing: createBillingService({ db, ledger, discovery }),
+    redeem: createRedeemCodes({ db, ledger, limits: config.redeemAttempts }),
     alerts: createAlerts({ db, logger, discovery, egress: webhookEgress(config.webhookAllowInternal) }),
     catalogue,
     discovery,

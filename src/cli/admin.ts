@@ -1,6 +1,7 @@
 // `npm run admin -- <resource> <action> [args]`: the operator API from a terminal. It calls a
 // running gateway over HTTP (the embedded database admits one process), with ADMIN_TOKEN or the
 // token `npm start` generated into DATA_DIR.
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -97,6 +98,10 @@ function parseCommandLine(argv: string[]) {
       url: { type: 'string' },
       'video-events': { type: 'string' },
       'rotate-secret': { type: 'boolean' },
+      count: { type: 'string' },
+      note: { type: 'string' },
+      batch: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -109,12 +114,19 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
     out.stderr.write(`${usage()}\n`);
     return values.help ? 0 : 2;
   }
-  const token = env.ADMIN_TOKEN || readStoredAdminToken(path.resolve(env.DATA_DIR || './data'));
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const token = env.ADMIN_TOKEN || readStoredAdminToken(dataDir);
   if (!token) {
-    out.stderr.write('No admin token: set ADMIN_TOKEN or start the gateway once with `npm start`.\n');
+    out.stderr.write(
+      `No admin token: set ADMIN_TOKEN to the gateway's (a gateway started without one keeps the token it generated in DATA_DIR/admin-token; there is none in ${dataDir}).\n`,
+    );
     return 2;
   }
   const base = gatewayUrl(env);
+  if (command.render && values.out && fs.existsSync(values.out)) {
+    process.stderr.write(`${values.out} exists: the answer is shown once, so name a new file.\n`);
+    return 2;
+  }
   try {
     const body = command.body?.(values as Record<string, string | undefined>);
     const response = await fetch(base + command.path(rest, values as Record<string, string | undefined>), {
@@ -132,6 +144,7 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
       out.stderr.write(`${errorLine(response.status, text)}\n`);
       return 1;
     }
+    if (command.render && text) return writeRendered(out, command.render(JSON.parse(text)), values.out);
     out.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`}\n`);
     return 0;
   } catch (error) {
@@ -143,6 +156,14 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
     out.stderr.write(`Cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}: is it running? Set GATEWAY_URL if it listens elsewhere.\n`);
     return 1;
   }
+}
+
+/** A rendered answer (CSV with secrets in it): to a new file only this user may read, or to stdout. */
+function writeRendered(out: CliOutput, { text, note }: { text: string; note: string }, file: string | undefined): number {
+  if (file) fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+  else out.stdout.write(text);
+  out.stderr.write(`${note}${file ? ` Written to ${file}.` : ''}\n`);
+  return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -30,7 +30,7 @@ export const ENV_SCHEMA = {
   HOST: listenHost({ default: '127.0.0.1', desc: 'Address the HTTP API listens on; `0.0.0.0` in a container.' }),
   DATA_DIR: str({
     default: './data',
-    desc: 'Embedded database (`pglite/`), generated admin token, demo credentials and the settlement outbox. Must be writable; keep it on a volume.',
+    desc: "Embedded database (`pglite/`), generated admin token, demo credentials, the settlement outbox and the sandbox providers' tasks (`sandbox/`, so their videos can be downloaded after a restart). Must be writable; keep it on a volume.",
   }),
   DATABASE_URL: postgresUrl({
     default: undefined,
@@ -193,6 +193,24 @@ export const ENV_SCHEMA = {
     default: [],
     desc: 'Internal addresses and subnets webhooks may reach anyway (`10.0.0.0/8`, `127.0.0.1`), separated by commas; by default a webhook URL on a loopback, private or link-local address is refused, as provider-named URLs are.',
   }),
+  REDEEM_ATTEMPTS_PER_KEY: integer(
+    1,
+    1_000_000,
+  )({
+    default: 10,
+    desc: 'Redeem codes an API key may try without success per `REDEEM_ATTEMPT_WINDOW_SECONDS` (`POST /v1/credits/redeem`); past it, 429 until the window ends. Successful redemptions do not count. Counted in the database, so the limit holds across replicas.',
+  }),
+  REDEEM_ATTEMPTS_PER_ADDRESS: integer(
+    1,
+    1_000_000,
+  )({
+    default: 30,
+    desc: "The same per client address (an IPv6 client by its /64), whatever key it uses. Behind a load balancer set `TRUST_PROXY`, or every client shares the balancer's address.",
+  }),
+  REDEEM_ATTEMPT_WINDOW_SECONDS: integer(
+    60,
+    86_400,
+  )({ default: 900, desc: 'The window the redeem attempt limits count in (fixed windows on the database clock).' }),
 } as const;
 
 export type EnvName = keyof typeof ENV_SCHEMA;

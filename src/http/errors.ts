@@ -8,6 +8,7 @@ import { AccountError } from '../domain/account/errors.ts';
 import { AlertError } from '../domain/alerts/errors.ts';
 import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
+import { RedeemError } from '../domain/redeem/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
 import { LedgerError } from '../ledger/errors.ts';
 import { anthropicErrorType } from '../providers/anthropic/errors.ts';
@@ -41,7 +42,7 @@ export enum HttpError {
   Internal = 'internal_error',
 }
 
-export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError | AlertError;
+export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError | AlertError | RedeemError;
 
 export interface AnthropicErrorBody {
   type: 'error';
@@ -155,6 +156,13 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [AccountError.PeriodNotFinal]: { status: 425, type: 'invalid_request_error' },
   [AlertError.WebhookUrlRefused]: invalid(),
   [AlertError.WebhookUrlRequired]: invalid(),
+
+  [RedeemError.CodeRefused]: invalid(),
+  [RedeemError.AttemptsExceeded]: { status: 429, type: 'rate_limit_error' },
+  [RedeemError.BatchNotFound]: notFound(),
+  [RedeemError.CodeNotFound]: notFound(),
+  [RedeemError.CodeRedeemed]: conflict(),
+  [RedeemError.ExpiryPassed]: invalid(),
 
   [LedgerError.InsufficientFunds]: { status: 402, type: 'billing_error', message: 'The wallet balance does not cover this amount.' },
   [LedgerError.ReferenceConflict]: conflict('This reference was already used for a different amount or customer.'),

@@ -26,6 +26,8 @@ export interface RequestContext<Body = unknown> {
   sink: Sink;
   /** A WebSocket upgrade (`Upgrade: websocket` on GET /v1/responses), to accept or refuse; undefined on plain HTTP. */
   upgrade?: WebSocketUpgrade | undefined;
+  /** The client's address: the peer, or the client a proxy trusted by TRUST_PROXY names (as the access log's `client_ip`). */
+  clientAddress: string;
 }
 
 /** What a request leaves for its log row: fields known at the end, and the settlement's outcome. */

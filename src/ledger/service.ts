@@ -7,7 +7,7 @@ import type { FreeQuota } from '../catalogue/types.ts';
 import { charge, type ChargeInput, type Charged } from './charge.ts';
 import { createLedgerContext, type LedgerContext } from './context.ts';
 import type { LedgerError } from './errors.ts';
-import { adjust, topUp, type Adjustment, type Posted } from './postings.ts';
+import { adjust, topUp, topUpWithin, type Adjustment, type Posted } from './postings.ts';
 import {
   balance,
   debtOutstanding,
@@ -66,6 +66,8 @@ export interface Ledger {
   /** One request's charge from a credit grant (the grant's hold, or the balance once it is gone). */
   charge(input: ChargeInput): Promise<Charged | LedgerError>;
   topUp(input: { ref: string; customerId: string; amount: bigint; purpose?: Record<string, unknown> }): Promise<Posted | LedgerError>;
+  /** The same top-up inside the caller's transaction (committed with its own change, or not at all); throws LedgerAbort. */
+  topUpWithin(trx: Knex.Transaction, input: { ref: string; customerId: string; amount: bigint; purpose?: Record<string, unknown> }): Promise<Posted>;
   /** Positive credits the wallet, negative debits it (never below zero available: refused, or debt when asked). */
   adjust(input: Adjustment): Promise<Posted | LedgerError>;
   balance(customerId: string): Promise<Balance | LedgerError>;
@@ -105,6 +107,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     charge: (input) => charge(ctx, input),
     context: ctx,
     topUp: (input) => topUp(ctx, input),
+    topUpWithin: (trx, input) => topUpWithin(trx, input),
     adjust: (input) => adjust(ctx, input),
     balance: (customerId) => balance(ctx, customerId),
     journal: (customerId, page) => journal(ctx, customerId, page),

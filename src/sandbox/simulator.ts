@@ -10,3 +10,10 @@ export interface Simulator {
    */
   reset?(): void;
 }
+
+/** How a task simulator's tasks move on, and where it keeps them (task-book.ts; none: in memory). */
+export interface SimulatorOptions {
+  queuedMs?: number;
+  runningMs?: number;
+  stateFile?: string;
+}

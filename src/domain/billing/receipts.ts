@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { AppliedTier } from '../../pricing/tiers.ts';
+import { isBillable } from '../../logs/billable.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { Failure } from '../failure.ts';
 import type { VideoTaskRow } from '../videos/kind.ts';
@@ -31,6 +32,8 @@ export interface Receipt {
   taskStatus: string | null;
   createdAt: Date;
   settledAt: Date | null;
+  /** False: a request that cannot be charged (src/logs/billable.ts), free and never settled. */
+  billable: boolean;
   price: PriceVersionRow | undefined;
   reported: Record<string, unknown> | null;
   billed: Record<string, unknown>;
@@ -116,6 +119,7 @@ async function requestReceipt(db: Knex, row: RequestLogRow): Promise<Receipt> {
     taskStatus: null,
     createdAt: new Date(row.created_at),
     settledAt: settledAt(entries),
+    billable: isBillable(row),
     price: await priceVersion(db, versionId === null ? null : BigInt(versionId)),
     reported: row.upstream_usage ?? null,
     billed: {
@@ -171,6 +175,7 @@ async function taskReceipt(db: Knex, task: VideoTaskRow): Promise<Receipt> {
     taskStatus: task.status,
     createdAt: new Date(task.created_at),
     settledAt: settledAt(entries),
+    billable: true,
     price: await priceVersion(db, BigInt(task.price_version_id)),
     reported: purpose.delivered_seconds !== undefined ? { seconds: purpose.delivered_seconds, resolution: purpose.tier ?? task.billed_tier } : null,
     billed: {

@@ -38,6 +38,7 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
     task_status: receipt.taskStatus,
     created_at: receipt.createdAt.toISOString(),
     settled_at: receipt.settledAt ? receipt.settledAt.toISOString() : null,
+    billable: receipt.billable,
     currency,
     price: receipt.price ? { version: receipt.price.version, model: receipt.price.model_id, unit_prices: receipt.price.price } : null,
     usage: {

@@ -46,6 +46,7 @@ export function dispatch(options: {
         services,
         sink,
         options.upgradeOf?.(req),
+        req.ip ?? req.socket.remoteAddress ?? '',
       );
       sendReply(res, state, await handler(ctx));
     } finally {
@@ -87,6 +88,7 @@ class Context implements RequestContext {
     readonly services: Services,
     readonly sink: Sink,
     readonly upgrade: WebSocketUpgrade | undefined,
+    readonly clientAddress: string,
   ) {}
 
   get logger(): Logger {
