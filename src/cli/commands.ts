@@ -1,19 +1,8 @@
 // The operator CLI's commands: each maps its arguments to one admin API call.
-import { redeemCodesCsv } from '../shared/csv.ts';
+import { defined, enc, integer, query, UsageError, type Command } from './command-parts.ts';
+import { REDEEM_COMMANDS } from './redeem-commands.ts';
 
-export interface Command {
-  usage: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path(positionals: string[], options?: Record<string, string | undefined>): string;
-  body?(options: Record<string, string | undefined>): unknown;
-  /**
-   * The answer as text instead of JSON (a minted batch as CSV), to `--out FILE` when given, with a
-   * line for the terminal on stderr.
-   */
-  render?(body: any): { text: string; note: string };
-}
-
-export class UsageError extends Error {}
+export { enc, query, UsageError, type Command } from './command-parts.ts';
 
 type Options = Record<string, string | undefined>;
 
@@ -29,19 +18,12 @@ const list = (value: string | undefined) =>
 const orNull = <T>(value: string | undefined, parse: (v: string) => T): T | null | undefined =>
   value === undefined ? undefined : ['none', 'never', 'all'].includes(value) ? null : parse(value);
 
-function integer(value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`not a whole number: ${value}`);
-  return Number(value);
-}
-
 /** `25.00/month` (day, month or total). */
 function spend(value: string): { amount: string; period: string } {
   const [amount, period] = value.split('/');
   if (!amount || !period) throw new UsageError(`--spend takes AMOUNT/PERIOD, e.g. 25.00/month: ${value}`);
   return { amount, period };
 }
-
-const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
 /** The key fields `keys create` and `keys update` share, only those given. */
 function keyFields(o: Options): Record<string, unknown> {
@@ -52,16 +34,6 @@ function keyFields(o: Options): Record<string, unknown> {
     expires_at: orNull(o.expires, (v) => v),
     ...(Object.keys(limits).length ? { limits } : {}),
   });
-}
-
-export function query(params: Record<string, string | undefined>): string {
-  const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
-  return entries.length ? `?${new URLSearchParams(entries).toString()}` : '';
-}
-
-export function enc(value: string | undefined): string {
-  if (!value) throw new UsageError('missing an id argument');
-  return encodeURIComponent(value);
 }
 
 export const COMMANDS: Record<string, Command> = {
@@ -209,40 +181,7 @@ export const COMMANDS: Record<string, Command> = {
         rotate_secret: o['rotate-secret'] === undefined ? undefined : true,
       }),
   },
-  'redeem mint': {
-    usage: 'redeem mint --amount 5.00 --count 10 --expires ISO [--note TEXT] [--out FILE]   (the codes as CSV, shown this once: to FILE or stdout)',
-    method: 'POST',
-    path: () => '/admin/v1/redeem-batches',
-    body: (o) => defined({ amount: o.amount, count: o.count === undefined ? undefined : integer(o.count), expires_at: o.expires, note: o.note }),
-    render: (batch) => ({
-      text: redeemCodesCsv(batch),
-      note: `Minted ${batch.count} codes of ${batch.amount} ${batch.currency} (batch ${batch.id}), redeemable until ${batch.expires_at}. This CSV is the only copy of the codes.`,
-    }),
-  },
-  'redeem batches': {
-    usage: 'redeem batches [--limit N] [--after BATCH_ID]   (newest first, with how many codes are active, redeemed, voided, expired)',
-    method: 'GET',
-    path: (_, o = {}) => `/admin/v1/redeem-batches${query({ limit: o.limit, after: o.after })}`,
-  },
-  'redeem batch': { usage: 'redeem batch BATCH_ID', method: 'GET', path: ([id]) => `/admin/v1/redeem-batches/${enc(id)}` },
-  'redeem codes': {
-    usage:
-      'redeem codes [--batch BATCH_ID] [--status active|redeemed|voided|expired] [--customer ID] [--limit N] [--after CODE_ID]   (who redeemed each, when)',
-    method: 'GET',
-    path: (_, o = {}) => `/admin/v1/redeem-codes${query({ batch_id: o.batch, status: o.status, customer_id: o.customer, limit: o.limit, after: o.after })}`,
-  },
-  'redeem void': {
-    usage: 'redeem void CODE_ID [--reason WHY]   (a redeemed code keeps its credit: 409)',
-    method: 'POST',
-    path: ([id]) => `/admin/v1/redeem-codes/${enc(id)}/void`,
-    body: (o) => defined({ reason: o.reason }),
-  },
-  'redeem void-batch': {
-    usage: 'redeem void-batch BATCH_ID [--reason WHY]   (every code of the batch not redeemed)',
-    method: 'POST',
-    path: ([id]) => `/admin/v1/redeem-batches/${enc(id)}/void`,
-    body: (o) => defined({ reason: o.reason }),
-  },
+  ...REDEEM_COMMANDS,
   'webhooks list': {
     usage: 'webhooks list [--customer ID] [--status pending|delivered|failed] [--limit N] [--before MSG_ID]   (every attempt of each)',
     method: 'GET',
