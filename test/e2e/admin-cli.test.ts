@@ -73,6 +73,7 @@ describe('npm run admin (operator CLI over the admin API)', function () {
       since: '2026-01-01T00:00:00.000Z',
       until: '2026-01-02T00:00:00.000Z',
       checked: 0,
+      legacy: 0,
       difference_count: 0,
       differences: [],
     });
