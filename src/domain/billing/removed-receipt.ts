@@ -51,6 +51,7 @@ function rowFromJournal(requestId: string, entries: EntryRow[], arrived: Date): 
     error_type: null,
     latency_ms: 0,
     created_at: arrived,
+    logged_at: arrived, // when the row was written is gone with it
     usage_estimated: purpose.estimated === true,
     hold_source: charge ? 'grant' : null,
     hold_amount: reserved === null ? null : BigInt(reserved),
