@@ -58,9 +58,10 @@ describe(`migration: the request log partitioned by month (${usingPostgres() ? '
     (await db('request_logs').orderBy('id').select('*')).map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
 
   it('keeps every row, column, default and index; unique keys gain created_at; a partition per month with rows, this month and the next two', async () => {
-    // A column and an index another change added just before this migration.
-    await db.raw('alter table request_logs add column logged_at timestamptz not null default clock_timestamp()');
-    await db.raw('create index request_logs_customer_logged on request_logs (customer_id, logged_at)');
+    // A column and an index another change may add just before this migration (as logged_at and
+    // its indexes were, by 20261128150000_commit_ordered_times: checked below with the rest).
+    await db.raw(`alter table request_logs add column region text not null default 'eu'`);
+    await db.raw('create index request_logs_customer_region on request_logs (customer_id, region)');
     await db.raw(`insert into request_logs (request_id, customer_id, key_id, endpoint, model, status, latency_ms, input_tokens, cost, usage_detail, created_at) values
       ('req_Legacy000000000000000001', 'cus_a', 'key_a', 'messages_create', 'sandbox/claude-haiku', 200, 12, 1200, 3750, '{"speed": "fast"}', '2025-03-10T10:00:00.123Z'),
       ('req_Legacy000000000000000002', 'cus_a', 'key_a', 'chat_completions_create', 'sandbox/chat-model', 500, 7, null, null, null, '2026-09-30T23:59:59.999Z'),
@@ -73,6 +74,16 @@ describe(`migration: the request log partitioned by month (${usingPostgres() ? '
 
     expect(await columns()).to.deep.equal(columnsBefore);
     expect(await everyRow()).to.deep.equal(rowsBefore);
+    // Main's logged_at (the export watermark) kept with its default and its indexes.
+    expect((await columns()).find((c: { column_name: string }) => c.column_name === 'logged_at')).to.include({
+      is_nullable: 'NO',
+      column_default: 'clock_timestamp()',
+    });
+    expect((await indexes()).map(([index]: [string, string]) => index)).to.include.members([
+      'request_logs_logged',
+      'request_logs_customer_logged',
+      'request_logs_customer_region',
+    ]);
     const unique = (def: string) => def.replace(/\(id\)$/, '(id, created_at)').replace(/\(request_id\)$/, '(request_id, created_at)');
     expect(await indexes()).to.deep.equal(indexesBefore.map(([index, def]: [string, string]) => [index, unique(def)]));
     const { rows: parts } = await db.raw(
@@ -96,9 +107,10 @@ describe(`migration: the request log partitioned by month (${usingPostgres() ? '
     // The id sequence goes on; the new column's default still fills it.
     const [added] = await db('request_logs')
       .insert({ request_id: 'req_after', endpoint: 'models_list', status: 200, latency_ms: 1, created_at: new Date() })
-      .returning(['id', 'logged_at']);
+      .returning(['id', 'logged_at', 'region']);
     expect(BigInt(added.id) > BigInt(rowsBefore.at(-1)!.id), 'a new id above the copied ones').to.equal(true);
     expect(added.logged_at).to.not.equal(null);
+    expect(added.region).to.equal('eu');
   });
 
   it('rolls back to one table with the same rows, columns and indexes', async () => {
