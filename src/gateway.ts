@@ -33,7 +33,8 @@ import { createCors } from './http/cors.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
-import { repeat, startBackgroundJobs } from './jobs/cron.ts';
+import { REQUEST_LOG_UPKEEP_LEASE, repeat, startBackgroundJobs } from './jobs/cron.ts';
+import { leaseOf } from './jobs/lease.ts';
 import { createSweeper } from './holds/sweeper.ts';
 import { startHoldsRuntime } from './holds/runtime.ts';
 import { createLedger } from './ledger/service.ts';
@@ -90,7 +91,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const ledger = createLedger({ db });
   const runtime = await startHoldsRuntime({ db, ledger, logger, config });
   const { instance, settler, holds } = runtime;
-  const requestLogs = createRequestLogs({ db, logger, upkeep: { retentionDays: config.requestLogRetentionDays, holder: instance.id } });
+  const upkeepLease = leaseOf(db, { ...REQUEST_LOG_UPKEEP_LEASE, holder: instance.id });
+  const requestLogs = createRequestLogs({ db, logger, upkeep: { retentionDays: config.requestLogRetentionDays, once: upkeepLease } });
   const customers = createCustomerService({
     db,
     apiKeyPrefix: config.apiKeyPrefix,
@@ -141,10 +143,14 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await settler.replayOrphans();
   const tickers = startBackgroundJobs(
     config,
-    { sweep: () => services.sweeper.sweep(), drainVideos: (stop) => services.videoWorker.drain(stop), webhooks: () => services.alerts.tick() },
+    {
+      sweep: () => services.sweeper.sweep(),
+      drainVideos: (stop) => services.videoWorker.drain(stop),
+      webhooks: () => services.alerts.tick(),
+      requestLogUpkeep: { atStart: () => requestLogs.upkeep.preparePartitions(), run: (stop) => requestLogs.upkeep.run(stop) },
+    },
     logger,
   );
-  if (config.requestLogUpkeep) tickers.push(requestLogs.upkeep.schedule());
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);
   const demo = await prepareDemo({
     customers,

@@ -53,3 +53,9 @@ export async function onceAcrossReplicas<T>(db: Knex, job: LeasedJob, work: (lea
       .catch(() => undefined);
   }
 }
+
+/** The job's lease bound to its name and holder: what a job's owner is handed to run under it. */
+export const leaseOf =
+  (db: Knex, job: LeasedJob) =>
+  <T>(work: (lease: Lease) => Promise<T>): Promise<T | 'skipped'> =>
+    onceAcrossReplicas(db, job, work);

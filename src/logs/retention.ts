@@ -4,11 +4,10 @@
 // the horizon by dropping their partition, the rest of the month the horizon falls in (and any row
 // of the default partition) in batches of bounded size. The journal is never touched: a receipt of
 // a removed row is rebuilt from it and says so (src/domain/billing/removed-receipt.ts), which is
-// why the horizon is recorded before anything is removed. Any replica may tick it; the lease runs
-// it once per period across them.
+// why the horizon is recorded before anything is removed. Any replica may tick it (src/jobs/cron.ts
+// schedules it); the lease it is handed (src/jobs/lease.ts, given by gateway.ts) runs it once per
+// period across them.
 import type { Knex } from 'knex';
-import { every, type Ticker } from '../jobs/cron.ts';
-import { onceAcrossReplicas, type Lease } from '../jobs/lease.ts';
 import type { Logger } from '../logger.ts';
 
 /** How many months beyond the current one have their partition ready. */
@@ -25,33 +24,33 @@ export interface UpkeepRun {
 }
 
 export interface RequestLogUpkeep {
-  /** Creates the partitions of this month and the next ones that are missing. */
+  /** Creates the partitions of this month and the next ones that are missing (also at start). */
   preparePartitions(): Promise<number>;
   /** One run, once across replicas per period: partitions ahead, then retention when it is on. */
   run(stop?: AbortSignal): Promise<UpkeepRun | 'skipped'>;
-  /** Prepares the partitions now, then runs every hour (REQUEST_LOG_UPKEEP). */
-  schedule(): Ticker;
 }
 
-/** Every hour, at minute 7 (off the hour, when other jobs of the operator's tend to run). */
-export const UPKEEP_SCHEDULE = '0 7 * * * *';
+/** A held lease: renewed as a long run goes on; false once it was lost (the run stops). */
+export interface UpkeepLease {
+  renew(): Promise<boolean>;
+}
+
+/** Runs `work` under the upkeep's lease, once across replicas per period; 'skipped' when another has it. */
+export type OnceAcrossReplicas = <T>(work: (lease: UpkeepLease) => Promise<T>) => Promise<T | 'skipped'>;
 
 export interface UpkeepOptions {
   db: Knex;
   logger: Logger;
   /** REQUEST_LOG_RETENTION_DAYS; undefined: rows are kept. */
   retentionDays: number | undefined;
-  /** This process (the lease's holder). */
-  holder: string;
-  /** The schedule's period: a run starts at most once per half of it across replicas. */
-  everyMs?: number;
+  /** The upkeep's lease (src/jobs/lease.ts). */
+  once: OnceAcrossReplicas;
   batchSize?: number;
 }
 
 export function createRequestLogUpkeep(options: UpkeepOptions): RequestLogUpkeep {
   const { db, logger } = options;
   const batchSize = options.batchSize ?? RETENTION_BATCH;
-  const everyMs = options.everyMs ?? 3_600_000;
 
   async function preparePartitions(): Promise<number> {
     const { rows } = await db.raw<{ rows: Array<{ created: boolean }> }>(
@@ -84,7 +83,7 @@ export function createRequestLogUpkeep(options: UpkeepOptions): RequestLogUpkeep
   }
 
   /** Removes rows older than `horizon` in batches, until none is left, the lease is lost or the process stops. */
-  async function deleteInBatches(sql: string, horizon: Date, lease: Lease, stop?: AbortSignal): Promise<number> {
+  async function deleteInBatches(sql: string, horizon: Date, lease: UpkeepLease, stop?: AbortSignal): Promise<number> {
     let deleted = 0;
     for (;;) {
       const result = (await db.raw(sql, [horizon, batchSize, horizon])) as { rowCount?: number };
@@ -94,7 +93,7 @@ export function createRequestLogUpkeep(options: UpkeepOptions): RequestLogUpkeep
     }
   }
 
-  async function retain(days: number, lease: Lease, stop?: AbortSignal): Promise<Omit<UpkeepRun, 'partitionsCreated'>> {
+  async function retain(days: number, lease: UpkeepLease, stop?: AbortSignal): Promise<Omit<UpkeepRun, 'partitionsCreated'>> {
     const { rows } = await db.raw<{ rows: Array<{ horizon: Date }> }>(`select now() - make_interval(days => ?) as horizon`, [days]);
     const horizon = new Date(rows[0]!.horizon);
     // Recorded first: from here on a receipt of a row older than it is answered from the journal.
@@ -123,16 +122,8 @@ export function createRequestLogUpkeep(options: UpkeepOptions): RequestLogUpkeep
 
   const upkeep: RequestLogUpkeep = {
     preparePartitions,
-    schedule() {
-      const ready = preparePartitions().catch((error: unknown) =>
-        logger.warn({ err: error, job: 'request-log-upkeep' }, 'request log partitions not prepared at start; the hourly run retries'),
-      );
-      const ticker = every(UPKEEP_SCHEDULE, 'request-log-upkeep', logger, (stop) => upkeep.run(stop));
-      return { stop: async () => void (await Promise.all([ready, ticker.stop()])) };
-    },
     run(stop) {
-      const job = { name: 'request-log-upkeep', holder: options.holder, leaseMs: 10 * 60_000, gapMs: everyMs / 2 };
-      return onceAcrossReplicas(db, job, async (lease) => {
+      return options.once(async (lease) => {
         const partitionsCreated = await preparePartitions();
         const days = options.retentionDays;
         const retained = days === undefined ? { partitionsDropped: 0, rowsDeleted: 0, removedBefore: null } : await retain(days, lease, stop);

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../src/logger.ts';
 import { EMPTY_LOG_FIELDS } from '../../../src/logs/request-logs.ts';
+import { REQUEST_LOG_UPKEEP_LEASE } from '../../../src/jobs/cron.ts';
+import { leaseOf } from '../../../src/jobs/lease.ts';
 import { createRequestLogUpkeep, PARTITIONS_AHEAD } from '../../../src/logs/retention.ts';
 import { newRequestId, requestIdTime } from '../../../src/shared/ids.ts';
 import { usingPostgres } from '../../helpers/db.ts';
@@ -193,9 +195,8 @@ describe(`request-log retention and monthly partitions (${usingPostgres() ? 'Pos
       db: gateway.db,
       logger: createLogger('silent'),
       retentionDays: 30,
-      holder: 'gw_batches',
+      once: leaseOf(gateway.db, { ...REQUEST_LOG_UPKEEP_LEASE, holder: 'gw_batches', gapMs: 0 }),
       batchSize: 2,
-      everyMs: 0,
     });
     const run = await upkeep.run();
     expect(run).to.not.equal('skipped');
