@@ -5,7 +5,6 @@
 // name the client sent, the provider. Answered only for a request older than the recorded horizon
 // that has journal entries; any other id is not found, as before.
 import type { Knex } from 'knex';
-import type { EntryRow } from '../../ledger/repo.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogRow } from '../../logs/request-logs.ts';
 import { requestIdTime } from '../../shared/ids.ts';
 import { entriesOf } from './receipt-repo.ts';
@@ -32,6 +31,9 @@ export async function removedLogRow(db: Knex, requestId: string, customerId: str
   if (arrived >= removedBefore) return undefined;
   return { row: rowFromJournal(requestId, entries, arrived), removedBefore };
 }
+
+/** A journal entry as the receipts read it. */
+type EntryRow = Awaited<ReturnType<typeof entriesOf>>[number];
 
 function rowFromJournal(requestId: string, entries: EntryRow[], arrived: Date): RequestLogRow {
   const purpose = Object.assign({}, ...entries.map((e) => e.purpose ?? {})) as Record<string, unknown>;
