@@ -6,7 +6,7 @@ import { ROOT_DIR, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
-import { followKeyChanges } from './customers/key-changes.ts';
+import { followKeyChanges, type KeysChanged } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
 import { createBillingService } from './domain/billing/service.ts';
@@ -19,6 +19,7 @@ import { createResponseIds } from './domain/responses/ids.ts';
 import { createResponsesService } from './domain/responses/service.ts';
 import { createGeminiService } from './domain/gemini/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
+import { createPlans } from './domain/plans/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
@@ -114,29 +115,24 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const runtime = await startHoldsRuntime({ db, ledger, logger, config });
   const { instance, settler, holds } = runtime;
   const requestLogs = createRequestLogs({ db, logger });
-  const customers = createCustomerService({
-    db,
-    apiKeyPrefix: config.apiKeyPrefix,
-    modelExists: (id) => catalogue.current().models.has(id),
-    keyCacheMs: config.keyCacheMs,
-    keyWarmMs: config.keyWarmMs,
-  });
-  const keyWarmth =
-    config.keyCacheMs > 0 && config.keyWarmMs > 0
-      ? repeat(Math.max(config.keyCacheMs / 2, 50), 'key-warmth', logger, () => customers.keepKeysWarm())
-      : undefined;
+  const { keyCacheMs, keyWarmMs, apiKeyPrefix } = config;
+  const customers = createCustomerService({ db, apiKeyPrefix, modelExists: (id) => catalogue.current().models.has(id), keyCacheMs, keyWarmMs });
+  const plans = createPlans({ db, logger, catalogue, customers, cacheMs: keyCacheMs }); // a plan's prices are remembered as keys are
+  const keyWarmth = keyCacheMs > 0 && keyWarmMs > 0 ? repeat(Math.max(keyCacheMs / 2, 50), 'key-warmth', logger, () => customers.keepKeysWarm()) : undefined;
   // The embedded database has one process: changes made through it are forgotten here at once.
+  const forget = (change: KeysChanged) => [customers, plans.book].forEach((cache) => cache.forgetChanged(change));
   const keyChanges =
-    config.databaseUrl && config.keyCacheMs > 0
-      ? followKeyChanges({ connectionString: config.databaseUrl, forget: customers.forgetChanged, logger, metrics, connectTimeoutMs: config.dbQueryTimeoutMs })
+    config.databaseUrl && keyCacheMs > 0
+      ? followKeyChanges({ connectionString: config.databaseUrl, forget, logger, metrics, connectTimeoutMs: config.dbQueryTimeoutMs })
       : undefined;
-  const discovery = createDiscoveryService({ catalogue });
+  const discovery = createDiscoveryService({ catalogue, book: plans.book });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const quote = createTokenQuotes({ passthrough, ledger });
   const responseIds = createResponseIds({ db, logger });
   const responsesPoller = backgroundPoller({ catalogue, ids: responseIds }); // background responses ride the video poller
   const services: Services = {
     customers,
+    plans,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     billing: createBillingService({ db, ledger, discovery }),
     alerts: createAlerts({ db, logger, discovery, egress: webhookEgress(config.webhookAllowInternal) }),

@@ -18,6 +18,7 @@ import * as requestLogReceipts from './20261127100000_request_log_receipts.ts';
 import * as usageExportIndex from './20261127110000_usage_export_index.ts';
 import * as billingAlerts from './20261127120000_billing_alerts.ts';
 import * as requestLogNamesAndSessions from './20261128100000_request_log_names_and_sessions.ts';
+import * as pricePlans from './20261129100000_price_plans.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261127110000_usage_export_index', usageExportIndex],
   ['20261127120000_billing_alerts', billingAlerts],
   ['20261128100000_request_log_names_and_sessions', requestLogNamesAndSessions],
+  ['20261129100000_price_plans', pricePlans],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -4,6 +4,7 @@
 // `charged` total is the journal's debits for those entries, to the micro-unit. A request priced at
 // a long-context tier names the tier's threshold (`tier_above_input_tokens`).
 import type { Knex } from 'knex';
+import { readUpstreamCost } from '../../pricing/upstream-cost.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { Sink } from '../sink.ts';
 import { exportPage, type ExportLine, type ExportRange } from './export-repo.ts';
@@ -22,6 +23,8 @@ const COLUMNS = [
   'endpoint',
   'model',
   'price_version',
+  'price_rule',
+  'plan',
   'input_tokens',
   'output_tokens',
   'cache_read_tokens',
@@ -37,7 +40,13 @@ const COLUMNS = [
   'currency',
 ] as const;
 
-type Record_ = Partial<Record<(typeof COLUMNS)[number], string | number | boolean | null>>;
+/** Operators' exports add what each charge cost upstream, and through which route (never a customer's). */
+const OPERATOR_COLUMNS = [...COLUMNS.slice(0, -1), 'upstream_cost', 'upstream_provider', 'currency'] as const;
+
+type Record_ = Partial<Record<(typeof OPERATOR_COLUMNS)[number], string | number | boolean | null>>;
+
+/** Whose export: a customer's own (no upstream cost) or an operator's. */
+export type ExportAudience = 'customer' | 'operator';
 
 const PAGE = 500;
 
@@ -51,7 +60,8 @@ interface Totals {
 
 const num = (value: bigint | number | null): number | null => (value === null ? null : Number(value));
 
-function record(line: ExportLine, currency: string): Record_ {
+function record(line: ExportLine, currency: string, audience: ExportAudience): Record_ {
+  const cost = audience === 'operator' ? readUpstreamCost(line.upstream_cost) : undefined;
   return {
     posted_at: line.posted_at,
     customer_id: line.customer_id,
@@ -62,6 +72,8 @@ function record(line: ExportLine, currency: string): Record_ {
     endpoint: line.endpoint,
     model: line.model,
     price_version: line.price_version,
+    price_rule: line.price_rule ?? 'list',
+    plan: line.plan,
     input_tokens: num(line.input_tokens),
     output_tokens: num(line.output_tokens),
     cache_read_tokens: num(line.cache_read_tokens),
@@ -74,6 +86,7 @@ function record(line: ExportLine, currency: string): Record_ {
     free_amount: formatMicros(BigInt(line.free_amount)),
     charged: formatMicros(BigInt(line.charged)),
     debt: formatMicros(BigInt(line.debt)),
+    ...(audience === 'operator' ? { upstream_cost: cost?.amount ? formatMicros(BigInt(cost.amount)) : null, upstream_provider: cost?.provider ?? null } : {}),
     currency,
   };
 }
@@ -86,7 +99,11 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-const csvRow = (r: Record_): string => `${COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`;
+const csvRow = (r: Record_, audience: ExportAudience): string =>
+  `${columnsOf(audience)
+    .map((c) => csvCell(r[c]))
+    .join(',')}\r\n`;
+const columnsOf = (audience: ExportAudience): readonly (typeof OPERATOR_COLUMNS)[number][] => (audience === 'operator' ? OPERATOR_COLUMNS : COLUMNS);
 
 export function exportFilename(range: ExportRange, format: ExportFormat): string {
   const day = (d: Date) => d.toISOString().slice(0, 19).replace(/:/g, '');
@@ -98,7 +115,14 @@ export function exportFilename(range: ExportRange, format: ExportFormat): string
  * the totals line. A database failure after the first byte cuts the response (sink.abort), so a
  * short file is never taken for a complete one: only a file ending in its totals line is whole.
  */
-export async function streamExport(db: Knex, range: ExportRange, format: ExportFormat, currency: string, sink: Sink): Promise<Totals> {
+export async function streamExport(
+  db: Knex,
+  range: ExportRange,
+  format: ExportFormat,
+  currency: string,
+  sink: Sink,
+  audience: ExportAudience = 'customer',
+): Promise<Totals> {
   const totals: Totals = { lines: 0, freeUnits: 0n, freeAmount: 0n, charged: 0n, debt: 0n };
   // The first page before the first byte: a database that cannot answer is a clean 503.
   let page = await exportPage(db, range, undefined, PAGE);
@@ -107,7 +131,7 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
     'content-disposition': `attachment; filename="${exportFilename(range, format)}"`,
     'cache-control': 'no-store',
   });
-  let chunk = format === 'csv' ? csvRow(Object.fromEntries(COLUMNS.map((c) => [c, c]))) : '';
+  let chunk = format === 'csv' ? csvRow(Object.fromEntries(columnsOf(audience).map((c) => [c, c])), audience) : '';
   try {
     for (;;) {
       for (const line of page) {
@@ -116,8 +140,8 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
         totals.freeAmount += BigInt(line.free_amount);
         totals.charged += BigInt(line.charged);
         totals.debt += BigInt(line.debt);
-        const r = record(line, currency);
-        chunk += format === 'csv' ? csvRow(r) : `${JSON.stringify({ object: 'usage_export.line', ...r })}\n`;
+        const r = record(line, currency, audience);
+        chunk += format === 'csv' ? csvRow(r, audience) : `${JSON.stringify({ object: 'usage_export.line', ...r })}\n`;
       }
       if (chunk) await sink.write(chunk); // waits while the client is slower than the database
       chunk = '';
@@ -129,7 +153,7 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
     sink.abort();
     throw error;
   }
-  sink.end(format === 'csv' ? csvRow(totalsRecord(totals, currency)) : `${JSON.stringify(totalsObject(totals, range, currency))}\n`);
+  sink.end(format === 'csv' ? csvRow(totalsRecord(totals, currency), audience) : `${JSON.stringify(totalsObject(totals, range, currency))}\n`);
   return totals;
 }
 

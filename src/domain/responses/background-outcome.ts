@@ -12,7 +12,7 @@ import { callUpstream, collect } from '../../providers/http.ts';
 import { OPENAI_REQUEST_ID_HEADER, openaiResponsesHeaders, openaiResponsesUrl } from '../../providers/openai-responses/headers.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import { LIVE_STATUSES, VideoStatus, type VideoTaskRow } from '../videos/model.ts';
-import { toReview, type OutcomeDeps } from '../videos/outcome.ts';
+import { taskCost, toReview, type OutcomeDeps } from '../videos/outcome.ts';
 import { NOW } from '../videos/repo.ts';
 import type { TaskKindPoller } from '../videos/worker.ts';
 import { isRecord } from './fields.ts';
@@ -65,7 +65,13 @@ export async function applyResponse(
   const context = usage.contextTokens();
   if (context !== undefined && task.upstream_task_id) noteContext?.(task.upstream_task_id, context);
   const bill = usage.bill(task.price as unknown as TokenPrice);
-  const settled = await deps.ledger.settle({ ref: task.id, customerId: task.customer_id, charge: { lines: bill.lines }, purpose: { ...bill.log, status } });
+  const upstream = taskCost(task, (price) => ('per_second' in price ? undefined : usage.bill(price).lines));
+  const settled = await deps.ledger.settle({
+    ref: task.id,
+    customerId: task.customer_id,
+    charge: { lines: bill.lines },
+    purpose: { ...bill.log, status, ...upstream },
+  });
   if (isLedgerError(settled)) {
     if (settled === LedgerError.AlreadySettled) return;
     deps.logger.error({ video_task_id: task.id, error: settled }, 'background response settle refused');

@@ -11,6 +11,7 @@ import type { LogFields } from '../../logs/request-logs.ts';
 import { callUpstream, collect } from '../../providers/http.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import { randomBase62 } from '../../shared/ids.ts';
+import { routeCost } from '../../pricing/upstream-cost.ts';
 import { spliceFirstMember } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
 import { keyLimitFailure } from '../limits/headers.ts';
@@ -42,7 +43,7 @@ export async function createBackground(deps: BackgroundDeps, protocol: Passthrou
       failure: passthroughFailures.invalid('stream', 'A background response is not streamed here: send stream false and poll GET /v1/responses/{response_id}.'),
       log: {},
     };
-  const resolved = deps.passthrough.resolve(protocol, sent);
+  const resolved = await deps.passthrough.resolve(protocol, sent);
   if (resolved instanceof Failure) return { failure: resolved, log: {} };
   const { model, request } = resolved; // the request as it goes upstream (a substitute's output cap applied)
   const inspected = protocol.inspect(request, model);
@@ -64,6 +65,7 @@ export async function createBackground(deps: BackgroundDeps, protocol: Passthrou
         request: JSON.stringify({ input_tokens: inspected.inputTokens, max_output_tokens: inspected.maxOutputTokens }),
         price: JSON.stringify({ ...resolved.price, currency: deps.catalogue.current().currency, version: model.priceVersion.version }),
         price_version_id: model.priceVersion.id.toString(),
+        upstream_cost: JSON.stringify(routeCost(route)),
         reserved: '0',
         request_hash: request.requestId,
         next_poll_at: new Date(Date.now() + SUBMIT_LEASE_MS),

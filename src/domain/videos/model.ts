@@ -1,3 +1,4 @@
+import type { RouteCost } from '../../pricing/upstream-cost.ts';
 import type { NormalisedVideoRequest } from '../../providers/video.ts';
 
 /** The life of a video task. Every change is an UPDATE guarded by the status it leaves. */
@@ -43,6 +44,8 @@ export interface VideoTaskRow {
   request: NormalisedVideoRequest;
   price: { per_second: Record<string, string>; currency: string };
   price_version_id: bigint;
+  /** The serving route's cost at acceptance (operators only); null on tasks older than the column. */
+  upstream_cost?: RouteCost | null;
   reserved: bigint;
   idempotency_key: string | null;
   request_hash: string;

@@ -5,7 +5,9 @@ import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/service.ts';
 import type { Logger } from '../../logger.ts';
 import { pricedTier } from '../../catalogue/video-tiers.ts';
-import { billedSeconds, videoLines } from '../../pricing/cost.ts';
+import { billedSeconds, videoLines, type CostLine } from '../../pricing/cost.ts';
+import { upstreamCost } from '../../pricing/upstream-cost.ts';
+import type { TokenPrice, VideoPrice } from '../../catalogue/types.ts';
 import { sanitizeUpstreamMessage } from '../../providers/sanitize.ts';
 import type { VideoPoll } from '../../providers/video.ts';
 import { LIVE_STATUSES, VideoStatus, type VideoTaskRow } from './model.ts';
@@ -92,8 +94,13 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
         ref: task.id,
         customerId: task.customer_id,
         charge: { lines: videoLines(perSecond, seconds) },
-        // The duration as the provider reported it, for the task's receipt.
-        purpose: { billed_seconds: seconds, tier, delivered_seconds: String(poll.deliveredSeconds) },
+        // The duration as the provider reported it, for the task's receipt; the upstream cost at the route's cost of acceptance.
+        purpose: {
+          billed_seconds: seconds,
+          tier,
+          delivered_seconds: String(poll.deliveredSeconds),
+          ...taskCost(task, (price) => videoCostLines(price, tier!, seconds)),
+        },
       });
       if (isLedgerError(settled)) {
         deps.logger.error({ video_task_id: task.id, error: settled }, 'video settle refused');
@@ -115,3 +122,21 @@ export async function settleFromPoll(deps: OutcomeDeps, task: VideoTaskRow, poll
     }
   }
 }
+
+/**
+ * A task's upstream cost for its settle entry: its usage at the route cost it was accepted with
+ * (`lines`: undefined when that cost cannot price it). Tasks older than the column record none.
+ */
+export function taskCost(
+  task: VideoTaskRow,
+  lines: (price: TokenPrice | VideoPrice) => CostLine[] | undefined,
+): { upstream_cost?: ReturnType<typeof upstreamCost> } {
+  const route = task.upstream_cost;
+  if (!route) return {};
+  return { upstream_cost: upstreamCost(route, route.price ? lines(route.price) : undefined) };
+}
+
+const videoCostLines = (price: TokenPrice | VideoPrice, tier: string, seconds: number): CostLine[] | undefined => {
+  const perSecond = 'per_second' in price ? price.per_second[tier] : undefined;
+  return perSecond ? videoLines(perSecond, seconds) : undefined;
+};

@@ -14,6 +14,7 @@ import { KeyLimitAbort, LedgerAbort, type Ledger, type RateState } from '../../l
 import { keyLimitFailure } from '../limits/headers.ts';
 import type { Logger } from '../../logger.ts';
 import { videoLines } from '../../pricing/cost.ts';
+import { routeCost } from '../../pricing/upstream-cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
@@ -87,15 +88,17 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
   return {
     async create({ caller, body, idempotencyKey }) {
       // A model the key may reach but no enabled provider serves is a 503, not a 404.
-      const model = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
-      if (!model) {
+      const catalogued = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
+      if (!catalogued) {
         const retired = typeof body.model === 'string' ? deps.discovery.retirement(caller, body.model) : undefined;
         return retired ? passthroughFailures.modelRetired(retired) : videoFailures.modelNotFound(String(body.model));
       }
-      const video = model.video;
-      if (model.group !== 'video' || !video) return videoFailures.notVideo(model.id, model.group);
-      const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
-      if (!route) return videoFailures.noProvider(model.id);
+      const video = catalogued.video;
+      if (catalogued.group !== 'video' || !video) return videoFailures.notVideo(catalogued.id, catalogued.group);
+      const route = catalogued.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
+      if (!route) return videoFailures.noProvider(catalogued.id);
+      // At the caller's prices, frozen with the task (its price and version) for however long it runs.
+      const model = await deps.discovery.priced(caller, catalogued);
       const request = validateVideoRequest(body, model, route.provider.protocol as VideoProtocol);
       if ('param' in request) return videoFailures.invalid(request.param, request.message);
       const hash = hashOf(request);
@@ -123,6 +126,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
             request: JSON.stringify(request),
             price: JSON.stringify({ per_second: price.per_second, currency: deps.discovery.currency(), version: model.priceVersion.version }),
             price_version_id: model.priceVersion.id.toString(),
+            upstream_cost: JSON.stringify(routeCost(route)),
             reserved: '0',
             idempotency_key: idempotencyKey ?? null,
             request_hash: hash,
