@@ -36,7 +36,7 @@ export async function marginReport(db: Knex, range: MarginRange): Promise<Margin
     `with charging as (
        select e.customer_id, coalesce(e.purpose ->> 'model', v.model_id, l.model, '(unknown)') as model, r.ref,
               e.amount + e.debt_delta as revenue,
-              case when ${COST} ~ '^-?[0-9]{1,18}$' then (${COST})::bigint end as upstream_cost
+              case when ${COST} ~ '^-{0,1}[0-9]{1,18}$' then (${COST})::bigint end as upstream_cost
          from ledger_entries e
          cross join lateral (select substr(e.reference, strpos(e.reference, ':') + 1) as ref) r
          left join video_tasks v on v.id = r.ref
