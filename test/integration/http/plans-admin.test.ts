@@ -161,8 +161,9 @@ describe(`a plan change reaches every gateway on the database within a second ($
   this.timeout(120_000);
   const children: ChildGateway[] = [];
   let embedded: TestGateway | undefined;
-  let serving: { url: string; admin: TestGateway['admin'] };
-  let changing: { url: string; admin: TestGateway['admin'] };
+  type Surface = { url: string; admin(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> };
+  let serving: Surface;
+  let changing: Surface;
 
   before(async () => {
     const remember = { KEY_CACHE_MS: '30000', KEY_WARM_MS: '0' };
