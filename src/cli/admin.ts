@@ -5,7 +5,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readStoredAdminToken } from '../startup/admin-token.ts';
-import { COMMANDS, UsageError } from './commands.ts';
+import { COMMANDS as GENERAL, UsageError } from './commands.ts';
+import { PRICING_COMMANDS } from './pricing-commands.ts';
+
+const COMMANDS = { ...GENERAL, ...PRICING_COMMANDS };
 
 function usage(): string {
   return [
@@ -89,6 +92,11 @@ function parseCommandLine(argv: string[]) {
       url: { type: 'string' },
       'video-events': { type: 'string' },
       'rotate-secret': { type: 'boolean' },
+      description: { type: 'string' },
+      multiplier: { type: 'string' },
+      overrides: { type: 'string' },
+      plan: { type: 'string' },
+      subject: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

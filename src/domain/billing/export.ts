@@ -56,6 +56,8 @@ interface Totals {
   freeAmount: bigint;
   charged: bigint;
   debt: bigint;
+  /** The lines' known upstream costs (operators' exports); null while none is known. */
+  upstreamCost: bigint | null;
 }
 
 const num = (value: bigint | number | null): number | null => (value === null ? null : Number(value));
@@ -123,7 +125,7 @@ export async function streamExport(
   sink: Sink,
   audience: ExportAudience = 'customer',
 ): Promise<Totals> {
-  const totals: Totals = { lines: 0, freeUnits: 0n, freeAmount: 0n, charged: 0n, debt: 0n };
+  const totals: Totals = { lines: 0, freeUnits: 0n, freeAmount: 0n, charged: 0n, debt: 0n, upstreamCost: null };
   // The first page before the first byte: a database that cannot answer is a clean 503.
   let page = await exportPage(db, range, undefined, PAGE);
   sink.start(200, {
@@ -140,6 +142,8 @@ export async function streamExport(
         totals.freeAmount += BigInt(line.free_amount);
         totals.charged += BigInt(line.charged);
         totals.debt += BigInt(line.debt);
+        const cost = audience === 'operator' ? readUpstreamCost(line.upstream_cost)?.amount : undefined;
+        if (cost) totals.upstreamCost = (totals.upstreamCost ?? 0n) + BigInt(cost);
         const r = record(line, currency, audience);
         chunk += format === 'csv' ? csvRow(r, audience) : `${JSON.stringify({ object: 'usage_export.line', ...r })}\n`;
       }
@@ -153,21 +157,28 @@ export async function streamExport(
     sink.abort();
     throw error;
   }
-  sink.end(format === 'csv' ? csvRow(totalsRecord(totals, currency), audience) : `${JSON.stringify(totalsObject(totals, range, currency))}\n`);
+  const end =
+    format === 'csv' ? csvRow(totalsRecord(totals, currency, audience), audience) : `${JSON.stringify(totalsObject(totals, range, currency, audience))}\n`;
+  sink.end(end);
   return totals;
 }
 
-const totalsRecord = (t: Totals, currency: string): Record_ => ({
+/** The operator's totals add the known upstream cost of the lines. */
+const upstreamTotal = (t: Totals, audience: ExportAudience) =>
+  audience === 'operator' ? { upstream_cost: t.upstreamCost === null ? null : formatMicros(t.upstreamCost) } : {};
+
+const totalsRecord = (t: Totals, currency: string, audience: ExportAudience): Record_ => ({
   type: 'total',
   id: `${t.lines} lines`,
   free_units: Number(t.freeUnits),
   free_amount: formatMicros(t.freeAmount),
   charged: formatMicros(t.charged),
   debt: formatMicros(t.debt),
+  ...upstreamTotal(t, audience),
   currency,
 });
 
-const totalsObject = (t: Totals, range: ExportRange, currency: string) => ({
+const totalsObject = (t: Totals, range: ExportRange, currency: string, audience: ExportAudience) => ({
   object: 'usage_export.totals',
   customer_id: range.customerId ?? null,
   from: range.from.toISOString(),
@@ -177,5 +188,6 @@ const totalsObject = (t: Totals, range: ExportRange, currency: string) => ({
   free_amount: formatMicros(t.freeAmount),
   charged: formatMicros(t.charged),
   debt: formatMicros(t.debt),
+  ...upstreamTotal(t, audience),
   currency,
 });
