@@ -13,7 +13,13 @@ const opus: TokenPrice = {
 };
 const seedance: VideoPrice = { per_second: { '480p': '0.05', '720p': '0.10' } };
 
-const plan = (overrides: PricePlan['overrides'], multiplier: string | null = null): PricePlan => ({ id: 'plan_x', name: 'X', version: 4, multiplier, overrides });
+const plan = (overrides: PricePlan['overrides'], multiplier: string | null = null): PricePlan => ({
+  id: 'plan_x',
+  name: 'X',
+  version: 4,
+  multiplier,
+  overrides,
+});
 
 describe('price plans: the precedence and the arithmetic', () => {
   it('scales every unit price, tiers included, rounding up to the micro-unit; premiums and thresholds are kept', () => {
