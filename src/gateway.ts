@@ -3,8 +3,9 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { ROOT_DIR, type Config } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
+import { createLogger } from './logger.ts';
+import type { Gateway, GatewayOverrides } from './gateway-types.ts';
+import { openDatabase, pgliteDirFor } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { followKeyChanges, type KeysChanged } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
@@ -14,8 +15,8 @@ import { createTokenQuotes } from './domain/billing/token-quote.ts';
 import { createAlerts } from './domain/alerts/service.ts';
 import { webhookEgress } from './domain/alerts/egress.ts';
 import { createChatService } from './domain/chat/service.ts';
-import { backgroundPoller } from './domain/responses/background-outcome.ts';
 import { createResponseIds } from './domain/responses/ids.ts';
+import { responseTaskKind } from './domain/responses/kind.ts';
 import { createResponsesService } from './domain/responses/service.ts';
 import { createGeminiService } from './domain/gemini/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
@@ -23,10 +24,11 @@ import { createPlans } from './domain/plans/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
+import { createRedeemCodes } from './domain/redeem/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
+import { videoTaskKind } from './domain/videos/kind.ts';
 import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
-import { createVideoWorker } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
 import { createCors } from './http/cors.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
@@ -40,42 +42,16 @@ import { resolveProviders } from './providers/registry.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { startMetricsServer } from './metrics/server.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
-import { startSandbox, type Simulator } from './sandbox/index.ts';
+import { startSandbox } from './sandbox/index.ts';
 import type { Services } from './services.ts';
 import { waitUntil } from './shared/wait.ts';
+import { readTaskGauges } from './tasks/gauges.ts';
+import { taskKinds } from './tasks/kind.ts';
+import { createTaskWorker } from './tasks/worker.ts';
 import { resolveAdminToken } from './startup/admin-token.ts';
-import { prepareDemo, type DemoCredentials } from './startup/demo.ts';
+import { prepareDemo } from './startup/demo.ts';
 
-export interface Gateway {
-  url: string;
-  adminToken: string;
-  adminTokenGenerated: boolean;
-  demo: DemoCredentials | undefined;
-  services: Services;
-  db: Knex;
-  /** The web console's files (CONSOLE), served at /console/; undefined when off. */
-  consoleDir: string | undefined;
-  /** GET /metrics without authentication, when METRICS_PORT is set. */
-  metricsUrl: string | undefined;
-  /** The running simulated upstreams by sandbox provider id (sandbox mode). */
-  simulators: ReadonlyMap<string, Simulator>;
-  /**
-   * Graceful stop: readiness fails at once, open requests and streams run up to the grace period,
-   * what is still open then is cut and settled for what was delivered, settlements are flushed,
-   * and the database closes last.
-   */
-  close(options?: { graceMs?: number }): Promise<void>;
-  /** Posts queued grant charges and gives back grants no request is drawing from (tests, benchmarks). */
-  quiesce(): Promise<void>;
-}
-
-export interface GatewayOverrides {
-  /** An already migrated database (tests share one per process). */
-  db?: Knex;
-  logger?: Logger;
-  /** Create the demo customer on an empty database (npm start with sandbox providers does; tests do not). */
-  seedDemo?: boolean;
-}
+export type { Gateway, GatewayOverrides } from './gateway-types.ts';
 
 export async function startGateway(config: Config, overrides: GatewayOverrides = {}): Promise<Gateway> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
@@ -92,9 +68,10 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
         process.exit(1);
       },
     }));
-  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
+  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath), { dataDir: config.dataDir }) : undefined;
   // Before the catalogue: the task providers' clients report to it (its gauges read the catalogue only when scraped).
-  const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
+  const modelExists = (id: string) => catalogue.current().models.has(id);
+  const metrics = createMetrics({ db, logger, knownModel: modelExists, currency: () => catalogue.current().currency, taskGauges: () => readTaskGauges(db) });
   const catalogue = await createCatalogueStore({
     path: config.cataloguePath,
     resolveProviders: (entries, options) => resolveProviders(entries, options, { metrics, logger }),
@@ -115,26 +92,37 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const runtime = await startHoldsRuntime({ db, ledger, logger, config });
   const { instance, settler, holds } = runtime;
   const requestLogs = createRequestLogs({ db, logger });
-  const { keyCacheMs, keyWarmMs, apiKeyPrefix } = config;
-  const customers = createCustomerService({ db, apiKeyPrefix, modelExists: (id) => catalogue.current().models.has(id), keyCacheMs, keyWarmMs });
-  const plans = createPlans({ db, logger, catalogue, customers, cacheMs: keyCacheMs }); // a plan's prices are remembered as keys are
-  const keyWarmth = keyCacheMs > 0 && keyWarmMs > 0 ? repeat(Math.max(keyCacheMs / 2, 50), 'key-warmth', logger, () => customers.keepKeysWarm()) : undefined;
+  const customers = createCustomerService({
+    db,
+    apiKeyPrefix: config.apiKeyPrefix,
+    modelExists,
+    keyCacheMs: config.keyCacheMs,
+    keyWarmMs: config.keyWarmMs,
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
+  const plans = createPlans({ db, logger, catalogue, customers, cacheMs: config.keyCacheMs }); // a plan's prices are remembered as keys are
+  const keyWarmth =
+    config.keyCacheMs > 0 && config.keyWarmMs > 0
+      ? repeat(Math.max(config.keyCacheMs / 2, 50), 'key-warmth', logger, () => customers.keepKeysWarm())
+      : undefined;
   // The embedded database has one process: changes made through it are forgotten here at once.
   const forget = (change: KeysChanged) => [customers, plans.book].forEach((cache) => cache.forgetChanged(change));
   const keyChanges =
-    config.databaseUrl && keyCacheMs > 0
+    config.databaseUrl && config.keyCacheMs > 0
       ? followKeyChanges({ connectionString: config.databaseUrl, forget, logger, metrics, connectTimeoutMs: config.dbQueryTimeoutMs })
       : undefined;
   const discovery = createDiscoveryService({ catalogue, book: plans.book });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const quote = createTokenQuotes({ passthrough, ledger });
   const responseIds = createResponseIds({ db, logger });
-  const responsesPoller = backgroundPoller({ catalogue, ids: responseIds }); // background responses ride the video poller
+  const kinds = taskKinds(videoTaskKind, responseTaskKind({ ids: responseIds })); // the task engine's kinds, by name
+  const tasks = { db, ledger, logger, catalogue, kinds, pollMs: config.videoPollIntervalMs, metrics };
   const services: Services = {
     customers,
     plans,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     billing: createBillingService({ db, ledger, discovery }),
+    redeem: createRedeemCodes({ db, ledger, limits: config.redeemAttempts }),
     alerts: createAlerts({ db, logger, discovery, egress: webhookEgress(config.webhookAllowInternal) }),
     catalogue,
     discovery,
@@ -146,10 +134,10 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery, quote }),
     chat: createChatService({ passthrough, quote }),
-    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs, quote }),
+    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, tasks, quote }),
     gemini: createGeminiService({ passthrough, discovery }),
-    videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs, onRequeue: metrics.videoRequeued }),
-    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, metrics, responses: responsesPoller }),
+    videos: createVideoService({ tasks, discovery }),
+    videoWorker: createTaskWorker({ ...tasks, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
     metrics,
@@ -191,6 +179,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
+    connections: config.connections, // the Responses WebSockets' limits
   });
   const server = await startHttpServer(app.express, {
     host: config.host,
@@ -198,12 +187,15 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     logger,
     draining: () => draining,
     classes: app.classes,
+    upgrade: app.sockets,
     limits: config.connections,
     metrics,
   });
   const { url } = server;
   const metricsServer =
-    config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger });
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(metrics, { host: config.metricsHost, port: config.metricsPort, logger, limits: config.connections });
   logger.info({ url, instance: instance.id, database: config.databaseUrl ? 'postgresql' : 'pglite', sandbox: config.sandbox }, 'gateway listening');
 
   let closing: Promise<void> | undefined;
@@ -211,6 +203,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     // Still listening while draining: readiness answers 503 (load balancers stop sending) and
     // requests that arrive meanwhile are served, with `connection: close`.
     draining = true;
+    app.sockets.drain(); // WebSockets close after their turn in flight (each is an open request until then)
     await waitUntil(() => server.inFlight() === 0, graceMs);
     if (server.inFlight() > 0) {
       logger.warn({ open_requests: server.inFlight() }, 'grace period over: cutting open requests and settling what they delivered');

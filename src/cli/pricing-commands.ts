@@ -1,11 +1,10 @@
-// The operator CLI's pricing commands: price plans, a customer's plan and own overrides, the audit
-// of both, what a plan or a customer pays beside route costs, and the margin report. Overrides are
-// given as the API takes them, a JSON array: --overrides '[{"model":"anthropic/claude-*","multiplier":"0.9"}]'.
-import { enc, query, UsageError, type Command } from './commands.ts';
+// The operator CLI's pricing commands (src/cli/commands.ts lists them with the rest): price plans,
+// a customer's plan and own overrides, the audit of both, what a plan or a customer pays beside
+// route costs, and the margin report. Overrides are given as the API takes them, a JSON array:
+// --overrides '[{"model":"anthropic/claude-*","multiplier":"0.9"}]'.
+import { defined, enc, query, UsageError, type Command } from './command-parts.ts';
 
 type Options = Record<string, string | undefined>;
-
-const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
 /** `--overrides` as JSON (an array of {model, price | multiplier}); `none` empties the list. */
 function overrides(value: string | undefined): unknown[] | undefined {

@@ -36,6 +36,18 @@ export const upstreamCost = (route: Pick<RouteCost, 'provider' | 'upstream_model
   upstream_model: route.upstream_model,
 });
 
+/**
+ * A task's upstream cost for its settle entry: its usage at the route cost it was accepted with
+ * (`lines`: undefined when that cost cannot price it). Tasks older than the column record none.
+ */
+export function taskUpstreamCost(
+  route: RouteCost | null | undefined,
+  lines: (price: TokenPrice | VideoPrice) => readonly CostLine[] | undefined,
+): { upstream_cost?: UpstreamCost } {
+  if (!route) return {};
+  return { upstream_cost: upstreamCost(route, route.price ? lines(route.price) : undefined) };
+}
+
 /** An entry's snapshot as stored, or undefined when it has none (or not one this code wrote). */
 export function readUpstreamCost(value: unknown): UpstreamCost | undefined {
   if (!value || typeof value !== 'object') return undefined;

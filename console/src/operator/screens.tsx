@@ -9,6 +9,7 @@ import { Holds } from './holds.tsx';
 import { Margin } from './margin.tsx';
 import { PlanDetail } from './plan.tsx';
 import { Plans } from './plans.tsx';
+import { RedeemCodes } from './redeem.tsx';
 import { Reconciliation } from './reconciliation.tsx';
 import { RequestLogs } from './request-logs.tsx';
 import { Spend } from './spend.tsx';
@@ -19,6 +20,7 @@ export const OPERATOR_NAV: Array<[string, string]> = [
   ['customers', 'Customers'],
   ['requests', 'Request logs'],
   ['holds', 'Holds'],
+  ['redeem', 'Redeem codes'],
   ['videos', 'Video tasks'],
   ['reconciliation', 'Reconciliation'],
   ['catalogue', 'Catalogue'],
@@ -45,6 +47,8 @@ export function OperatorScreens({ route }: { route: string[] }) {
       );
     case 'holds':
       return <Holds />;
+    case 'redeem':
+      return <RedeemCodes />;
     case 'videos':
       return <VideoTasks />;
     case 'reconciliation':

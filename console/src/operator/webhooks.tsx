@@ -95,7 +95,9 @@ function DeliveryItem({ delivery: d }: { delivery: Delivery }) {
             columns={[
               { label: 'Attempt', class: 'num', cell: (a) => String(a.attempt) },
               { label: 'When', cell: (a) => <Time at={a.at} /> },
+              { label: 'To', cell: (a) => (a.url ? <code>{a.url}</code> : <span class="muted">—</span>) },
               { label: 'Answer', cell: (a) => (a.status === null ? <span class="muted">none</span> : <Badge value={a.status} />) },
+              { label: 'Answer began', cell: (a) => (a.body ? <code>{a.body}</code> : <span class="muted">—</span>) },
               { label: 'Error', cell: (a) => a.error ?? <span class="muted">—</span> },
               { label: 'Took', class: 'num', cell: (a) => `${a.ms} ms` },
             ]}

@@ -3,15 +3,15 @@
 // header (a link cannot carry one) and saves it under the name the API gives.
 import { useState } from 'preact/hooks';
 import { saveResponse } from './download.ts';
-import { monthStartUtc, todayUtc } from './format.ts';
+import { endSoFar, monthStartUtc, todayUtc } from './format.ts';
 import { useAction } from './hooks.ts';
 import { ErrorNote, Field, onSubmit, Section } from './parts.tsx';
 
 export interface ExportRequest {
   /** Inclusive, `YYYY-MM-DD` (00:00 UTC). */
   from: string;
-  /** Exclusive, `YYYY-MM-DD` (the day after the last one asked for). */
-  to: string;
+  /** Exclusive, `YYYY-MM-DD` (the day after the last one asked for); left out while it is still to come. */
+  to?: string | undefined;
   format: 'csv' | 'ndjson';
 }
 
@@ -30,14 +30,17 @@ export function ExportForm({ title, download }: { title: string; download: (requ
   return (
     <Section title={title}>
       <p class="hint">
-        One line per charge posted in the period, then a totals line that equals the journal's debits to the micro-unit. Each line's id opens its receipt.
+        One line per charge posted in the period (up to now while it lasts), then a totals line that equals the journal's debits to the micro-unit. Each line's
+        id opens its receipt.
       </p>
       <form
         class="inline"
         aria-label={title}
         onSubmit={onSubmit(({ from, to, format }) => {
           setSaved(null);
-          void save.run({ from: from || monthStartUtc(), to: nextDay(to || todayUtc()), format: format === 'ndjson' ? 'ndjson' : 'csv' });
+          // A period that has not ended is exported up to the API's watermark: everything final so far.
+          const end = nextDay(to || todayUtc());
+          void save.run({ from: from || monthStartUtc(), to: endSoFar(`${end}T00:00:00Z`) && end, format: format === 'ndjson' ? 'ndjson' : 'csv' });
         })}
       >
         <Field label="Export from (UTC day)">
@@ -68,4 +71,4 @@ export function ExportForm({ title, download }: { title: string; download: (requ
 
 /** The export's query string. */
 export const exportQuery = (request: ExportRequest, extra: Record<string, string> = {}): string =>
-  new URLSearchParams({ ...extra, from: request.from, to: request.to, format: request.format }).toString();
+  new URLSearchParams({ ...extra, from: request.from, ...(request.to ? { to: request.to } : {}), format: request.format }).toString();

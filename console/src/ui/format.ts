@@ -36,6 +36,12 @@ export const localText = (date: Date): string => LOCAL.format(date);
 export const todayUtc = (): string => new Date().toISOString().slice(0, 10);
 export const monthStartUtc = (): string => `${todayUtc().slice(0, 8)}01`;
 
+/**
+ * The end of a period for the API: an instant still to come is left out, and the API then reads up
+ * to its watermark (everything final so far); it answers 425 to a `to` past the watermark.
+ */
+export const endSoFar = (iso: string | undefined): string | undefined => (iso && Date.parse(iso) <= Date.now() ? iso : undefined);
+
 /** A `datetime-local` input's value (the user's zone) as an RFC 3339 instant; '' stays undefined. */
 export function localInputToIso(value: string): string | undefined {
   if (!value) return undefined;

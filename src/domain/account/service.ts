@@ -6,11 +6,12 @@ import type { Knex } from 'knex';
 import type { Caller, CustomerService, ApiKey } from '../../customers/service.ts';
 import type { AccountBalance, KeySpend, Ledger } from '../../ledger/service.ts';
 import { periodEnd } from '../../ledger/free-quota.ts';
-import type { RequestLogRow, RequestLogs } from '../../logs/request-logs.ts';
+import type { RequestLogFilter, RequestLogRow, RequestLogs } from '../../logs/request-logs.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import { AccountError } from './errors.ts';
 import { usageByDay, type UsageRow } from './usage.ts';
+import { finalWindow } from './window.ts';
 
 export interface FreeQuotaView {
   model: string;
@@ -26,9 +27,18 @@ export interface RequestFilter {
   after?: bigint;
   model?: string;
   keyId?: string;
+  endpoint?: string;
   status?: number;
+  billable?: boolean;
   from?: Date;
   to?: Date;
+}
+
+/** Rows newest first, and the watermark they were read below. */
+export interface RequestLogPage {
+  rows: RequestLogRow[];
+  hasMore: boolean;
+  watermark: Date;
 }
 
 /** The legacy OpenAI dashboard numbers: clients show `hardLimit - used` as the balance. */
@@ -57,6 +67,13 @@ export function createAccountService(deps: {
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
+
+  /** A page of the request log, from rows logged before the watermark only (425 past it). */
+  async function requestLog(filter: RequestLogFilter): Promise<RequestLogPage | Failure> {
+    const window = await finalWindow(deps.db, filter);
+    if (window instanceof Failure) return window;
+    return { ...(await deps.requestLogs.list({ ...filter, to: window.to })), watermark: window.watermark };
+  }
 
   async function callingKey(caller: Caller): Promise<ApiKey> {
     const key = await deps.customers.getApiKey(caller.keyId);
@@ -99,11 +116,14 @@ export function createAccountService(deps: {
       return { key, spend };
     },
 
-    async requests(caller: Caller, filter: RequestFilter): Promise<{ rows: RequestLogRow[]; hasMore: boolean }> {
+    async requests(caller: Caller, filter: RequestFilter): Promise<RequestLogPage | Failure> {
       const { after, ...rest } = filter;
       // The customer's rows only; a key filter naming another customer's key simply finds nothing.
-      return deps.requestLogs.list({ ...rest, customerId: caller.customerId, ...(after !== undefined ? { before: after } : {}) });
+      return requestLog({ ...rest, customerId: caller.customerId, ...(after !== undefined ? { before: after } : {}) });
     },
+
+    /** Any customer's request log (operators), by the same rule. */
+    requestLogOfAny: requestLog,
 
     /** UTC days `start` to `end` inclusive (YYYY-MM-DD); default: this month so far. */
     usage: (caller: Caller, range: UsageRange) => usageOf(caller.customerId, range),

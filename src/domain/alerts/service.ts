@@ -31,7 +31,8 @@ export interface DeliveryRow {
   next_attempt_at: Date | null;
   last_status: number | null;
   last_error: string | null;
-  log: Array<{ attempt: number; at: string; status: number | null; error: string | null; ms: number }>;
+  /** `url` and `body` (the start of the answer) on attempts logged since they are recorded. */
+  log: Array<{ attempt: number; at: string; url?: string | null; status: number | null; body?: string | null; error: string | null; ms: number }>;
   created_at: Date;
   delivered_at: Date | null;
 }

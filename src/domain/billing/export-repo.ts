@@ -1,7 +1,9 @@
 // The export's lines, one page at a time: every journal entry that charged a request or a video
 // task (settle, charge, true_up) posted in [from, to), oldest first, with what the request's log
-// row or the task's row says about it. Keyset paging on (created_at, id): each page is one short
-// query, so an export of any size streams with a page in memory and no transaction held open.
+// row or the task's row says about it. An entry is dated by posted_at (the clock when it was
+// written, not its transaction's start): [from, to) below the watermark is final. Keyset paging
+// on (posted_at, id): each page is one short query, so an export of any size streams with a page
+// in memory and no transaction held open.
 import type { Knex } from 'knex';
 
 /** The journal kinds that charge a request or a task (as the key spend rollup counts them). */
@@ -44,16 +46,19 @@ export interface ExportLine {
 export interface ExportRange {
   customerId?: string;
   from: Date;
+  /** At most `watermark`. */
   to: Date;
+  /** No entry dated before it could still commit when the export began. */
+  watermark: Date;
 }
 
 export async function exportPage(db: Knex, range: ExportRange, after: { at: string; id: bigint } | undefined, limit: number): Promise<ExportLine[]> {
   // Conditions are left out rather than made optional in SQL, so the planner sees the index's shape.
   const customer = range.customerId ? 'and e.customer_id = ?' : '';
-  const cursor = after ? 'and (e.created_at, e.id) > (?::timestamptz, ?::bigint)' : '';
+  const cursor = after ? 'and (e.posted_at, e.id) > (?::timestamptz, ?::bigint)' : '';
   const { rows } = await db.raw<{ rows: ExportLine[] }>(
-    `select e.id, e.created_at::text as cursor_at,
-            to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as posted_at,
+    `select e.id, e.posted_at::text as cursor_at,
+            to_char(e.posted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as posted_at,
             e.customer_id, coalesce(e.key_id, l.key_id, v.key_id) as key_id, e.kind, r.ref, v.id is not null as is_task,
             coalesce(l.endpoint, case when v.id is not null then 'videos_create' end) as endpoint,
             coalesce(l.model, v.model_id, e.purpose ->> 'model') as model, pv.version as price_version,
@@ -69,8 +74,8 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
        left join request_logs l on l.request_id = r.ref
        left join video_tasks v on v.id = r.ref
        left join price_versions pv on pv.id = coalesce(e.price_version_id, l.price_version_id, v.price_version_id)
-      where e.kind in ('settle', 'charge', 'true_up') and e.created_at >= ? and e.created_at < ? ${customer} ${cursor}
-      order by e.created_at, e.id
+      where e.kind in ('settle', 'charge', 'true_up') and e.posted_at >= ? and e.posted_at < ? ${customer} ${cursor}
+      order by e.posted_at, e.id
       limit ?`,
     [range.from, range.to, ...(range.customerId ? [range.customerId] : []), ...(after ? [after.at, after.id.toString()] : []), limit],
   );

@@ -5,7 +5,9 @@
 // a long-context tier names the tier's threshold (`tier_above_input_tokens`).
 import type { Knex } from 'knex';
 import { readUpstreamCost } from '../../pricing/upstream-cost.ts';
+import { csvLine } from '../../shared/csv.ts';
 import { formatMicros } from '../../shared/money.ts';
+import { watermarkHeaders } from '../account/window.ts';
 import type { Sink } from '../sink.ts';
 import { exportPage, type ExportLine, type ExportRange } from './export-repo.ts';
 
@@ -93,18 +95,7 @@ function record(line: ExportLine, currency: string, audience: ExportAudience): R
   };
 }
 
-/** RFC 4180 quoting; a cell a spreadsheet would run as a formula is prefixed with a quote mark. */
-export function csvCell(value: string | number | boolean | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-const csvRow = (r: Record_, audience: ExportAudience): string =>
-  `${columnsOf(audience)
-    .map((c) => csvCell(r[c]))
-    .join(',')}\r\n`;
+const csvRow = (r: Record_, audience: ExportAudience): string => csvLine(columnsOf(audience).map((c) => r[c]));
 const columnsOf = (audience: ExportAudience): readonly (typeof OPERATOR_COLUMNS)[number][] => (audience === 'operator' ? OPERATOR_COLUMNS : COLUMNS);
 
 export function exportFilename(range: ExportRange, format: ExportFormat): string {
@@ -132,6 +123,7 @@ export async function streamExport(
     'content-type': EXPORT_CONTENT_TYPES[format],
     'content-disposition': `attachment; filename="${exportFilename(range, format)}"`,
     'cache-control': 'no-store',
+    ...watermarkHeaders(range.watermark),
   });
   let chunk = format === 'csv' ? csvRow(Object.fromEntries(columnsOf(audience).map((c) => [c, c])), audience) : '';
   try {
@@ -183,6 +175,7 @@ const totalsObject = (t: Totals, range: ExportRange, currency: string, audience:
   customer_id: range.customerId ?? null,
   from: range.from.toISOString(),
   to: range.to.toISOString(),
+  watermark: range.watermark.toISOString(),
   lines: t.lines,
   free_units: Number(t.freeUnits),
   free_amount: formatMicros(t.freeAmount),

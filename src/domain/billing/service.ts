@@ -9,6 +9,7 @@ import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import type { Sink } from '../sink.ts';
 import { AccountError } from '../account/errors.ts';
+import { finalWindow } from '../account/window.ts';
 import { streamExport, type ExportFormat } from './export.ts';
 import { marginReport, marginTotals } from './margin.ts';
 import { quoteVideo } from './quote.ts';
@@ -17,7 +18,7 @@ import { findReceipt } from './receipts.ts';
 export interface ExportRequest {
   /** Inclusive: an RFC 3339 instant, or a date (its 00:00 UTC). Default: the first of this month. */
   from?: string;
-  /** Exclusive, as `from`. Default: now. */
+  /** Exclusive, as `from`; at most the watermark (else 425). Default: the watermark. */
   to?: string;
   format: ExportFormat;
 }
@@ -28,12 +29,18 @@ const instant = (value: string): Date => new Date(/^\d{4}-\d{2}-\d{2}$/.test(val
 export function createBillingService(deps: { db: Knex; ledger: Ledger; discovery: DiscoveryService; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
 
-  function range(request: ExportRequest, customerId: string | undefined) {
-    const to = request.to ? instant(request.to) : now();
+  /**
+   * The period asked for, final: `to` at or before the watermark (else 425), or the watermark when
+   * `to` is left out (docs/money.md, "The export watermark").
+   */
+  async function range(request: ExportRequest, customerId: string | undefined) {
+    const to = request.to ? instant(request.to) : undefined;
     const from = request.from ? instant(request.from) : new Date(`${now().toISOString().slice(0, 8)}01T00:00:00Z`);
-    if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to)
+    if (Number.isNaN(from.getTime()) || (to && (Number.isNaN(to.getTime()) || from >= to)))
       return new Failure(AccountError.InvalidDateRange, '`from` must be before `to` (an RFC 3339 instant or a date, UTC).', { param: 'from' });
-    return { from, to, ...(customerId ? { customerId } : {}) };
+    const window = await finalWindow(deps.db, { from, to });
+    if (window instanceof Failure) return window;
+    return { from, to: window.to, watermark: window.watermark, ...(customerId ? { customerId } : {}) };
   }
 
   return {
@@ -47,14 +54,14 @@ export function createBillingService(deps: { db: Knex; ledger: Ledger; discovery
 
     /** Streams the caller's export to the sink; a failure comes before any byte. */
     async exportOwn(caller: Caller, request: ExportRequest, sink: Sink) {
-      const period = range(request, caller.customerId);
+      const period = await range(request, caller.customerId);
       if (period instanceof Failure) return period;
       return streamExport(deps.db, period, request.format, deps.discovery.currency(), sink);
     },
 
     /** Revenue, upstream cost and margin by customer and model in a period (operators; margin.ts). */
     async margin(customerId: string | undefined, request: Omit<ExportRequest, 'format'>) {
-      const period = range({ ...request, format: 'csv' }, customerId);
+      const period = await range({ ...request, format: 'csv' }, customerId);
       if (period instanceof Failure) return period;
       if (customerId && !(await customerExists(deps.db, customerId))) return new Failure(CustomerError.CustomerNotFound, 'No customer with this id.');
       const rows = await marginReport(deps.db, period);
@@ -63,9 +70,9 @@ export function createBillingService(deps: { db: Knex; ledger: Ledger; discovery
 
     /** One customer's export, or every customer's (operators). */
     async exportAny(customerId: string | undefined, request: ExportRequest, sink: Sink) {
-      const period = range(request, customerId);
-      if (period instanceof Failure) return period;
       if (customerId && !(await customerExists(deps.db, customerId))) return new Failure(CustomerError.CustomerNotFound, 'No customer with this id.');
+      const period = await range(request, customerId);
+      if (period instanceof Failure) return period;
       return streamExport(deps.db, period, request.format, deps.discovery.currency(), sink, 'operator');
     },
   };

@@ -2,6 +2,7 @@ import type { Caller } from '../../customers/service.ts';
 import type { NamedModel } from '../../catalogue/names.ts';
 import type { CatalogueStore, ResolvedModel } from '../../catalogue/store.ts';
 import type { PlanBook } from '../plans/book.ts';
+import { catalogueOverview, type CatalogueOverview } from './overview.ts';
 
 export interface DiscoveryService {
   /** Models the caller may see: every public servable model anonymously, the key's reach with a key. */
@@ -27,6 +28,8 @@ export interface DiscoveryService {
   priced(caller: Caller | null, model: ResolvedModel): Promise<ResolvedModel>;
   serviceName(): string;
   currency(): string;
+  /** Every provider, model and alias of the catalogue, and why each model can or cannot be reached (operators). */
+  overview(): CatalogueOverview;
 }
 
 export interface Retirement {
@@ -74,5 +77,6 @@ export function createDiscoveryService(deps: { catalogue: CatalogueStore; book?:
     },
     serviceName: () => deps.catalogue.current().serviceName,
     currency: () => deps.catalogue.current().currency,
+    overview: () => catalogueOverview(deps.catalogue.current()),
   };
 }

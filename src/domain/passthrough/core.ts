@@ -119,7 +119,7 @@ export function createPassthrough(deps: PassthroughDeps) {
     }
     const bill = reader.bill(resolved.price);
     const interrupted = relayed.ending !== 'complete';
-    const charged = { ending: relayed.ending, estimated: bill.estimated, model: resolved.model.id, upstream_cost: upstream() };
+    const charged = { ending: relayed.ending, estimated: bill.estimated, priced: bill.priced, model: resolved.model.id, upstream_cost: upstream() };
     const settled = hold.settle({ lines: bill.lines }, charged).then((result): LogFields => {
       if (typeof result === 'string') {
         deps.logger.error({ request_id: request.requestId, error: result }, 'settle refused');

@@ -1,7 +1,7 @@
 import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
 import { isLedgerError } from '../../ledger/errors.ts';
-import type { Balance, Posted, ReconciliationMismatch } from '../../ledger/service.ts';
+import type { Balance, Posted, PricedDifference, ReconciliationMismatch } from '../../ledger/service.ts';
 import type { RequestContext } from '../handler.ts';
 import { deliveredSoFar } from '../../holds/delivered.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
@@ -65,6 +65,18 @@ export const mismatchToWire = (m: ReconciliationMismatch): Schemas['Reconciliati
   expected: formatMicros(m.expected),
 });
 
+export const pricedDifferenceToWire = (d: PricedDifference): Schemas['Reconciliation']['priced']['differences'][number] => ({
+  id: d.ref,
+  customer_id: d.customerId,
+  reason: d.reason,
+  priced: d.priced === null ? null : formatMicros(d.priced),
+  charged: formatMicros(d.charged),
+  debt: formatMicros(d.debt),
+  free_amount: formatMicros(d.freeAmount),
+  waived: formatMicros(d.waived),
+  difference: formatMicros(d.difference),
+});
+
 const count = (value: bigint | null): number | null => (value === null ? null : Number(value));
 
 export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => ({
@@ -96,6 +108,7 @@ export const requestLogToWire = (row: RequestLogRow): Schemas['RequestLog'] => (
   stream: row.stream,
   upstream_request_id: row.upstream_request_id,
   created_at: new Date(row.created_at).toISOString(),
+  logged_at: new Date(row.logged_at).toISOString(),
 });
 
 const formatOptional = (amount: bigint | undefined): string | null => (amount === undefined ? null : formatMicros(amount));

@@ -111,7 +111,10 @@ describe(`customer self-service: wallet, key, requests, usage, legacy billing ($
         top,
       ),
     );
-    expect((await get(mine.key, '/v1/requests?from=2100-01-01T00:00:00Z')).body.data).to.deep.equal([]);
+    // A period that has not come yet is not final: refused, with the watermark (issue 33, 5).
+    const future = await get(mine.key, '/v1/requests?from=2100-01-01T00:00:00Z');
+    expect(future.status).to.equal(425);
+    expect(future.body.error).to.include({ code: 'period_not_final', param: 'from' });
   });
 
   it('reports usage per day and model, video seconds included, and nothing of the other customer', async () => {

@@ -87,7 +87,7 @@ describe(`usage export: CSV and NDJSON that tie out to the journal (${usingPostg
     await traffic('one');
     cuts.push(await dbNow());
     await traffic('two');
-    // Many charges in one commit (the same created_at) and more than a page of lines: straight
+    // Many charges in one commit and more than a page of lines: straight
     // through the ledger, as the wallet queue batches settles.
     const { ledger } = gateway.services;
     const refs = Array.from({ length: 1100 }, (_, i) => `req_bulk${String(i).padStart(5, '0')}`);
@@ -109,12 +109,12 @@ describe(`usage export: CSV and NDJSON that tie out to the journal (${usingPostg
   });
   after(async () => gateway?.close());
 
-  /** The journal's debits in [from, to), all kinds, for one customer or all. */
+  /** The journal's debits posted in [from, to), all kinds, for one customer or all. */
   const journalDebits = async (from: string, to: string, customerId?: string) => {
     const row = await gateway
       .db('ledger_entries')
-      .where('created_at', '>=', new Date(from))
-      .where('created_at', '<', new Date(to))
+      .where('posted_at', '>=', new Date(from))
+      .where('posted_at', '<', new Date(to))
       .modify((q) => {
         if (customerId) q.where({ customer_id: customerId });
       })
@@ -185,11 +185,19 @@ describe(`usage export: CSV and NDJSON that tie out to the journal (${usingPostg
     }
     // The three parts are the whole, each charge in exactly one of them.
     expect(parts).to.equal((await journalDebits(start, end, mine.customerId)).debits);
-    // A whole UTC day by dates equals the journal's day.
+    // Today by its date, without `to`: up to the watermark the answer names, equal to the journal's.
     const today = start.slice(0, 10);
+    const sofar = await own(`from=${today}`);
+    const watermark = sofar.headers.get('watermark')!;
+    expect(Date.parse(watermark)).to.be.at.least(Date.parse(end));
+    expect(csv(sofar.text).charged).to.equal((await journalDebits(`${today}T00:00:00Z`, watermark, mine.customerId)).debits);
+    // The whole day asked for while it lasts: refused, not answered in part.
     const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    const day = csv((await own(`from=${today}&to=${tomorrow}`)).text);
-    expect(day.charged).to.equal((await journalDebits(`${today}T00:00:00Z`, `${tomorrow}T00:00:00Z`, mine.customerId)).debits);
+    const early = await own(`from=${today}&to=${tomorrow}`);
+    expect(early.status).to.equal(425);
+    expect(JSON.parse(early.text).error).to.include({ code: 'period_not_final', param: 'to' });
+    expect(Number(early.headers.get('retry-after'))).to.be.greaterThan(0);
+    expect(early.headers.get('watermark')).to.match(/^\d{4}-\d{2}-\d{2}T/);
   });
 
   it('names each line: request or task, entry, model, price version, usage, free units; each has its receipt', async () => {

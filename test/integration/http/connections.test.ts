@@ -2,9 +2,9 @@
 // nothing, trickles its head, idles after a response or stalls its body is closed within its
 // bound, and past MAX_CONNECTIONS one is refused at once; a stream or a download that lasts
 // longer than every bound is not touched. The bounds are small here (500 ms), so the tests are quick.
-import net from 'node:net';
 import { expect } from 'chai';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { connect, waitFor } from '../../helpers/raw-connection.ts';
 import { videoCalls } from '../../helpers/videos.ts';
 
 const BOUND_MS = 500;
@@ -14,44 +14,6 @@ const SMALL_BOUNDS = {
   HTTP_BODY_IDLE_TIMEOUT_MS: String(BOUND_MS),
   METRICS_PORT: '0', // scraped without taking a connection on the API port
 };
-
-/**
- * A raw client connection that keeps its own side open whatever the server does (as a hostile
- * client would), so that the server's closing is what the test sees.
- */
-interface RawConnection {
-  socket: net.Socket;
-  /** Everything received so far. */
-  text(): string;
-  /** Resolves when the server has ended the connection (or it broke), with what it sent. */
-  ended: Promise<string>;
-}
-
-function connect(url: string): Promise<RawConnection> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = net.connect({ port: Number(new URL(url).port), host: '127.0.0.1', allowHalfOpen: true });
-    const text = () => Buffer.concat(chunks).toString('latin1');
-    const ended = new Promise<string>((done) => {
-      socket.on('end', () => done(text()));
-      socket.on('close', () => done(text()));
-      socket.on('error', () => done(text()));
-    });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.once('connect', () => resolve({ socket, text, ended }));
-    socket.once('error', reject);
-  });
-}
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The value of an unlabelled sample in a Prometheus text exposition. */
 const sample = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);

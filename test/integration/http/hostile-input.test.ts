@@ -100,11 +100,13 @@ describe('HTTP edges: hostile input the fuzz suite found', () => {
       expect(response.status, target).to.equal(400);
       expect(errorOf(response.text).param, target).to.equal(param);
     }
-    for (const target of [
-      '/admin/v1/request-logs?before=999999999999999999&from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z',
-      `/admin/v1/customers/${customerId}/ledger?before=999999999999999999`,
-    ]) {
-      expect((await get(target, admin())).status, target).to.equal(200);
+    // The extremes a timestamp holds are read (a `to` in the future is not final yet: 425).
+    for (const [target, status] of [
+      ['/admin/v1/request-logs?before=999999999999999999&from=0001-01-01T00:00:00Z', 200],
+      ['/admin/v1/request-logs?before=999999999999999999&from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z', 425],
+      [`/admin/v1/customers/${customerId}/ledger?before=999999999999999999`, 200],
+    ] as const) {
+      expect((await get(target, admin())).status, target).to.equal(status);
     }
   });
 
