@@ -349,7 +349,7 @@ export interface paths {
         };
         /**
          * Revenue, upstream cost and margin by customer and model
-         * @description From the journal: every entry that charged a request or a video task in `[from, to)` (settle, charge, true-up) with the upstream cost recorded beside it (the delivered usage at the serving route's catalogue `cost`). `revenue` is what was charged (posted and debt); `upstream_cost` sums the known costs (null when none is known: a route without a cost is never costed at zero) and `revenue_without_cost` says how much revenue had none; `margin` is revenue - revenue_without_cost - upstream_cost. The totals are the journal's sum of (charge - cost) to the micro-unit.
+         * @description From the journal: every entry that charged a request or a video task in `[from, to)` (settle, charge, true-up) with the upstream cost recorded beside it (the delivered usage at the serving route's catalogue `cost`). `revenue` is what was charged (posted and debt); `upstream_cost` sums the known costs (null when none is known: a route without a cost is never costed at zero) and `revenue_without_cost` says how much revenue had none; `margin` is revenue - revenue_without_cost - upstream_cost. The totals are the journal's sum of (charge - cost) to the micro-unit. The exports' watermark rule: a `to` past the watermark is answered 425, never in part; without `to` the report ends at the watermark (its `to`), so it and an export of the same period agree.
          */
         get: operations["admin_margin_get"];
         put?: never;
@@ -3757,6 +3757,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            425: components["responses"]["PeriodNotFinal"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

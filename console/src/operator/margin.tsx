@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { adminApi } from '../api/session.ts';
 import { nextDay } from '../ui/export.tsx';
-import { monthStartUtc, todayUtc } from '../ui/format.ts';
+import { endSoFar, monthStartUtc, todayUtc } from '../ui/format.ts';
 import { useLoad } from '../ui/hooks.ts';
 import { Empty, ErrorNote, Field, Loading, Money, onSubmit, Section, Table } from '../ui/parts.tsx';
 import { href } from '../ui/router.ts';
@@ -17,13 +17,12 @@ interface Period {
 
 export function Margin() {
   const [period, setPeriod] = useState<Period>({ from: monthStartUtc(), to: todayUtc(), customerId: '' });
-  const report = useLoad(
-    () =>
-      adminApi.get('/admin/v1/usage/margin', {
-        query: { from: period.from, to: nextDay(period.to), ...(period.customerId ? { customer_id: period.customerId } : {}) },
-      }),
-    [period.from, period.to, period.customerId],
-  );
+  const report = useLoad(() => {
+    // A period that has not ended is reported up to the API's watermark (everything final so far), as exports are.
+    const end = nextDay(period.to);
+    const to = endSoFar(`${end}T00:00:00Z`) ? { to: end } : {};
+    return adminApi.get('/admin/v1/usage/margin', { query: { from: period.from, ...to, ...(period.customerId ? { customer_id: period.customerId } : {}) } });
+  }, [period.from, period.to, period.customerId]);
   const r = report.data;
   return (
     <>

@@ -1,5 +1,6 @@
 // The operator's margin by customer and model over a period, read from the journal: every entry
-// that charged a request or a task (settle, charge, true_up) posted in [from, to) brings its
+// that charged a request or a task (settle, charge, true_up) posted in [from, to) (`posted_at`, as
+// exports read it: a period is final below the watermark, src/db/watermark.ts) brings its
 // revenue (what it charged: posted plus the debt it recorded) and the upstream cost recorded beside
 // it (`purpose.upstream_cost`, src/pricing/upstream-cost.ts). Margin is revenue less cost over the
 // entries whose cost is known; revenue whose route had no cost is reported apart, never costed at
@@ -41,7 +42,7 @@ export async function marginReport(db: Knex, range: MarginRange): Promise<Margin
          cross join lateral (select substr(e.reference, strpos(e.reference, ':') + 1) as ref) r
          left join video_tasks v on v.id = r.ref
          left join request_logs l on l.request_id = r.ref and e.purpose ->> 'model' is null
-        where e.kind in ('settle', 'charge', 'true_up') and e.created_at >= ? and e.created_at < ? ${customer})
+        where e.kind in ('settle', 'charge', 'true_up') and e.posted_at >= ? and e.posted_at < ? ${customer})
      select customer_id, model, count(distinct ref)::text as requests, sum(revenue)::text as revenue,
             sum(case when upstream_cost is null then revenue else 0 end)::text as without_cost, sum(upstream_cost)::text as upstream_cost
        from charging group by customer_id, model order by customer_id, model`,

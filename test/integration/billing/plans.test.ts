@@ -65,7 +65,17 @@ describe(`price plans: each customer pays its plan's prices, frozen at the hold 
     premium = (await gateway.admin('POST', '/admin/v1/plans', { name: 'Premium', multiplier: '1.5' })).body;
     expect(partner).to.include({ object: 'price_plan', name: 'Partner', multiplier: '0.800000', version: 1, customers: 0 });
   });
-  afterEach(async () => expect(await gateway.services.ledger.reconcile()).to.deep.equal([]));
+  // Every wallet is its journal, and every charge is its usage priced again at the version it was
+  // frozen at (a plan's, a customer's own or the list's): priced = charge + debt + free + waived.
+  afterEach(async () => {
+    await gateway.settled();
+    const check = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body;
+    expect(check.mismatches).to.deep.equal([]);
+    expect(check.priced.differences).to.deep.equal([]);
+    expect(check.priced.legacy).to.equal(0);
+    expect(check.priced.checked).to.be.above(0);
+    expect(check.ok).to.equal(true);
+  });
   after(async () => gateway?.close());
 
   const customerOn = async (plan: { id: string } | null, overrides?: unknown[]) => {
