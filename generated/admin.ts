@@ -329,9 +329,139 @@ export interface paths {
         };
         /**
          * One customer's charges in a period, or every customer's, as CSV or NDJSON
-         * @description The export a customer gets at `GET /v1/usage/export`, for one customer (`customer_id`) or for all, streamed from the journal page by page, then a totals line equal to the journal's debits for those entries. The same watermark rule: a period past it is answered 425, never in part.
+         * @description The export a customer gets at `GET /v1/usage/export`, for one customer (`customer_id`) or for all, streamed from the journal page by page, then a totals line equal to the journal's debits for those entries. The same watermark rule: a period past it is answered 425, never in part. Beside a customer's columns, each line has what the charge cost upstream (`upstream_cost`, `upstream_provider`).
          */
         get: operations["admin_usage_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/usage/margin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revenue, upstream cost and margin by customer and model
+         * @description From the journal: every entry that charged a request or a video task in `[from, to)` (settle, charge, true-up) with the upstream cost recorded beside it (the delivered usage at the serving route's catalogue `cost`). `revenue` is what was charged (posted and debt); `upstream_cost` sums the known costs (null when none is known: a route without a cost is never costed at zero) and `revenue_without_cost` says how much revenue had none; `margin` is revenue - revenue_without_cost - upstream_cost. The totals are the journal's sum of (charge - cost) to the micro-unit. The exports' watermark rule: a `to` past the watermark is answered 425, never in part; without `to` the report ends at the watermark (its `to`), so it and an export of the same period agree.
+         */
+        get: operations["admin_margin_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every price plan
+         * @description The operator's price plans by name, each with its overrides, multiplier, version and how many customers are on it.
+         */
+        get: operations["admin_plans_list"];
+        put?: never;
+        /**
+         * Create a price plan
+         * @description A plan prices each model for its customers by the first rule that names it: the plan's override of the exact model, its most specific matching pattern, its `multiplier` of list prices, else the list price (a customer's own overrides come before all of them). Each override is a full or partial price in the catalogue's shape (tiers included) or a multiplier of the list price. Refused (400 `invalid_pricing`) when an override cannot price a model it names: an unknown exact id, a price of the other kind (per token against per second), tiers the catalogue would refuse, two patterns that could both decide one name at equal specificity. Audited.
+         */
+        post: operations["admin_plans_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/plans/{plan_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a price plan */
+        get: operations["admin_plans_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a price plan
+         * @description Only a plan no customer is on (409 `plan_in_use` otherwise: move them first). Audited; `actor` names who deleted it. Price versions already charged under it stay, with the receipts that name them.
+         */
+        delete: operations["admin_plans_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a price plan
+         * @description Renames the plan or changes its prices (`overrides` replaces the list as a whole). The plan's version goes up by one and the change is audited (who, when, old and new). Its customers pay the new prices from their next request: at once on this gateway, within a second on the others (`KEY_CACHE_MS` if a notification is lost). Work already held (a stream, a background response, a video task) keeps the price version it was held at.
+         */
+        patch: operations["admin_plans_update"];
+        trace?: never;
+    };
+    "/admin/v1/customers/{customer_id}/pricing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer's price plan and own overrides */
+        get: operations["admin_customer_pricing_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Put a customer on a price plan, or change its own overrides
+         * @description Moves the customer to a plan (`plan_id`; null: list prices) and/or replaces its own per-model overrides, which come before any rule of its plan. Audited (who, when, old and new). Its keys pay the new prices from their next request: at once on this gateway, within a second on the others (`KEY_CACHE_MS` if a notification is lost). Work already held keeps its price version.
+         */
+        patch: operations["admin_customer_pricing_update"];
+        trace?: never;
+    };
+    "/admin/v1/pricing-audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit of price plans and customers' pricing, newest first
+         * @description Every change to a plan (created, updated, deleted) and to a customer's pricing (its plan and own overrides): who made it, when, and what it was before and after.
+         */
+        get: operations["admin_pricing_audit_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a customer or a plan pays for each model, beside each route's upstream cost
+         * @description Every model the catalogue serves now, priced as the customer (`customer_id`: its plan and own overrides) or the plan's customers (`plan_id`) buy it, or at list prices with neither, with the rule that chose each price and the `cost` of every route that serves it. Pricing a model for the first time under a plan freezes its price version, as a request would.
+         */
+        get: operations["admin_prices_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1046,6 +1176,258 @@ export interface components {
             /** @description By day, then model. */
             data: components["schemas"]["UsageRow"][];
         };
+        MarginFigures: {
+            /** @description Requests and tasks charged (a late true-up counts with its request). */
+            requests: number;
+            /** @description What the charges came to (posted, and debt the balance could not cover). */
+            revenue: components["schemas"]["Decimal"];
+            /** @description Of the revenue, what was charged through routes without a cost in the catalogue. */
+            revenue_without_cost: components["schemas"]["Decimal"];
+            /** @description The upstream cost recorded beside the charges; null when none had a cost. */
+            upstream_cost: components["schemas"]["Decimal"] | null;
+            /** @description revenue - revenue_without_cost - upstream_cost; null when no charge had a cost. */
+            margin: components["schemas"]["Decimal"] | null;
+        };
+        /** @description Revenue, upstream cost and margin by customer and model, from the journal: every entry that charged a request or a task in `[from, to)`. Totals equal the journal's sum of (charge - cost) over the entries with a known cost, to the micro-unit; revenue without a cost is reported apart. */
+        MarginReport: {
+            /** @constant */
+            object: "margin_report";
+            currency: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            customer_id: string | null;
+            totals: components["schemas"]["MarginFigures"];
+            data: ({
+                customer_id: string;
+                model: string;
+            } & components["schemas"]["MarginFigures"])[];
+        };
+        /**
+         * @description A price in the service currency, at most 12 digits and 6 decimals ("3.00", "0.125").
+         * @example 3.00
+         */
+        PriceAmount: string;
+        /** @description A full or partial price in the catalogue's price shape: for a token model any of the token prices, `multipliers` and `tiers` (long-context tiers, as the catalogue writes them); for a video model `per_second` by resolution tier. The fields given replace the list price's (`tiers` and `multipliers` as a whole, `per_second` tier by tier); the rest is the list price. */
+        PartialPrice: {
+            input_per_mtok?: components["schemas"]["PriceAmount"];
+            output_per_mtok?: components["schemas"]["PriceAmount"];
+            cache_read_per_mtok?: components["schemas"]["PriceAmount"];
+            cache_write_per_mtok?: components["schemas"]["PriceAmount"];
+            cache_write_1h_per_mtok?: components["schemas"]["PriceAmount"];
+            web_search_per_1k_requests?: components["schemas"]["PriceAmount"];
+            web_fetch_per_1k_requests?: components["schemas"]["PriceAmount"];
+            multipliers?: {
+                fast?: components["schemas"]["PriceAmount"];
+                priority?: components["schemas"]["PriceAmount"];
+                flex?: components["schemas"]["PriceAmount"];
+                ultrafast?: components["schemas"]["PriceAmount"];
+            };
+            tiers?: {
+                above_input_tokens: number;
+                input_per_mtok: components["schemas"]["PriceAmount"];
+                output_per_mtok: components["schemas"]["PriceAmount"];
+                cache_read_per_mtok?: components["schemas"]["PriceAmount"];
+                cache_write_per_mtok?: components["schemas"]["PriceAmount"];
+                cache_write_1h_per_mtok?: components["schemas"]["PriceAmount"];
+            }[];
+            per_second?: {
+                [key: string]: components["schemas"]["PriceAmount"];
+            };
+        };
+        /**
+         * @description A decimal multiplier of list prices, above 0 and at most 1000, at most 6 decimals ("0.8" is a 20 % discount, "1.25" a 25 % markup). Every unit price is multiplied and rounded up to the micro-unit; premiums (`multipliers`) and tier thresholds are kept.
+         * @example 0.8
+         */
+        PriceMultiplier: string;
+        /** @description One model's price (by its public id) or, in a plan, the price of the models a pattern matches (`*` any run of characters, `?` one; the most specific pattern wins, as in the catalogue): a full or partial `price`, or a `multiplier` of the list price. Exactly one of the two. */
+        PriceOverride: {
+            /** @example anthropic/claude-* */
+            model: string;
+            price?: components["schemas"]["PartialPrice"];
+            multiplier?: components["schemas"]["PriceMultiplier"];
+        };
+        /** @description A price plan: what its customers pay. For each model, the first rule that names it decides: the customer's own override, the plan's override of the exact model, its most specific matching pattern, its `multiplier` of list prices, else the list price. `version` counts its changes; work held before a change keeps the price it was held at. */
+        PricePlan: {
+            /** @example plan_4Rt7Yu2Io9Pa3Sd6Fg1H */
+            id: string;
+            /** @constant */
+            object: "price_plan";
+            name: string;
+            description: string | null;
+            /** @description The multiplier of list prices for models no override names; null for list prices. */
+            multiplier: string | null;
+            overrides: components["schemas"]["PriceOverride"][];
+            version: number;
+            /** @description Customers on the plan now. */
+            customers: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PricePlanList: {
+            /** @constant */
+            object: "list";
+            /** @description Every plan, by name. */
+            data: components["schemas"]["PricePlan"][];
+        };
+        PricePlanCreateRequest: {
+            /** @description Unique among plans. */
+            name: string;
+            description?: string | null;
+            /** @description The multiplier of list prices for models no override names; omitted or null for list prices. */
+            multiplier?: components["schemas"]["PriceMultiplier"] | null;
+            overrides?: components["schemas"]["PriceOverride"][];
+            /** @description Who made the change (default `admin`); kept in the audit. */
+            actor?: string;
+        };
+        /** @description What changes; fields left out stay. `overrides` replaces the plan's list as a whole. Every change makes a new plan version and an audit row; work already held keeps its price. */
+        PricePlanUpdateRequest: {
+            name?: string;
+            description?: string | null;
+            multiplier?: components["schemas"]["PriceMultiplier"] | null;
+            overrides?: components["schemas"]["PriceOverride"][];
+            /** @description Who made the change (default `admin`); kept in the audit. */
+            actor?: string;
+        };
+        /** @description How a customer is priced: its plan (null: list prices) and its own per-model overrides, which come before any rule of the plan. */
+        CustomerPricing: {
+            /** @constant */
+            object: "customer_pricing";
+            customer_id: string;
+            plan: {
+                id: string;
+                name: string;
+                version: number;
+            } | null;
+            overrides: components["schemas"]["PriceOverride"][];
+        };
+        /** @description `plan_id` puts the customer on a plan (null: none, list prices); `overrides` replaces its own per-model overrides (exact model ids; [] removes them). Fields left out stay. Takes effect at once on this gateway and within a second on the others; work already held keeps its price. */
+        CustomerPricingUpdate: {
+            plan_id?: string | null;
+            overrides?: components["schemas"]["PriceOverride"][];
+            /** @description Who made the change (default `admin`); kept in the audit. */
+            actor?: string;
+        };
+        /** @description One change to a price plan or to a customer's pricing, written in the change's own transaction. */
+        PricingAuditEntry: {
+            id: string;
+            /** @constant */
+            object: "pricing_audit_entry";
+            /** @enum {string} */
+            subject_type: "plan" | "customer";
+            /** @description The plan id or the customer id. */
+            subject_id: string;
+            /** @enum {string} */
+            action: "created" | "updated" | "deleted";
+            actor: string;
+            /** @description Before: a plan's name, description, multiplier, overrides and version; a customer's plan_id and overrides. Null on creation. */
+            old: {
+                [key: string]: unknown;
+            } | null;
+            /** @description After; null on deletion. */
+            new: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PricingAuditList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["PricingAuditEntry"][];
+            has_more: boolean;
+            /** @description Pass as `before` for the next (older) page. */
+            next_before: string | null;
+        };
+        /**
+         * @description What the model does; `messages` models are served on `/v1/messages`, `chat` models on `/v1/chat/completions`, `responses` models on `/v1/responses`, `gemini` models on `/v1beta/models/{model}:generateContent` (Google's Gemini API), `video` models on `/v1/videos`.
+         * @enum {string}
+         */
+        ModelGroup: "messages" | "chat" | "responses" | "gemini" | "video";
+        /** @description Which rule chose the prices: the customer's own override of the model (`customer_override`), its price plan's override of the exact model (`plan_model`), the plan's most specific pattern that matches it (`plan_pattern`), the plan's multiplier on list prices (`plan_multiplier`), or the catalogue's list price (`list`), the first that names the model in that order. Overrides and multipliers start from the list price; rules never compose. */
+        PriceRule: {
+            /**
+             * @description `customer_override`, `plan_model`, `plan_pattern`, `plan_multiplier` or `list`.
+             * @example plan_multiplier
+             */
+            rule: string;
+            /** @description The price plan whose rule it is, and the plan's version then; null for `customer_override` and `list`. */
+            plan: {
+                name: string;
+                version: number;
+            } | null;
+            /** @description The plan's pattern that matched (`plan_pattern`). */
+            pattern: string | null;
+            /** @description The multiplier of the list price, when the rule is one (every unit price times it, rounded up to the micro-unit). */
+            multiplier: string | null;
+        };
+        /** @description A long-context tier: a request whose reported input (input + cache writes + cache reads) is strictly above `above_input_tokens` is priced, every token line of it, at these prices (the last tier it passes wins), times any premium it reports. Cache prices are as charged: one the catalogue leaves out of a tier follows its input step (the base cache price x this input / the base input, rounded up to the micro-unit). Server tool requests keep the base prices. */
+        PriceTier: {
+            above_input_tokens: number;
+            input_per_mtok: components["schemas"]["Decimal"];
+            output_per_mtok: components["schemas"]["Decimal"];
+            cache_read_per_mtok: components["schemas"]["Decimal"] | null;
+            cache_write_per_mtok: components["schemas"]["Decimal"] | null;
+            cache_write_1h_per_mtok: components["schemas"]["Decimal"] | null;
+        };
+        TokenPrice: {
+            /** @constant */
+            type: "tokens";
+            input_per_mtok: components["schemas"]["Decimal"];
+            output_per_mtok: components["schemas"]["Decimal"];
+            cache_read_per_mtok: components["schemas"]["Decimal"] | null;
+            cache_write_per_mtok: components["schemas"]["Decimal"] | null;
+            /** @description 1-hour cache writes, when priced apart from `cache_write_per_mtok`. */
+            cache_write_1h_per_mtok: components["schemas"]["Decimal"] | null;
+            /** @description Server web searches the provider reports, per thousand (never paid by free units). */
+            web_search_per_1k_requests: components["schemas"]["Decimal"] | null;
+            /** @description Server web fetches the provider reports, per thousand. */
+            web_fetch_per_1k_requests: components["schemas"]["Decimal"] | null;
+            /** @description Premiums on every token price, as decimal multipliers, when the catalogue prices them: `fast` (Anthropic fast mode), `priority` (answers served at `service_tier: priority`). Empty: none. A premium multiplies the prices of the long-context tier the request reaches as well. */
+            multipliers: {
+                fast?: string;
+                priority?: string;
+            };
+            /** @description Long-context prices, thresholds increasing; empty: one price whatever the input. The prices above (the base) apply up to and including the first threshold. */
+            tiers: components["schemas"]["PriceTier"][];
+        };
+        /** @description Price per billed second of delivered video, by resolution tier. A tier `<resolution>+audio` (`720p+audio`) is the price of a second with sound where sound costs more: a task that asks for `generate_audio: true` is priced and settled at it; without one, sound costs what silence does. */
+        VideoPrice: {
+            /** @constant */
+            type: "video_seconds";
+            per_second: {
+                [key: string]: components["schemas"]["Decimal"];
+            };
+            /** @description The durations a request may ask for. */
+            seconds: number[];
+            /** @description How a task is settled (the same text a `dry_run` quote states). */
+            billed_seconds_rule: string;
+        };
+        /** @description A model as a customer or a plan's customers buy it now, beside what each route costs upstream. */
+        AdminModelPrice: {
+            model: string;
+            group: components["schemas"]["ModelGroup"];
+            price_version: number;
+            price_rule: components["schemas"]["PriceRule"];
+            price: components["schemas"]["TokenPrice"] | components["schemas"]["VideoPrice"];
+            /** @description The routes that serve it now, by priority. */
+            routes: {
+                provider: string;
+                upstream_model: string;
+                priority: number;
+                /** @description The route's `cost` in the catalogue, in the price's shape; null when it has none. */
+                cost: components["schemas"]["TokenPrice"] | components["schemas"]["VideoPrice"] | null;
+            }[];
+        };
+        AdminModelPriceList: {
+            /** @constant */
+            object: "list";
+            currency: string;
+            data: components["schemas"]["AdminModelPrice"][];
+        };
         /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
         AlertSettings: {
             /** @constant */
@@ -1242,10 +1624,11 @@ export interface components {
             /** @description False for a request that cannot be charged (a read of the wallet, key, log or usage, discovery, a token count, a task's status): it was free, nothing was held or charged, and it is never settled. True for requests to operations that create paid work (whatever became of them) and for video tasks. The same rule as the request log's `billable` filter. */
             billable: boolean;
             currency: string;
-            /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
+            /** @description The price version the request or task was priced at, with its unit prices (the catalogue's, or the customer's price plan's or own override's, frozen when the hold was taken) and the rule that chose them; every line of the charge is priced at it. */
             price: {
                 version: number;
                 model: string;
+                rule: components["schemas"]["PriceRule"];
                 /** @description Tokens: `input_per_mtok`, `output_per_mtok`, `cache_read_per_mtok`, `cache_write_per_mtok`, `cache_write_1h_per_mtok`, `web_search_per_1k_requests`, `multipliers`; video: `per_second` by resolution tier. Decimal strings. */
                 unit_prices: {
                     [key: string]: unknown;
@@ -1332,8 +1715,19 @@ export interface components {
                 explanation: string;
             } | null;
         };
+        /** @description What the usage cost the operator upstream: the delivered usage priced at the serving route's `cost` in the catalogue (its tiers and premiums included), recorded beside each charge. Operators only; a customer never sees it. */
+        UpstreamCost: {
+            /** @description Null when the route has no cost in the catalogue (unknown, never zero). */
+            amount: components["schemas"]["Decimal"] | null;
+            /** @description The provider route that served it. */
+            provider: string;
+            /** @description The provider's name for the model on that route. */
+            upstream_model: string;
+        };
         /** @description A receipt as operators see it, with the internal routing a customer does not see. */
         AdminReceipt: components["schemas"]["Receipt"] & {
+            /** @description The upstream cost of what was charged, summed over the request's or task's charging journal entries (a late report's true-up adds its share); null when no entry recorded one (charged before costs were recorded, or settled by an operator's figure). */
+            upstream_cost: components["schemas"]["UpstreamCost"] | null;
             /** @description The provider route that served it. */
             provider: string | null;
             upstream_request_id: string | null;
@@ -1651,26 +2045,25 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was written to the journal (`posted_at`: the clock when the entry was written, so an entry whose transaction waited on a lock is dated when it was written, not when it began; a request's charge lands a few milliseconds after its answer). The period is final: no entry can still be written into it (`watermark` header; the NDJSON totals line has `to`, the end served, and `watermark`). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
-        UsageExport: {
+        /** @description The operator's export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was posted to the journal (a request's charge lands a few milliseconds after its answer). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `price_rule` (the rule that chose the price: `customer_override`, `plan_model`, `plan_pattern`, `plan_multiplier` or `list`), `plan` (the price plan whose rule it was; empty otherwise), `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `upstream_cost` (what the charge cost upstream: the delivered usage at the serving route's catalogue `cost`; empty when the route has none, or for a late true-up the difference to the first charge's), `upstream_provider`, `currency`; the totals line adds the lines' known upstream cost. */
+        AdminUsageExport: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
-                watermark: components["headers"]["Watermark"];
                 /** @description `attachment; filename="usage-<customer>-<from>-<to>.csv"` (or `.ndjson`). */
                 "content-disposition"?: string;
                 [name: string]: unknown;
             };
             content: {
                 /**
-                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,tier_above_input_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
-                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,1200,350,8000,0,,,,false,0,0.000000,0.003750,0.000000,USD
-                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
-                 *     ,,,total,2 lines,,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
+                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,price_rule,plan,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,tier_above_input_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,upstream_cost,upstream_provider,currency
+                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,list,,1200,350,8000,0,,,,false,0,0.000000,0.003750,0.000000,0.002100,sandbox-anthropic,USD
+                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,list,,,,,,,10,720p,false,4,0.400000,0.600000,0.000000,0.450000,sandbox-ark,USD
+                 *     ,,,total,2 lines,,,,,,,,,,,,,,,4,0.400000,0.603750,0.000000,0.452100,,USD
                  */
                 "text/csv": string;
                 /**
-                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"tier_above_input_tokens":null,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
-                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","watermark":"2026-12-01T00:00:02.310Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"price_rule":"list","plan":null,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"tier_above_input_tokens":null,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","upstream_cost":"0.002100","upstream_provider":"sandbox-anthropic","currency":"USD"}
+                 *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","upstream_cost":"0.002100","currency":"USD"}
                  */
                 "application/x-ndjson": string;
             };
@@ -1681,6 +2074,36 @@ export interface components {
                 "request-id": components["headers"]["RequestId"];
                 "retry-after": components["headers"]["RetryAfter"];
                 watermark: components["headers"]["Watermark"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is invalid (`param` names the field), or its prices cannot price the models they name. */
+        PricingInvalid: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The name is taken by another plan, or customers are still on the plan being deleted. */
+        PlanConflict: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No price plan with this id. */
+        PlanNotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1814,6 +2237,11 @@ export interface components {
          * @example csv
          */
         ExportFormat: "csv" | "ndjson";
+        /**
+         * @description The price plan id (`plan_...`). An id outside this pattern names no plan: 404, like an unknown one.
+         * @example plan_4Rt7Yu2Io9Pa3Sd6Fg1H
+         */
+        PlanId: string;
         /**
          * @description Only requests to this operation (its operationId, e.g. `messages_create`).
          * @example messages_create
@@ -3255,12 +3683,730 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["UsageExport"];
+            200: components["responses"]["AdminUsageExport"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             425: components["responses"]["PeriodNotFinal"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_margin_get: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this customer's charges; without it, every customer's.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id?: string;
+                /**
+                 * @description Inclusive start of the period: an RFC 3339 instant (`2026-11-26T10:15:00Z`: a period may cut through a day) or a date (`2026-11-01`: its 00:00 UTC). Default: the first day of this month, UTC.
+                 * @example 2026-11-01
+                 */
+                from?: components["parameters"]["ExportFrom"];
+                /**
+                 * @description Exclusive end of the period, as `from` (`from=2026-11-01&to=2026-12-01` is November). It must be at or before the watermark (the start of the oldest transaction still open: a few milliseconds ago, as a rule), else the answer is 425 with `retry-after`. Default: the watermark.
+                 * @example 2026-12-01
+                 */
+                to?: components["parameters"]["ExportTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "margin_report",
+                     *       "currency": "USD",
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": "2026-12-01T00:00:00.000Z",
+                     *       "customer_id": null,
+                     *       "totals": {
+                     *         "requests": 3,
+                     *         "revenue": "1.003750",
+                     *         "revenue_without_cost": "0.003750",
+                     *         "upstream_cost": "0.600000",
+                     *         "margin": "0.400000"
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "model": "sandbox/claude-haiku",
+                     *           "requests": 1,
+                     *           "revenue": "0.003750",
+                     *           "revenue_without_cost": "0.003750",
+                     *           "upstream_cost": null,
+                     *           "margin": null
+                     *         },
+                     *         {
+                     *           "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *           "model": "sandbox/seedance",
+                     *           "requests": 2,
+                     *           "revenue": "1.000000",
+                     *           "revenue_without_cost": "0.000000",
+                     *           "upstream_cost": "0.600000",
+                     *           "margin": "0.400000"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MarginReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            425: components["responses"]["PeriodNotFinal"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_plans_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *           "object": "price_plan",
+                     *           "name": "Partner",
+                     *           "description": "Resellers with a signed agreement",
+                     *           "multiplier": "0.800000",
+                     *           "overrides": [
+                     *             {
+                     *               "model": "sandbox/claude-*",
+                     *               "multiplier": "0.900000"
+                     *             }
+                     *           ],
+                     *           "version": 3,
+                     *           "customers": 2,
+                     *           "created_at": "2026-11-20T09:00:00.000Z",
+                     *           "updated_at": "2026-11-28T16:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricePlanList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_plans_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Partner",
+                 *       "description": "Resellers with a signed agreement",
+                 *       "multiplier": "0.8",
+                 *       "overrides": [
+                 *         {
+                 *           "model": "sandbox/claude-*",
+                 *           "multiplier": "0.9"
+                 *         },
+                 *         {
+                 *           "model": "sandbox/seedance",
+                 *           "price": {
+                 *             "per_second": {
+                 *               "720p": "0.08"
+                 *             }
+                 *           }
+                 *         }
+                 *       ],
+                 *       "actor": "ops@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PricePlanCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            201: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *       "object": "price_plan",
+                     *       "name": "Partner",
+                     *       "description": "Resellers with a signed agreement",
+                     *       "multiplier": "0.800000",
+                     *       "overrides": [
+                     *         {
+                     *           "model": "sandbox/claude-*",
+                     *           "multiplier": "0.900000"
+                     *         },
+                     *         {
+                     *           "model": "sandbox/seedance",
+                     *           "price": {
+                     *             "per_second": {
+                     *               "720p": "0.08"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 1,
+                     *       "customers": 0,
+                     *       "created_at": "2026-11-20T09:00:00.000Z",
+                     *       "updated_at": "2026-11-28T16:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricePlan"];
+                };
+            };
+            400: components["responses"]["PricingInvalid"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["PlanConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_plans_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The price plan id (`plan_...`). An id outside this pattern names no plan: 404, like an unknown one.
+                 * @example plan_4Rt7Yu2Io9Pa3Sd6Fg1H
+                 */
+                plan_id: components["parameters"]["PlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *       "object": "price_plan",
+                     *       "name": "Partner",
+                     *       "description": "Resellers with a signed agreement",
+                     *       "multiplier": "0.800000",
+                     *       "overrides": [
+                     *         {
+                     *           "model": "sandbox/claude-*",
+                     *           "multiplier": "0.900000"
+                     *         },
+                     *         {
+                     *           "model": "sandbox/seedance",
+                     *           "price": {
+                     *             "per_second": {
+                     *               "720p": "0.08"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 3,
+                     *       "customers": 2,
+                     *       "created_at": "2026-11-20T09:00:00.000Z",
+                     *       "updated_at": "2026-11-28T16:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricePlan"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["PlanNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_plans_delete: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Who deleted it (default `admin`); kept in the audit.
+                 * @example ops@example.com
+                 */
+                actor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The price plan id (`plan_...`). An id outside this pattern names no plan: 404, like an unknown one.
+                 * @example plan_4Rt7Yu2Io9Pa3Sd6Fg1H
+                 */
+                plan_id: components["parameters"]["PlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan as it was. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *       "object": "price_plan",
+                     *       "name": "Partner",
+                     *       "description": "Resellers with a signed agreement",
+                     *       "multiplier": "0.800000",
+                     *       "overrides": [
+                     *         {
+                     *           "model": "sandbox/claude-*",
+                     *           "multiplier": "0.900000"
+                     *         },
+                     *         {
+                     *           "model": "sandbox/seedance",
+                     *           "price": {
+                     *             "per_second": {
+                     *               "720p": "0.08"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 3,
+                     *       "customers": 0,
+                     *       "created_at": "2026-11-20T09:00:00.000Z",
+                     *       "updated_at": "2026-11-28T16:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricePlan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["PlanNotFound"];
+            409: components["responses"]["PlanConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_plans_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The price plan id (`plan_...`). An id outside this pattern names no plan: 404, like an unknown one.
+                 * @example plan_4Rt7Yu2Io9Pa3Sd6Fg1H
+                 */
+                plan_id: components["parameters"]["PlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "multiplier": "0.75",
+                 *       "actor": "ops@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PricePlanUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan as it is now. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *       "object": "price_plan",
+                     *       "name": "Partner",
+                     *       "description": "Resellers with a signed agreement",
+                     *       "multiplier": "0.750000",
+                     *       "overrides": [
+                     *         {
+                     *           "model": "sandbox/claude-*",
+                     *           "multiplier": "0.900000"
+                     *         },
+                     *         {
+                     *           "model": "sandbox/seedance",
+                     *           "price": {
+                     *             "per_second": {
+                     *               "720p": "0.08"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "version": 4,
+                     *       "customers": 2,
+                     *       "created_at": "2026-11-20T09:00:00.000Z",
+                     *       "updated_at": "2026-11-28T16:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricePlan"];
+                };
+            };
+            400: components["responses"]["PricingInvalid"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["PlanNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["PlanConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_customer_pricing_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's pricing. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "customer_pricing",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "plan": {
+                     *         "id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *         "name": "Partner",
+                     *         "version": 3
+                     *       },
+                     *       "overrides": [
+                     *         {
+                     *           "model": "sandbox/claude-opus",
+                     *           "price": {
+                     *             "input_per_mtok": "3.00",
+                     *             "output_per_mtok": "15.00"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerPricing"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["CustomerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_customer_pricing_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The customer id (`cus_...`). An id outside this pattern names no customer: 404, like an unknown one.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "plan_id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                 *       "overrides": [
+                 *         {
+                 *           "model": "sandbox/claude-opus",
+                 *           "price": {
+                 *             "input_per_mtok": "3.00",
+                 *             "output_per_mtok": "15.00"
+                 *           }
+                 *         }
+                 *       ],
+                 *       "actor": "ops@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerPricingUpdate"];
+            };
+        };
+        responses: {
+            /** @description The customer's pricing as it is now. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "customer_pricing",
+                     *       "customer_id": "cus_5Jk2Lm9Np3Qr7St1Uv4W",
+                     *       "plan": {
+                     *         "id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *         "name": "Partner",
+                     *         "version": 3
+                     *       },
+                     *       "overrides": [
+                     *         {
+                     *           "model": "sandbox/claude-opus",
+                     *           "price": {
+                     *             "input_per_mtok": "3.00",
+                     *             "output_per_mtok": "15.00"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerPricing"];
+                };
+            };
+            400: components["responses"]["PricingInvalid"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No customer with this id, or no plan with `plan_id`. */
+            404: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_pricing_audit_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the changes of this plan or customer.
+                 * @example plan_4Rt7Yu2Io9Pa3Sd6Fg1H
+                 */
+                subject_id?: string;
+                /**
+                 * @description Return rows older than this id (the previous page's `next_before`). At most 18 digits, so it always fits the 64-bit ids it is compared with.
+                 * @example 1042
+                 */
+                before?: components["parameters"]["PageBefore"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "42",
+                     *           "object": "pricing_audit_entry",
+                     *           "subject_type": "plan",
+                     *           "subject_id": "plan_4Rt7Yu2Io9Pa3Sd6Fg1H",
+                     *           "action": "updated",
+                     *           "actor": "ops@example.com",
+                     *           "old": {
+                     *             "name": "Partner",
+                     *             "description": null,
+                     *             "multiplier": "0.800000",
+                     *             "overrides": [],
+                     *             "version": 2
+                     *           },
+                     *           "new": {
+                     *             "name": "Partner",
+                     *             "description": null,
+                     *             "multiplier": "0.750000",
+                     *             "overrides": [],
+                     *             "version": 3
+                     *           },
+                     *           "created_at": "2026-11-28T16:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_before": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricingAuditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    admin_prices_list: {
+        parameters: {
+            query?: {
+                /** @example plan_4Rt7Yu2Io9Pa3Sd6Fg1H */
+                plan_id?: string;
+                /**
+                 * @description Takes precedence over `plan_id`.
+                 * @example cus_5Jk2Lm9Np3Qr7St1Uv4W
+                 */
+                customer_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models and their prices. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "currency": "USD",
+                     *       "data": [
+                     *         {
+                     *           "model": "sandbox/seedance",
+                     *           "group": "video",
+                     *           "price_version": 2,
+                     *           "price_rule": {
+                     *             "rule": "plan_model",
+                     *             "plan": {
+                     *               "name": "Partner",
+                     *               "version": 3
+                     *             },
+                     *             "pattern": null,
+                     *             "multiplier": null
+                     *           },
+                     *           "price": {
+                     *             "type": "video_seconds",
+                     *             "per_second": {
+                     *               "480p": "0.050000",
+                     *               "720p": "0.080000",
+                     *               "1080p": "0.250000"
+                     *             },
+                     *             "seconds": [
+                     *               5,
+                     *               10
+                     *             ],
+                     *             "billed_seconds_rule": "Settled once the provider delivers."
+                     *           },
+                     *           "routes": [
+                     *             {
+                     *               "provider": "sandbox-ark",
+                     *               "upstream_model": "seedance",
+                     *               "priority": 1,
+                     *               "cost": {
+                     *                 "type": "video_seconds",
+                     *                 "per_second": {
+                     *                   "480p": "0.030000",
+                     *                   "720p": "0.060000",
+                     *                   "1080p": "0.150000"
+                     *                 },
+                     *                 "seconds": [
+                     *                   5,
+                     *                   10
+                     *                 ],
+                     *                 "billed_seconds_rule": "Settled once the provider delivers."
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminModelPriceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No customer or no plan with this id. */
+            404: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3579,6 +4725,12 @@ export interface operations {
                      *       "price": {
                      *         "version": 1,
                      *         "model": "sandbox/chat-model",
+                     *         "rule": {
+                     *           "rule": "list",
+                     *           "plan": null,
+                     *           "pattern": null,
+                     *           "multiplier": null
+                     *         },
                      *         "unit_prices": {
                      *           "input_per_mtok": "0.500000",
                      *           "output_per_mtok": "1.500000",
@@ -3640,6 +4792,11 @@ export interface operations {
                      *       ],
                      *       "log_removed": null,
                      *       "provider": "sandbox-openai-chat",
+                     *       "upstream_cost": {
+                     *         "amount": "0.000041",
+                     *         "provider": "sandbox-openai-chat",
+                     *         "upstream_model": "chat-model"
+                     *       },
                      *       "upstream_request_id": "chatcmpl-9x8y7z"
                      *     }
                      */

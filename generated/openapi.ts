@@ -899,6 +899,23 @@ export interface components {
             stop_sequence: string | null;
             usage: components["schemas"]["Usage"];
         };
+        /** @description Which rule chose the prices: the customer's own override of the model (`customer_override`), its price plan's override of the exact model (`plan_model`), the plan's most specific pattern that matches it (`plan_pattern`), the plan's multiplier on list prices (`plan_multiplier`), or the catalogue's list price (`list`), the first that names the model in that order. Overrides and multipliers start from the list price; rules never compose. */
+        PriceRule: {
+            /**
+             * @description `customer_override`, `plan_model`, `plan_pattern`, `plan_multiplier` or `list`.
+             * @example plan_multiplier
+             */
+            rule: string;
+            /** @description The price plan whose rule it is, and the plan's version then; null for `customer_override` and `list`. */
+            plan: {
+                name: string;
+                version: number;
+            } | null;
+            /** @description The plan's pattern that matched (`plan_pattern`). */
+            pattern: string | null;
+            /** @description The multiplier of the list price, when the rule is one (every unit price times it, rounded up to the micro-unit). */
+            multiplier: string | null;
+        };
         /**
          * @description A long-context tier a request was priced at.
          * @example {
@@ -928,6 +945,7 @@ export interface components {
             model: string;
             /** @description The price version the request would be held and settled under. */
             price_version: number;
+            price_rule: components["schemas"]["PriceRule"];
             currency: string;
             /** @description The gateway's estimate of the request's input (about four characters a token; media at a flat allowance). */
             input_tokens: number;
@@ -1620,8 +1638,9 @@ export interface components {
         ModelPricing: {
             model: string;
             group: components["schemas"]["ModelGroup"];
-            /** @description The model's price version; every change of price makes a new one, and charges name the version they used. */
+            /** @description The price version of the calling key's prices (its customer's price plan or overrides, or the catalogue's); every change of price makes a new one, and charges name the version they used. */
             price_version: number;
+            price_rule: components["schemas"]["PriceRule"];
             context_window: number | null;
             free_quota: components["schemas"]["FreeQuota"] | null;
             price: components["schemas"]["TokenPrice"] | components["schemas"]["VideoPrice"];
@@ -1765,6 +1784,7 @@ export interface components {
             model: string;
             /** @description The price version a create now would be accepted, held and settled under. */
             price_version: number;
+            price_rule: components["schemas"]["PriceRule"];
             currency: string;
             /** @description The requested duration. */
             seconds: number;
@@ -1965,10 +1985,11 @@ export interface components {
             /** @description False for a request that cannot be charged (a read of the wallet, key, log or usage, discovery, a token count, a task's status): it was free, nothing was held or charged, and it is never settled. True for requests to operations that create paid work (whatever became of them) and for video tasks. The same rule as the request log's `billable` filter. */
             billable: boolean;
             currency: string;
-            /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
+            /** @description The price version the request or task was priced at, with its unit prices (the catalogue's, or the customer's price plan's or own override's, frozen when the hold was taken) and the rule that chose them; every line of the charge is priced at it. */
             price: {
                 version: number;
                 model: string;
+                rule: components["schemas"]["PriceRule"];
                 /** @description Tokens: `input_per_mtok`, `output_per_mtok`, `cache_read_per_mtok`, `cache_write_per_mtok`, `cache_write_1h_per_mtok`, `web_search_per_1k_requests`, `multipliers`; video: `per_second` by resolution tier. Decimal strings. */
                 unit_prices: {
                     [key: string]: unknown;
@@ -2689,7 +2710,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was written to the journal (`posted_at`: the clock when the entry was written, so an entry whose transaction waited on a lock is dated when it was written, not when it began; a request's charge lands a few milliseconds after its answer). The period is final: no entry can still be written into it (`watermark` header; the NDJSON totals line has `to`, the end served, and `watermark`). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
+        /** @description The export, streamed as it is read (`content-disposition: attachment`). One line per journal entry that charged a request or a video task in the period, oldest first: a request's charge or settle, a task's settle, and a late true-up of a request as a line of its own, each dated when it was written to the journal (`posted_at`: the clock when the entry was written, so an entry whose transaction waited on a lock is dated when it was written, not when it began; a request's charge lands a few milliseconds after its answer). The period is final: no entry can still be written into it (`watermark` header; the NDJSON totals line has `to`, the end served, and `watermark`). Then one totals line: its `charged` is the journal's debits for those entries to the micro-unit, `debt` what the balance could not cover (recorded as debt, repaid by the next credit). A file without its totals line was cut short: fetch it again. Columns: `posted_at`, `customer_id`, `key_id`, `type` (`request`, `video_task`; `total` on the totals line), `id` (the request or task id: its receipt is `GET /v1/requests/{id}`), `entry` (`charge`, `settle`, `true_up`), `endpoint`, `model`, `price_version`, `price_rule` (the rule that chose the price: `customer_override`, `plan_model`, `plan_pattern`, `plan_multiplier` or `list`), `plan` (the price plan whose rule it was; empty otherwise), `input_tokens`, `output_tokens`, `cache_read_tokens`, `cache_write_tokens`, `tier_above_input_tokens` (the threshold of the long-context tier the request was priced at; empty for the base prices), `video_seconds`, `video_tier`, `estimated`, `free_units`, `free_amount`, `charged`, `debt`, `currency`. */
         UsageExport: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
@@ -2700,14 +2721,14 @@ export interface components {
             };
             content: {
                 /**
-                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,tier_above_input_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
-                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,1200,350,8000,0,,,,false,0,0.000000,0.003750,0.000000,USD
-                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
-                 *     ,,,total,2 lines,,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
+                 * @example posted_at,customer_id,key_id,type,id,entry,endpoint,model,price_version,price_rule,plan,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,tier_above_input_tokens,video_seconds,video_tier,estimated,free_units,free_amount,charged,debt,currency
+                 *     2026-11-26T10:15:00.412391Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,request,req_7hX2kQ9mZ4pL1vB8nC3dF6sA,charge,messages_create,sandbox/claude-haiku,1,list,,1200,350,8000,0,,,,false,0,0.000000,0.003750,0.000000,USD
+                 *     2026-11-26T10:16:10.000000Z,cus_5Jk2Lm9Np3Qr7St1Uv4W,key_8Hg3Fd6Sa1Pq4Wm7Zx2C,video_task,vt_4fR8kP2mQ9xL7nB3vC6d,settle,videos_create,sandbox/seedance,1,list,,,,,,,10,720p,false,4,0.400000,0.600000,0.000000,USD
+                 *     ,,,total,2 lines,,,,,,,,,,,,,,,4,0.400000,0.603750,0.000000,USD
                  */
                 "text/csv": string;
                 /**
-                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"tier_above_input_tokens":null,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
+                 * @example {"object":"usage_export.line","posted_at":"2026-11-26T10:15:00.412391Z","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","key_id":"key_8Hg3Fd6Sa1Pq4Wm7Zx2C","type":"request","id":"req_7hX2kQ9mZ4pL1vB8nC3dF6sA","entry":"charge","endpoint":"messages_create","model":"sandbox/claude-haiku","price_version":1,"price_rule":"list","plan":null,"input_tokens":1200,"output_tokens":350,"cache_read_tokens":8000,"cache_write_tokens":0,"tier_above_input_tokens":null,"video_seconds":null,"video_tier":null,"estimated":false,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  *     {"object":"usage_export.totals","customer_id":"cus_5Jk2Lm9Np3Qr7St1Uv4W","from":"2026-11-01T00:00:00.000Z","to":"2026-12-01T00:00:00.000Z","watermark":"2026-12-01T00:00:02.310Z","lines":1,"free_units":0,"free_amount":"0.000000","charged":"0.003750","debt":"0.000000","currency":"USD"}
                  */
                 "application/x-ndjson": string;
@@ -4187,7 +4208,16 @@ export interface operations {
                      *         {
                      *           "model": "sandbox/claude-sonnet",
                      *           "group": "messages",
-                     *           "price_version": 1,
+                     *           "price_version": 2,
+                     *           "price_rule": {
+                     *             "rule": "plan_multiplier",
+                     *             "plan": {
+                     *               "name": "Partner",
+                     *               "version": 3
+                     *             },
+                     *             "pattern": null,
+                     *             "multiplier": "0.800000"
+                     *           },
                      *           "context_window": 1000000,
                      *           "free_quota": {
                      *             "amount": 10000,
@@ -4220,6 +4250,12 @@ export interface operations {
                      *           "model": "sandbox/seedance",
                      *           "group": "video",
                      *           "price_version": 1,
+                     *           "price_rule": {
+                     *             "rule": "list",
+                     *             "plan": null,
+                     *             "pattern": null,
+                     *             "multiplier": null
+                     *           },
                      *           "context_window": null,
                      *           "free_quota": null,
                      *           "price": {
@@ -4418,6 +4454,12 @@ export interface operations {
                      *       "object": "video.quote",
                      *       "model": "sandbox/seedance",
                      *       "price_version": 1,
+                     *       "price_rule": {
+                     *         "rule": "list",
+                     *         "plan": null,
+                     *         "pattern": null,
+                     *         "multiplier": null
+                     *       },
                      *       "currency": "USD",
                      *       "seconds": 10,
                      *       "resolution": "720p",

@@ -7,7 +7,7 @@ import { createLogger } from './logger.ts';
 import type { Gateway, GatewayOverrides } from './gateway-types.ts';
 import { openDatabase, pgliteDirFor } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
-import { followKeyChanges } from './customers/key-changes.ts';
+import { followKeyChanges, type KeysChanged } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
 import { createAccountService } from './domain/account/service.ts';
 import { createBillingService } from './domain/billing/service.ts';
@@ -20,6 +20,7 @@ import { responseTaskKind } from './domain/responses/kind.ts';
 import { createResponsesService } from './domain/responses/service.ts';
 import { createGeminiService } from './domain/gemini/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
+import { createPlans } from './domain/plans/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
@@ -101,16 +102,18 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     keyWarmMs: config.keyWarmMs,
     ...(overrides.now ? { now: overrides.now } : {}),
   });
+  const plans = createPlans({ db, logger, catalogue, customers, cacheMs: config.keyCacheMs }); // a plan's prices are remembered as keys are
   const keyWarmth =
     config.keyCacheMs > 0 && config.keyWarmMs > 0
       ? repeat(Math.max(config.keyCacheMs / 2, 50), 'key-warmth', logger, () => customers.keepKeysWarm())
       : undefined;
   // The embedded database has one process: changes made through it are forgotten here at once.
+  const forget = (change: KeysChanged) => [customers, plans.book].forEach((cache) => cache.forgetChanged(change));
   const keyChanges =
     config.databaseUrl && config.keyCacheMs > 0
-      ? followKeyChanges({ connectionString: config.databaseUrl, forget: customers.forgetChanged, logger, metrics, connectTimeoutMs: config.dbQueryTimeoutMs })
+      ? followKeyChanges({ connectionString: config.databaseUrl, forget, logger, metrics, connectTimeoutMs: config.dbQueryTimeoutMs })
       : undefined;
-  const discovery = createDiscoveryService({ catalogue });
+  const discovery = createDiscoveryService({ catalogue, book: plans.book });
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const quote = createTokenQuotes({ passthrough, ledger });
   const responseIds = createResponseIds({ db, logger });
@@ -118,6 +121,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const tasks = { db, ledger, logger, catalogue, kinds, pollMs: config.videoPollIntervalMs, metrics };
   const services: Services = {
     customers,
+    plans,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     billing: createBillingService({ db, ledger, discovery }),
     redeem: createRedeemCodes({ db, ledger, limits: config.redeemAttempts }),

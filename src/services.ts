@@ -10,6 +10,7 @@ import type { GeminiService } from './domain/gemini/service.ts';
 import type { HealthService } from './domain/health/service.ts';
 import type { HoldsReview } from './domain/holds/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
+import type { Plans } from './domain/plans/service.ts';
 import type { RedeemCodes } from './domain/redeem/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
@@ -24,6 +25,8 @@ import type { Metrics } from './metrics/registry.ts';
 /** Everything handlers may call. Built once in src/gateway.ts. */
 export interface Services {
   customers: CustomerService;
+  /** Price plans, customers' pricing and its audit; `plans.book` prices what callers buy. */
+  plans: Plans;
   /** A customer's own view (wallet, key, requests, usage), scoped to the caller. */
   account: AccountService;
   /** Receipts and usage exports (a caller's own, or any for operators). */

@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { GEMINI_PROTOCOLS, VIDEO_PROTOCOLS, aliasName, isVideoPrice, type Catalogue } from './types.ts';
 import { patternErrors } from './pattern-checks.ts';
 import { providerProblems } from './provider-checks.ts';
-import { tierProblems } from './tier-checks.ts';
+import { costProblems, tierProblems } from './tier-checks.ts';
 import { isVideoProtocol, videoSpecProblems } from './video-protocols.ts';
 // Imported, not read from the source tree: the build emits it beside load.js, so dist/ is enough.
 import schema from './catalogue.schema.json' with { type: 'json' };
@@ -127,6 +127,7 @@ function semanticErrors(catalogue: Catalogue): string[] {
       if (!fits) errors.push(`${where}.free_quota: unit "${quota.unit}" does not fit a ${model.group} model`);
     }
     if (!isVideoPrice(model.price)) errors.push(...tierProblems(model, where));
+    errors.push(...costProblems(model, where));
     if (model.video && isVideoPrice(model.price) && model.video.reference_images && !model.video.content_types.includes('image_url')) {
       errors.push(`${where}.video: reference_images needs image_url among content_types`);
     }

@@ -37,7 +37,7 @@ export function canonicalPrice(price: ModelEntry['price']): Record<string, unkno
 const hashOf = (canonical: Record<string, unknown>): string => createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 
 // Any fixed 64-bit number works; it only has to be the same in every gateway process.
-const PRICE_VERSION_LOCK = 7_302_114_557;
+export const PRICE_VERSION_LOCK = 7_302_114_557;
 
 /**
  * Appends a version for every model whose price differs from its latest version. One short
@@ -46,7 +46,9 @@ const PRICE_VERSION_LOCK = 7_302_114_557;
 export async function syncPriceVersions(db: Knex, catalogue: Catalogue): Promise<PriceVersionSync> {
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [PRICE_VERSION_LOCK]);
+    // The catalogue's own versions (`list`); plans and customers' overrides have scopes of their own.
     const latest = await trx('price_versions')
+      .where({ scope: 'list' })
       .whereIn(
         'model_id',
         catalogue.models.map((m) => m.id),

@@ -1,9 +1,9 @@
 // What a token price's long-context tiers need beyond their schema (src/pricing/tiers.ts applies
 // them): thresholds that strictly increase, each below the model's context window (a tier the
 // reported input can never pass is a mistake in the file, not a price), and an input step to
-// follow wherever a tier leaves a cache price out.
+// follow wherever a tier leaves a cache price out. A route's cost is checked the same way.
 import { parseMicros } from '../shared/money.ts';
-import type { ModelEntry, TokenPrice } from './types.ts';
+import { isVideoPrice, type ModelEntry, type TokenPrice } from './types.ts';
 
 const CACHE_PRICES = ['cache_read_per_mtok', 'cache_write_per_mtok', 'cache_write_1h_per_mtok'] as const;
 
@@ -24,4 +24,21 @@ export function tierProblems(model: ModelEntry, where: string): string[] {
       problems.push(`${at}: set ${derived.join(', ')} (a cache price left out follows the input step, and a base input price of 0 has none)`);
   });
   return problems;
+}
+
+/**
+ * What a route's `cost` needs beyond its schema: a token cost's tiers as a price's, and a video
+ * cost for every resolution tier the model prices (a task at a tier without one would have no
+ * cost to record).
+ */
+export function costProblems(model: ModelEntry, where: string): string[] {
+  return model.routes.flatMap((route, r) => {
+    const cost = route.cost;
+    if (!cost) return [];
+    const at = `${where}.routes.${r}`;
+    if (!isVideoPrice(cost)) return tierProblems({ ...model, price: cost }, at).map((p) => p.replace(`${at}.price`, `${at}.cost`));
+    if (!isVideoPrice(model.price)) return [];
+    const missing = Object.keys(model.price.per_second).filter((tier) => !(tier in cost.per_second));
+    return missing.length > 0 ? [`${at}.cost.per_second: no cost for ${missing.join(', ')} (every priced tier needs one)`] : [];
+  });
 }

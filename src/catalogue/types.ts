@@ -72,6 +72,12 @@ export interface RouteEntry {
   upstream_model?: string;
   /** Lower is tried first. */
   priority?: number;
+  /**
+   * What the provider charges the operator through this route, in the model's price shape (tiers
+   * and premiums included): each charge records the upstream cost of its delivered usage at it,
+   * for the operator (never shown to customers). Absent: the cost is unknown (null, never zero).
+   */
+  cost?: TokenPrice | VideoPrice;
 }
 
 export interface FreeQuota {

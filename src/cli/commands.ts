@@ -1,5 +1,6 @@
 // The operator CLI's commands: each maps its arguments to one admin API call.
 import { defined, enc, integer, query, UsageError, type Command } from './command-parts.ts';
+import { PRICING_COMMANDS } from './pricing-commands.ts';
 import { REDEEM_COMMANDS } from './redeem-commands.ts';
 
 export { enc, query, UsageError, type Command } from './command-parts.ts';
@@ -182,6 +183,7 @@ export const COMMANDS: Record<string, Command> = {
       }),
   },
   ...REDEEM_COMMANDS,
+  ...PRICING_COMMANDS,
   'webhooks list': {
     usage: 'webhooks list [--customer ID] [--status pending|delivered|failed] [--limit N] [--before MSG_ID]   (every attempt of each)',
     method: 'GET',

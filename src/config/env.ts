@@ -70,7 +70,7 @@ export const ENV_SCHEMA = {
     60_000,
   )({
     default: 5000,
-    desc: 'How long a live API key is remembered after a lookup (`0`: every request asks the database). A change to a key or customer made through another replica arrives by a PostgreSQL notification within a second; this bounds it when a notification is lost.',
+    desc: "How long a live API key (with its customer's price plan) and a price plan are remembered after a lookup (`0`: every request asks the database). A change to a key, customer or plan made through another replica arrives by a PostgreSQL notification within a second; this bounds it when a notification is lost.",
   }),
   KEY_WARM_MS: integer(
     0,

@@ -10,6 +10,7 @@
 // the keys used within `warmMs`, so a client that pauses between requests (a person at a chat, a
 // batch between rounds) does not meet the lookup on its next one.
 import type { Knex } from 'knex';
+import type { PriceOverride } from '../pricing/plans.ts';
 import { hashApiKey, looksLikeApiKey } from './api-key.ts';
 import { CustomerError } from './errors.ts';
 import { callerOf, KEY_COLUMNS, type ApiKeyRow, type Caller, type CustomerStatus } from './model.ts';
@@ -54,7 +55,13 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
     return entry.caller;
   }
 
-  type Row = ApiKeyRow & { key_hash: string; previous_key_hash: string | null; customer_status: CustomerStatus };
+  type Row = ApiKeyRow & {
+    key_hash: string;
+    previous_key_hash: string | null;
+    customer_status: CustomerStatus;
+    customer_plan_id: string | null;
+    customer_price_overrides: PriceOverride[] | null;
+  };
 
   /** The live keys presented as any of `hashes` (a current secret, or a rotated-out one in its grace). */
   function liveKeys(hashes: string[], now: Date): Promise<Row[]> {
@@ -63,7 +70,14 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
       .join('customers as c', 'c.id', 'k.customer_id')
       .whereNull('k.revoked_at')
       .where((q) => q.whereIn('k.key_hash', hashes).orWhere((old) => old.whereIn('k.previous_key_hash', hashes).where('k.previous_valid_until', '>', now)))
-      .select(...KEY_COLUMNS.map((c) => `k.${c}`), 'k.key_hash', 'k.previous_key_hash', 'c.status as customer_status');
+      .select(
+        ...KEY_COLUMNS.map((c) => `k.${c}`),
+        'k.key_hash',
+        'k.previous_key_hash',
+        'c.status as customer_status',
+        'c.plan_id as customer_plan_id',
+        'c.price_overrides as customer_price_overrides',
+      );
   }
 
   function entryOf(row: Row, hash: string, now: Date, usedAt: number): Known {
@@ -71,7 +85,13 @@ export function createKeyAuthenticator(deps: { db: Knex; apiKeyPrefix: string; n
     const graceEnd = row.key_hash === hash ? Infinity : new Date(row.previous_valid_until!).getTime();
     const until = Math.min(now.getTime() + deps.cacheMs, graceEnd);
     return {
-      caller: callerOf(row),
+      // The customer's pricing rides with the key: a change to it is a change of the customer row,
+      // forgotten here as suspensions are (on every replica through the notification).
+      caller: {
+        ...callerOf(row),
+        ...(row.customer_plan_id ? { planId: row.customer_plan_id } : {}),
+        ...(row.customer_price_overrides?.length ? { priceOverrides: row.customer_price_overrides } : {}),
+      },
       expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
       suspended: row.customer_status === 'suspended',
       refreshAt: Math.min(now.getTime() + deps.cacheMs / 2, until),

@@ -12,14 +12,18 @@ import type { KeyChangeMetrics } from '../metrics/hooks.ts';
 /** The channel the migration's trigger notifies on. */
 export const KEY_CHANGES_CHANNEL = 'gateway_key_changes';
 
-/** What changed: one key, a customer (all its keys), or anything (missed or unreadable notices). */
-export type KeysChanged = { keyId: string } | { customerId: string } | 'anything';
+/**
+ * What changed: one key, a customer (all its keys), a price plan (its customers' prices), or
+ * anything (missed or unreadable notices).
+ */
+export type KeysChanged = { keyId: string } | { customerId: string } | { planId: string } | 'anything';
 
 export function parseKeysChanged(payload: string): KeysChanged {
   try {
-    const notice = JSON.parse(payload) as { key?: unknown; customer?: unknown };
+    const notice = JSON.parse(payload) as { key?: unknown; customer?: unknown; plan?: unknown };
     if (typeof notice.key === 'string') return { keyId: notice.key };
     if (typeof notice.customer === 'string') return { customerId: notice.customer };
+    if (typeof notice.plan === 'string') return { planId: notice.plan };
   } catch {
     // not JSON: forgetting everything is always safe
   }

@@ -1,4 +1,5 @@
 // Customers and API keys as the rest of the gateway sees them, and their rows.
+import type { PriceOverride } from '../pricing/plans.ts';
 import { hasLimits, limitsOfRow, type KeyLimits, type LimitColumns } from './limits.ts';
 
 export type CustomerStatus = 'active' | 'suspended';
@@ -34,6 +35,10 @@ export interface Caller {
   allowedModels: string[] | null;
   /** The key has a limit: its requests reserve on their own, under the key's lock (src/ledger/key-limits.ts). */
   limited: boolean;
+  /** The customer's price plan (src/domain/plans); absent: list prices. */
+  planId?: string;
+  /** The customer's own per-model price overrides, before its plan's rules; absent: none. */
+  priceOverrides?: PriceOverride[];
 }
 
 export interface CustomerRow {

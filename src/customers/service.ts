@@ -120,7 +120,8 @@ export function createCustomerService(deps: CustomerServiceDeps): CustomerServic
     forgetChanged(change) {
       if (change === 'anything') auth.forgetAll();
       else if ('keyId' in change) auth.forgetKey(change.keyId);
-      else auth.forgetCustomer(change.customerId);
+      else if ('customerId' in change) auth.forgetCustomer(change.customerId);
+      // A plan's change is the plans' (src/domain/plans/book.ts): keys name the plan, not its prices.
     },
 
     async countCustomers() {

@@ -8,7 +8,8 @@ import type { ReservationRow } from '../ledger/repo.ts';
 export interface CheckpointedDraw {
   ref: string;
   charge: string;
-  usage?: { input_tokens?: number; output_tokens?: number } | null;
+  /** The upstream cost at the checkpoint (src/pricing/upstream-cost.ts) rides beside the counts. */
+  usage?: { input_tokens?: number; output_tokens?: number; upstream_cost?: unknown } | null;
   request_id?: string;
   model?: string;
   key_id?: string;

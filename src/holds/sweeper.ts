@@ -13,6 +13,10 @@ import { requestIdTime } from '../shared/ids.ts';
 
 type Usage = NonNullable<CheckpointedDraw['usage']>;
 
+/** The upstream cost of what was delivered by the checkpoint, recorded beside the sweeper's charge. */
+const costAtCheckpoint = (usage: Record<string, unknown> | null | undefined): { upstream_cost?: unknown } =>
+  usage?.upstream_cost ? { upstream_cost: usage.upstream_cost } : {};
+
 export interface Sweeper {
   /** Ends up to `limit` stale holds; returns how many it ended. */
   sweep(limit?: number): Promise<number>;
@@ -33,7 +37,14 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
         grantRef: grant.ref,
         customerId: grant.customer_id,
         amount: BigInt(draw.charge),
-        purpose: { ...(draw.key_id ? { key_id: draw.key_id } : {}), ending: 'owner_gone', estimated: true, swept: true },
+        purpose: {
+          ...(draw.key_id ? { key_id: draw.key_id } : {}),
+          ...(draw.model ? { model: draw.model } : {}),
+          ...costAtCheckpoint(draw.usage),
+          ending: 'owner_gone',
+          estimated: true,
+          swept: true,
+        },
       });
       if (typeof result === 'string' || result.replayed) continue;
       interrupted({ ...draw, ref: draw.request_id ?? draw.ref }, grant.customer_id, result.charged, new Date(grant.created_at), (draw.usage ?? {}) as Usage);
@@ -87,7 +98,11 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
         const charge = delivered < hold.amount ? delivered : hold.amount;
         const result =
           charge > 0n
-            ? await deps.ledger.settle({ ref: hold.ref, charge: { amount: charge }, purpose: { ending: 'owner_gone', estimated: true, swept: true } })
+            ? await deps.ledger.settle({
+                ref: hold.ref,
+                charge: { amount: charge },
+                purpose: { ...costAtCheckpoint(hold.progress?.usage), ending: 'owner_gone', estimated: true, swept: true },
+              })
             : await deps.ledger.release({ ref: hold.ref, purpose: { reason: 'owner gone before anything was delivered', swept: true } });
         if (typeof result === 'string') continue; // another replica (or the owner's outbox) got there first
         ended++;

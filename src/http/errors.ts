@@ -8,6 +8,7 @@ import { AccountError } from '../domain/account/errors.ts';
 import { AlertError } from '../domain/alerts/errors.ts';
 import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
+import { PlanError } from '../domain/plans/errors.ts';
 import { RedeemError } from '../domain/redeem/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
 import { LedgerError } from '../ledger/errors.ts';
@@ -42,7 +43,8 @@ export enum HttpError {
   Internal = 'internal_error',
 }
 
-export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError | AlertError | RedeemError;
+export type ErrorCode =
+  HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError | AlertError | PlanError | RedeemError;
 
 export interface AnthropicErrorBody {
   type: 'error';
@@ -153,6 +155,10 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
 
   [AccountError.InvalidDateRange]: invalid(),
   [AccountError.RequestNotFound]: notFound(),
+  [PlanError.PlanNotFound]: notFound('No price plan with this id.'),
+  [PlanError.PlanNameTaken]: conflict('Another plan already has this name.'),
+  [PlanError.PlanInUse]: conflict(),
+  [PlanError.InvalidPricing]: invalid(),
   [AccountError.PeriodNotFinal]: { status: 425, type: 'invalid_request_error' },
   [AlertError.WebhookUrlRefused]: invalid(),
   [AlertError.WebhookUrlRequired]: invalid(),

@@ -97,6 +97,7 @@ async function replayOrTrueUp(trx: Knex.Transaction, input: ChargeInput, existin
     actual: input.amount,
     priceVersionId: input.priceVersionId ?? null,
     purpose: { ...input.purpose, late_report: true },
+    floorPurpose: existing.purpose,
   });
   const debt = BigInt(existing.debt_delta) + (posted ? BigInt(posted.entry.debt_delta) : 0n);
   const charged = existing.amount + (posted ? BigInt(posted.entry.amount) : 0n);

@@ -4,6 +4,7 @@
 // dead, or an operator) reports the real usage late: the other's charge was a floor, and the
 // difference is posted here under its own reference, once.
 import type { Knex } from 'knex';
+import { costBeyondFloor } from '../pricing/upstream-cost.ts';
 import { addKeySpend } from './key-spend.ts';
 import { findEntry, insertEntry, type EntryRow } from './repo.ts';
 
@@ -45,6 +46,8 @@ export interface TrueUp {
   actual: bigint;
   priceVersionId?: bigint | null;
   purpose: Record<string, unknown>;
+  /** The floor's entry purpose: its upstream cost is taken off the report's (src/pricing/upstream-cost.ts). */
+  floorPurpose?: Record<string, unknown>;
 }
 
 /**
@@ -67,11 +70,23 @@ export async function trueUp(trx: Knex.Transaction, input: TrueUp): Promise<{ en
     debits_delta: debited,
     debt_delta: debt,
     price_version_id: input.priceVersionId ?? null,
-    purpose: { ...input.purpose, floor: input.floor.toString(), actual: input.actual.toString(), ...(debt > 0n ? { debt: debt.toString() } : {}) },
+    purpose: {
+      ...input.purpose,
+      ...upstreamCostOf(input),
+      floor: input.floor.toString(),
+      actual: input.actual.toString(),
+      ...(debt > 0n ? { debt: debt.toString() } : {}),
+    },
     key_id: input.keyId,
   });
   await addKeySpend(trx, input.keyId, debited + debt);
   return { entry, replayed: false };
+}
+
+/** The true-up's share of the request's upstream cost: the report's, less what the floor recorded. */
+function upstreamCostOf(input: TrueUp): { upstream_cost?: unknown } {
+  if (input.purpose.upstream_cost === undefined) return {};
+  return { upstream_cost: costBeyondFloor(input.purpose.upstream_cost, input.floorPurpose?.upstream_cost) ?? null };
 }
 
 /** What an operator waived on an entry (`purpose.waived`, micro-units): priced, and knowingly not charged. */

@@ -116,6 +116,7 @@ async function lateOrReplay(trx: Knex.Transaction, reservation: ReservationRow, 
     actual: chargeAmount(charge, 0n, null).amount,
     priceVersionId: reservation.price_version_id,
     purpose: { ...reservation.purpose, ...purpose, late_report: true },
+    floorPurpose: entry.purpose,
   });
   const debt = replay.debt + (posted ? BigInt(posted.entry.debt_delta) : 0n);
   return { ...replay, charged: replay.charged + (posted ? BigInt(posted.entry.amount) : 0n), debt, replayed: posted?.replayed ?? false };

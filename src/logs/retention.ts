@@ -1,4 +1,4 @@
-// Upkeep of the request log, partitioned by month of created_at (migration 20261128170000): the
+// Upkeep of the request log, partitioned by month of created_at (migration 20261128180000): the
 // partitions of this month and the next two exist before rows arrive (at start and on every run),
 // and with REQUEST_LOG_RETENTION_DAYS set, rows older than that are removed: months wholly before
 // the horizon by dropping their partition, the rest of the month the horizon falls in (and any row

@@ -47,7 +47,7 @@ export function newRequestId(now: number = Date.now()): string {
 /**
  * When the request named by `id` arrived, as its id says (the created_at of its log row); the
  * epoch for a string that is not a request id. The database's `request_log_created_at(text)`
- * computes the same (src/db/migrations/20261128170000_request_log_partitions.ts).
+ * computes the same (src/db/migrations/20261128180000_request_log_partitions.ts).
  */
 export function requestIdTime(id: string): Date {
   if (!REQUEST_ID.test(id)) return new Date(0);

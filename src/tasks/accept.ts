@@ -3,6 +3,7 @@
 // now (submitting) or waits (queue.ts); only a kind that can send from its row ever waits.
 import type { ResolvedProvider } from '../catalogue/types.ts';
 import { LedgerError } from '../ledger/errors.ts';
+import type { RouteCost } from '../pricing/upstream-cost.ts';
 import { KeyLimitAbort, LedgerAbort, type KeyLimitRefusal, type RateState, type ReserveInput } from '../ledger/service.ts';
 import { DEFAULT_DEADLINE_MS, SUBMIT_LEASE_MS, type TaskContext } from './context.ts';
 import { TaskStatus } from './model.ts';
@@ -22,6 +23,8 @@ export interface NewTask {
   request: unknown;
   price: unknown;
   priceVersionId: bigint;
+  /** The serving route's cost, frozen beside the price for the settle's upstream cost (operators only). */
+  upstreamCost?: RouteCost | null;
   idempotencyKey?: string | null;
   requestHash: string;
   cancellable: boolean;
@@ -58,6 +61,7 @@ export async function acceptTask(ctx: TaskContext, task: NewTask, hold: TaskHold
         request: JSON.stringify(task.request),
         price: JSON.stringify(task.price),
         price_version_id: task.priceVersionId.toString(),
+        upstream_cost: task.upstreamCost ? JSON.stringify(task.upstreamCost) : null,
         reserved: '0',
         idempotency_key: task.idempotencyKey ?? null,
         request_hash: task.requestHash,

@@ -1,3 +1,5 @@
+import type { RouteCost } from '../pricing/upstream-cost.ts';
+
 // A task's row and the life of every task, whatever its kind (kind.ts). Every change is an UPDATE
 // guarded by the status it leaves, written by src/tasks only.
 
@@ -49,6 +51,8 @@ export interface TaskRow<Request = unknown, Price = unknown> {
   /** The price snapshot at acceptance (with its `version` and `currency`). */
   price: Price;
   price_version_id: bigint;
+  /** The serving route's cost at acceptance (operators only); null on tasks older than the column. */
+  upstream_cost?: RouteCost | null;
   reserved: bigint;
   idempotency_key: string | null;
   request_hash: string;

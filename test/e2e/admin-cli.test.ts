@@ -162,7 +162,10 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     const rows = csv.stdout.trimEnd().split('\r\n');
     expect(rows[0]).to.match(/^posted_at,customer_id,key_id,type,id,entry,/);
     expect(rows[1]).to.include(requestId);
-    expect(rows.at(-1)).to.match(new RegExp(`,total,1 lines,.*,${receipt.charge.amount.replace('.', '\\.')},0\\.000000,USD$`));
+    // Operators' totals add the upstream cost of the lines (sandbox/claude-haiku's route has one).
+    expect(rows.at(-1)).to.match(
+      new RegExp(`,total,1 lines,.*,${receipt.charge.amount.replace('.', '\\.')},0\\.000000,${receipt.upstream_cost.amount.replace('.', '\\.')},,USD$`),
+    );
     const ndjson = await admin(['usage', 'export', '--customer', made.customerId, '--format', 'ndjson']);
     expect(ndjson.code, ndjson.stderr + ndjson.stdout).to.equal(0);
     expect(JSON.parse(ndjson.stdout.trimEnd().split('\n').at(-1)!)).to.include({ object: 'usage_export.totals', lines: 1, charged: receipt.charge.amount });
@@ -181,6 +184,36 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     expect(refused.stderr).to.match(/^HTTP 400 webhook_url_refused: .+\n$/);
     const listed = JSON.parse((await admin(['webhooks', 'list', '--customer', made.customerId])).stdout);
     expect(listed).to.deep.equal({ object: 'list', data: [], has_more: false, next_before: null });
+  });
+
+  it("manages price plans and a customer's pricing, shows the audit, a plan's prices beside route costs and the margin report", async () => {
+    const overrides = JSON.stringify([{ model: 'sandbox/claude-*', multiplier: '0.9' }]);
+    const plan = JSON.parse(
+      (await admin(['plans', 'create', '--name', 'CLI plan', '--multiplier', '0.8', '--overrides', overrides, '--actor', 'cli-op'])).stdout,
+    );
+    expect(plan).to.include({ object: 'price_plan', name: 'CLI plan', multiplier: '0.800000', version: 1 });
+    const updated = JSON.parse((await admin(['plans', 'update', plan.id, '--multiplier', 'none', '--actor', 'cli-op'])).stdout);
+    expect(updated).to.include({ multiplier: null, version: 2 });
+    const customer = JSON.parse((await admin(['customers', 'create', '--name', 'Plan Co'])).stdout);
+    const own = JSON.stringify([{ model: 'sandbox/chat-model', price: { input_per_mtok: '0.40' } }]);
+    const pricing = JSON.parse((await admin(['pricing', 'set', customer.id, '--plan', plan.id, '--overrides', own])).stdout);
+    expect(pricing.plan).to.include({ id: plan.id, version: 2 });
+    expect(JSON.parse((await admin(['pricing', 'get', customer.id])).stdout).overrides).to.have.length(1);
+    const prices = JSON.parse((await admin(['prices', 'list', '--customer', customer.id])).stdout);
+    expect(prices.data.find((m: any) => m.model === 'sandbox/chat-model').price_rule.rule).to.equal('customer_override');
+    expect(prices.data.find((m: any) => m.model === 'sandbox/claude-haiku').routes[0].cost.input_per_mtok).to.equal('0.600000');
+    const audit = JSON.parse((await admin(['pricing', 'audit', '--subject', plan.id])).stdout);
+    expect(audit.data.map((e: any) => [e.action, e.actor])).to.deep.equal([
+      ['updated', 'cli-op'],
+      ['created', 'cli-op'],
+    ]);
+    expect(JSON.parse((await admin(['usage', 'margin', '--customer', customer.id])).stdout)).to.include({ object: 'margin_report' });
+    const inUse = await admin(['plans', 'delete', plan.id]);
+    expect(inUse.code).to.equal(1);
+    expect(inUse.stderr).to.match(/^HTTP 409 plan_in_use: /);
+    const bad = await admin(['pricing', 'set', customer.id, '--overrides', '{not json']);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.include('--overrides takes a JSON array');
   });
 
   it('exits non-zero with one line per failure, and with usage on nonsense', async () => {

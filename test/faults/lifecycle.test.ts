@@ -186,6 +186,9 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
     for (const settle of settles) {
       expect(settle.purpose).to.include({ ending: 'owner_gone', swept: true });
       expect(Number(settle.amount)).to.be.greaterThan(0);
+      // The checkpoint's upstream cost rides with the sweeper's charge (the route's cost: the operator's margin).
+      expect(settle.purpose.upstream_cost).to.include({ provider: 'sandbox-anthropic' });
+      expect(BigInt(settle.purpose.upstream_cost.amount) > 0n).to.equal(true);
     }
     expect(reconciliation.ok).to.equal(true);
     let interrupted: any[] = [];
@@ -223,7 +226,8 @@ describe(`gateway processes under SIGTERM, kill -9 and a database outage (${usin
       const charges = journal.filter((e) => e.kind === 'settle' || e.kind === 'charge');
       const swept = charges.filter((c) => c.purpose.swept === true);
       expect(swept).to.have.length(5);
-      for (const charge of swept) expect(charge.purpose.ending).to.equal('owner_gone');
+      for (const charge of swept)
+        expect(charge.purpose).to.include({ ending: 'owner_gone', model: HAIKU }).and.have.nested.property('upstream_cost.provider', 'sandbox-anthropic');
       expect(charges.filter((c) => c.purpose.ending === 'complete')).to.have.length(6);
       for (const charge of charges) expect(Number(charge.amount)).to.be.greaterThan(0);
       const debits = charges.reduce((sum, c) => sum + Math.round(Number(c.amount) * 1e6), 0);

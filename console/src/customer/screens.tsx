@@ -6,12 +6,14 @@ import { ExportForm, exportQuery } from '../ui/export.tsx';
 import { href } from '../ui/router.ts';
 import { ReceiptScreen } from '../ui/receipt.tsx';
 import { Overview } from './overview.tsx';
+import { Prices } from './prices.tsx';
 import { Requests } from './requests.tsx';
 import { Videos } from './videos.tsx';
 
 export const CUSTOMER_NAV: Array<[string, string]> = [
   ['overview', 'Wallet and key'],
   ['usage', 'Usage'],
+  ['prices', 'Prices'],
   ['requests', 'Requests'],
   ['videos', 'Videos'],
   ['alerts', 'Alerts'],
@@ -40,6 +42,8 @@ export function CustomerScreens({ route }: { route: string[] }) {
       ) : (
         <Requests />
       );
+    case 'prices':
+      return <Prices />;
     case 'videos':
       return <Videos />;
     case 'alerts':

@@ -1,4 +1,4 @@
-// One customer: status (suspend / reactivate), wallet and top-up, keys, journal, spend.
+// One customer: status (suspend / reactivate), wallet and top-up, keys, pricing, journal, spend.
 import { useState } from 'preact/hooks';
 import { adminApi } from '../api/session.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
@@ -8,6 +8,7 @@ import { Journal } from './journal.tsx';
 import { Keys } from './keys.tsx';
 import { AdminExport, SpendReport } from './spend.tsx';
 import { AlertsSection } from '../ui/alerts.tsx';
+import { CustomerPricing } from './customer-pricing.tsx';
 
 export function CustomerDetail({ id }: { id: string }) {
   const customer = useLoad(() => adminApi.get('/admin/v1/customers/{customer_id}', { path: { customer_id: id } }), [id]);
@@ -109,6 +110,7 @@ export function CustomerDetail({ id }: { id: string }) {
         ) : null}
       </Section>
       <Keys customerId={id} />
+      <CustomerPricing customerId={id} />
       <Journal customerId={id} refreshKey={credited} />
       <SpendReport customerId={id} />
       <AdminExport customerId={id} />

@@ -6,6 +6,9 @@ import { Catalogue } from './catalogue.tsx';
 import { CustomerDetail } from './customer.tsx';
 import { Customers } from './customers.tsx';
 import { Holds } from './holds.tsx';
+import { Margin } from './margin.tsx';
+import { PlanDetail } from './plan.tsx';
+import { Plans } from './plans.tsx';
 import { RedeemCodes } from './redeem.tsx';
 import { Reconciliation } from './reconciliation.tsx';
 import { RequestLogs } from './request-logs.tsx';
@@ -21,7 +24,9 @@ export const OPERATOR_NAV: Array<[string, string]> = [
   ['videos', 'Video tasks'],
   ['reconciliation', 'Reconciliation'],
   ['catalogue', 'Catalogue'],
+  ['plans', 'Price plans'],
   ['spend', 'Spend'],
+  ['margin', 'Margin'],
   ['webhooks', 'Webhooks'],
 ];
 
@@ -50,8 +55,12 @@ export function OperatorScreens({ route }: { route: string[] }) {
       return <Reconciliation />;
     case 'catalogue':
       return <Catalogue />;
+    case 'plans':
+      return id ? <PlanDetail id={id} /> : <Plans />;
     case 'spend':
       return <Spend />;
+    case 'margin':
+      return <Margin />;
     case 'webhooks':
       return <WebhookDeliveries />;
     default:

@@ -31,3 +31,23 @@ export function PriceText({ price, currency }: { price: PublicSchemas['ModelPric
 export function quotaText(quota: PublicSchemas['FreeQuota'] | null): string {
   return quota ? `${quota.amount} ${quota.unit} per ${quota.period}` : 'none';
 }
+
+/** Which rule chose a price: the customer's own, its plan's (by name and version), or the list. */
+export function ruleText(rule: PublicSchemas['PriceRule']): string {
+  const plan = rule.plan ? `plan ${rule.plan.name} (version ${rule.plan.version})` : '';
+  const times = rule.multiplier ? ` × ${rule.multiplier}` : '';
+  switch (rule.rule) {
+    case 'list':
+      return 'the list price';
+    case 'customer_override':
+      return `the customer's own price${times}`;
+    case 'plan_model':
+      return `${plan}, for this model`;
+    case 'plan_pattern':
+      return `${plan}, for ${rule.pattern ?? 'a pattern'}${times}`;
+    case 'plan_multiplier':
+      return `${plan}${times}`;
+    default:
+      return `${rule.rule}${plan ? `, ${plan}` : ''}`;
+  }
+}

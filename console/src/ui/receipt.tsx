@@ -2,11 +2,13 @@
 // view for a customer (`GET /v1/requests/{id}`) and an operator (`GET /admin/v1/receipts/{id}`);
 // amounts are the API's decimal strings as they come, the provider's usage as it reported it.
 import { Fragment, type ComponentChildren } from 'preact';
-import type { PublicSchemas } from '../api/session.ts';
+import type { AdminSchemas, PublicSchemas } from '../api/session.ts';
 import { useLoad } from './hooks.ts';
 import { Badge, ErrorNote, Loading, Money, Section, Table, Time } from './parts.tsx';
+import { ruleText } from './prices.tsx';
 
-export type Receipt = PublicSchemas['Receipt'];
+/** A customer's receipt; an operator's adds the upstream cost (never in a customer's). */
+export type Receipt = PublicSchemas['Receipt'] & { upstream_cost?: AdminSchemas['UpstreamCost'] | null };
 
 /** Loads a receipt and shows it; the API's refusal (404 for an id that is not the caller's) as its words. */
 export function ReceiptScreen({ id, load, crumbs }: { id: string; load: (id: string) => Promise<Receipt>; crumbs: ComponentChildren }) {
@@ -75,6 +77,21 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
           <dd>
             {r.measurement.estimated ? <Badge value="estimated" /> : <Badge value="measured" />} {r.measurement.explanation}
           </dd>
+          {r.upstream_cost !== undefined ? (
+            <>
+              <dt>Upstream cost</dt>
+              <dd>
+                {r.upstream_cost ? (
+                  <>
+                    <Money amount={r.upstream_cost.amount} currency={r.currency} />
+                    {r.upstream_cost.amount === null ? ' (the route has no cost)' : ''} via <code>{r.upstream_cost.provider}</code>
+                  </>
+                ) : (
+                  'not recorded'
+                )}
+              </dd>
+            </>
+          ) : null}
         </dl>
       </Section>
       <Section title="What it was">
@@ -120,7 +137,7 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
         {r.price ? (
           <>
             <p class="meta">
-              Price version <strong>{r.price.version}</strong> of <code>{r.price.model}</code>, as the catalogue set it:
+              Price version <strong>{r.price.version}</strong> of <code>{r.price.model}</code>, priced by {ruleText(r.price.rule)}:
             </p>
             <Pairs caption="Unit prices" value={r.price.unit_prices} />
           </>

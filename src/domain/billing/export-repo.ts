@@ -22,6 +22,10 @@ export interface ExportLine {
   endpoint: string | null;
   model: string | null;
   price_version: number | null;
+  /** The rule that chose the price (src/pricing/plans.ts): null for the catalogue's list price. */
+  price_rule: string | null;
+  /** The price plan whose rule it was. */
+  plan: string | null;
   input_tokens: bigint | null;
   output_tokens: bigint | null;
   cache_read_tokens: bigint | null;
@@ -35,6 +39,8 @@ export interface ExportLine {
   free_amount: bigint;
   charged: bigint;
   debt: bigint;
+  /** The entry's upstream cost snapshot (`purpose.upstream_cost`), for operators' exports only. */
+  upstream_cost: unknown;
 }
 
 export interface ExportRange {
@@ -56,12 +62,13 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
             e.customer_id, coalesce(e.key_id, l.key_id, v.key_id) as key_id, e.kind, r.ref, v.id is not null as is_task,
             coalesce(l.endpoint, case when v.id is not null then 'videos_create' end) as endpoint,
             coalesce(l.model, v.model_id, e.purpose ->> 'model', pv.model_id) as model, pv.version as price_version,
+            pv.pricing ->> 'rule' as price_rule, pv.pricing -> 'plan' ->> 'name' as plan,
             l.input_tokens, l.output_tokens, l.cache_read_tokens, l.cache_write_tokens,
             (l.usage_detail -> 'price_tier' ->> 'above_input_tokens')::integer as tier_above_input_tokens,
             case when e.kind = 'settle' then v.billed_seconds end as video_seconds,
             case when e.kind = 'settle' then v.billed_tier end as video_tier,
             coalesce(l.usage_estimated, (e.purpose ->> 'estimated') = 'true') as estimated,
-            e.free_units, e.free_amount, e.debits_delta as charged, e.debt_delta as debt
+            e.free_units, e.free_amount, e.debits_delta as charged, e.debt_delta as debt, e.purpose -> 'upstream_cost' as upstream_cost
        from ledger_entries e
        cross join lateral (select substr(e.reference, strpos(e.reference, ':') + 1) as ref) r
        left join request_logs l on l.request_id = r.ref and l.created_at = request_log_created_at(r.ref)

@@ -4,6 +4,7 @@
 // `charged` total is the journal's debits for those entries, to the micro-unit. A request priced at
 // a long-context tier names the tier's threshold (`tier_above_input_tokens`).
 import type { Knex } from 'knex';
+import { readUpstreamCost } from '../../pricing/upstream-cost.ts';
 import { csvLine } from '../../shared/csv.ts';
 import { formatMicros } from '../../shared/money.ts';
 import { watermarkHeaders } from '../account/window.ts';
@@ -24,6 +25,8 @@ const COLUMNS = [
   'endpoint',
   'model',
   'price_version',
+  'price_rule',
+  'plan',
   'input_tokens',
   'output_tokens',
   'cache_read_tokens',
@@ -39,7 +42,13 @@ const COLUMNS = [
   'currency',
 ] as const;
 
-type Record_ = Partial<Record<(typeof COLUMNS)[number], string | number | boolean | null>>;
+/** Operators' exports add what each charge cost upstream, and through which route (never a customer's). */
+const OPERATOR_COLUMNS = [...COLUMNS.slice(0, -1), 'upstream_cost', 'upstream_provider', 'currency'] as const;
+
+type Record_ = Partial<Record<(typeof OPERATOR_COLUMNS)[number], string | number | boolean | null>>;
+
+/** Whose export: a customer's own (no upstream cost) or an operator's. */
+export type ExportAudience = 'customer' | 'operator';
 
 const PAGE = 500;
 
@@ -49,11 +58,14 @@ interface Totals {
   freeAmount: bigint;
   charged: bigint;
   debt: bigint;
+  /** The lines' known upstream costs (operators' exports); null while none is known. */
+  upstreamCost: bigint | null;
 }
 
 const num = (value: bigint | number | null): number | null => (value === null ? null : Number(value));
 
-function record(line: ExportLine, currency: string): Record_ {
+function record(line: ExportLine, currency: string, audience: ExportAudience): Record_ {
+  const cost = audience === 'operator' ? readUpstreamCost(line.upstream_cost) : undefined;
   return {
     posted_at: line.posted_at,
     customer_id: line.customer_id,
@@ -64,6 +76,8 @@ function record(line: ExportLine, currency: string): Record_ {
     endpoint: line.endpoint,
     model: line.model,
     price_version: line.price_version,
+    price_rule: line.price_rule ?? 'list',
+    plan: line.plan,
     input_tokens: num(line.input_tokens),
     output_tokens: num(line.output_tokens),
     cache_read_tokens: num(line.cache_read_tokens),
@@ -76,11 +90,13 @@ function record(line: ExportLine, currency: string): Record_ {
     free_amount: formatMicros(BigInt(line.free_amount)),
     charged: formatMicros(BigInt(line.charged)),
     debt: formatMicros(BigInt(line.debt)),
+    ...(audience === 'operator' ? { upstream_cost: cost?.amount ? formatMicros(BigInt(cost.amount)) : null, upstream_provider: cost?.provider ?? null } : {}),
     currency,
   };
 }
 
-const csvRow = (r: Record_): string => csvLine(COLUMNS.map((c) => r[c]));
+const csvRow = (r: Record_, audience: ExportAudience): string => csvLine(columnsOf(audience).map((c) => r[c]));
+const columnsOf = (audience: ExportAudience): readonly (typeof OPERATOR_COLUMNS)[number][] => (audience === 'operator' ? OPERATOR_COLUMNS : COLUMNS);
 
 export function exportFilename(range: ExportRange, format: ExportFormat): string {
   const day = (d: Date) => d.toISOString().slice(0, 19).replace(/:/g, '');
@@ -92,8 +108,15 @@ export function exportFilename(range: ExportRange, format: ExportFormat): string
  * the totals line. A database failure after the first byte cuts the response (sink.abort), so a
  * short file is never taken for a complete one: only a file ending in its totals line is whole.
  */
-export async function streamExport(db: Knex, range: ExportRange, format: ExportFormat, currency: string, sink: Sink): Promise<Totals> {
-  const totals: Totals = { lines: 0, freeUnits: 0n, freeAmount: 0n, charged: 0n, debt: 0n };
+export async function streamExport(
+  db: Knex,
+  range: ExportRange,
+  format: ExportFormat,
+  currency: string,
+  sink: Sink,
+  audience: ExportAudience = 'customer',
+): Promise<Totals> {
+  const totals: Totals = { lines: 0, freeUnits: 0n, freeAmount: 0n, charged: 0n, debt: 0n, upstreamCost: null };
   // The first page before the first byte: a database that cannot answer is a clean 503.
   let page = await exportPage(db, range, undefined, PAGE);
   sink.start(200, {
@@ -102,7 +125,7 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
     'cache-control': 'no-store',
     ...watermarkHeaders(range.watermark),
   });
-  let chunk = format === 'csv' ? csvRow(Object.fromEntries(COLUMNS.map((c) => [c, c]))) : '';
+  let chunk = format === 'csv' ? csvRow(Object.fromEntries(columnsOf(audience).map((c) => [c, c])), audience) : '';
   try {
     for (;;) {
       for (const line of page) {
@@ -111,8 +134,10 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
         totals.freeAmount += BigInt(line.free_amount);
         totals.charged += BigInt(line.charged);
         totals.debt += BigInt(line.debt);
-        const r = record(line, currency);
-        chunk += format === 'csv' ? csvRow(r) : `${JSON.stringify({ object: 'usage_export.line', ...r })}\n`;
+        const cost = audience === 'operator' ? readUpstreamCost(line.upstream_cost)?.amount : undefined;
+        if (cost) totals.upstreamCost = (totals.upstreamCost ?? 0n) + BigInt(cost);
+        const r = record(line, currency, audience);
+        chunk += format === 'csv' ? csvRow(r, audience) : `${JSON.stringify({ object: 'usage_export.line', ...r })}\n`;
       }
       if (chunk) await sink.write(chunk); // waits while the client is slower than the database
       chunk = '';
@@ -124,21 +149,28 @@ export async function streamExport(db: Knex, range: ExportRange, format: ExportF
     sink.abort();
     throw error;
   }
-  sink.end(format === 'csv' ? csvRow(totalsRecord(totals, currency)) : `${JSON.stringify(totalsObject(totals, range, currency))}\n`);
+  const end =
+    format === 'csv' ? csvRow(totalsRecord(totals, currency, audience), audience) : `${JSON.stringify(totalsObject(totals, range, currency, audience))}\n`;
+  sink.end(end);
   return totals;
 }
 
-const totalsRecord = (t: Totals, currency: string): Record_ => ({
+/** The operator's totals add the known upstream cost of the lines. */
+const upstreamTotal = (t: Totals, audience: ExportAudience) =>
+  audience === 'operator' ? { upstream_cost: t.upstreamCost === null ? null : formatMicros(t.upstreamCost) } : {};
+
+const totalsRecord = (t: Totals, currency: string, audience: ExportAudience): Record_ => ({
   type: 'total',
   id: `${t.lines} lines`,
   free_units: Number(t.freeUnits),
   free_amount: formatMicros(t.freeAmount),
   charged: formatMicros(t.charged),
   debt: formatMicros(t.debt),
+  ...upstreamTotal(t, audience),
   currency,
 });
 
-const totalsObject = (t: Totals, range: ExportRange, currency: string) => ({
+const totalsObject = (t: Totals, range: ExportRange, currency: string, audience: ExportAudience) => ({
   object: 'usage_export.totals',
   customer_id: range.customerId ?? null,
   from: range.from.toISOString(),
@@ -149,5 +181,6 @@ const totalsObject = (t: Totals, range: ExportRange, currency: string) => ({
   free_amount: formatMicros(t.freeAmount),
   charged: formatMicros(t.charged),
   debt: formatMicros(t.debt),
+  ...upstreamTotal(t, audience),
   currency,
 });

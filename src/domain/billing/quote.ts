@@ -9,6 +9,7 @@ import type { VideoPrice } from '../../catalogue/types.ts';
 import { isVideoProtocol, type VideoProtocol } from '../../catalogue/video-protocols.ts';
 import { chargeAmount, unitsWanted } from '../../ledger/context.ts';
 import type { Ledger } from '../../ledger/service.ts';
+import type { PriceRule } from '../../pricing/plans.ts';
 import { costOf, videoLines, type CostLine } from '../../pricing/cost.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
@@ -20,6 +21,8 @@ import { heldSeconds, validateVideoRequest } from '../videos/validate.ts';
 export interface VideoQuote {
   model: string;
   priceVersion: number;
+  /** The rule that chose the price (the customer's plan or override); undefined: the list price. */
+  priceRule: PriceRule | undefined;
   seconds: number;
   resolution: string;
   ratio: string | null;
@@ -39,14 +42,15 @@ export async function quoteVideo(
   caller: Caller,
   body: Record<string, unknown>,
 ): Promise<VideoQuote | Failure> {
-  const model = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
-  if (!model) {
+  const catalogued = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
+  if (!catalogued) {
     const retired = typeof body.model === 'string' ? deps.discovery.retirement(caller, body.model) : undefined;
     return retired ? passthroughFailures.modelRetired(retired) : videoFailures.modelNotFound(String(body.model));
   }
-  if (model.group !== 'video' || !model.video) return videoFailures.notVideo(model.id, model.group);
-  const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
-  if (!route) return videoFailures.noProvider(model.id);
+  if (catalogued.group !== 'video' || !catalogued.video) return videoFailures.notVideo(catalogued.id, catalogued.group);
+  const route = catalogued.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
+  if (!route) return videoFailures.noProvider(catalogued.id);
+  const model = await deps.discovery.priced(caller, catalogued); // as create prices it
   const request = validateVideoRequest(body, model, route.provider.protocol as VideoProtocol);
   if ('param' in request) return videoFailures.invalid(request.param, request.message);
 
@@ -56,6 +60,7 @@ export async function quoteVideo(
   return {
     model: model.id,
     priceVersion: model.priceVersion.version,
+    priceRule: model.pricing,
     seconds: request.seconds,
     resolution: request.resolution,
     ratio: request.ratio,

@@ -2,6 +2,7 @@
 // entries by their references, and the price version it was priced at. Reads only.
 import type { Knex } from 'knex';
 import type { EntryRow } from '../../ledger/repo.ts';
+import type { PriceRule } from '../../pricing/plans.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { findTask } from '../../tasks/rows.ts';
 import type { VideoTaskRow } from '../videos/kind.ts';
@@ -11,6 +12,8 @@ export interface PriceVersionRow {
   model_id: string;
   version: number;
   price: Record<string, unknown>;
+  /** The rule that chose the price (src/pricing/plans.ts); null: the catalogue's list price. */
+  pricing: PriceRule | null;
 }
 
 /** The journal kinds a request's or a task's money moves through, in the order they happen. */
@@ -44,5 +47,5 @@ export async function entriesOf(db: Knex, ref: string): Promise<EntryRow[]> {
 
 export async function priceVersion(db: Knex, id: bigint | null): Promise<PriceVersionRow | undefined> {
   if (id === null) return undefined;
-  return db('price_versions').where({ id: id.toString() }).first('id', 'model_id', 'version', 'price');
+  return db('price_versions').where({ id: id.toString() }).first('id', 'model_id', 'version', 'price', 'pricing');
 }

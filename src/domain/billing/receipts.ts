@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { AppliedTier } from '../../pricing/tiers.ts';
+import { readUpstreamCost, type UpstreamCost } from '../../pricing/upstream-cost.ts';
 import { isBillable } from '../../logs/billable.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { Failure } from '../failure.ts';
@@ -45,6 +46,8 @@ export interface Receipt {
   hold: { source: 'grant' | 'reservation' | 'video_task' | null; amount: bigint | null; freeUnitsHeld: bigint; outcome: HoldOutcome; released: bigint | null };
   charge: { posted: bigint; fromHold: bigint; fromBalance: bigint; debt: bigint; waived: bigint; trueUp: bigint; freeUnits: bigint; freeAmount: bigint };
   journal: EntryRow[];
+  /** Operators only: what the charge cost upstream, summed over its entries; null when none recorded it. */
+  upstreamCost: UpstreamCost | null;
   /** Operators only. */
   provider: string | null;
   upstreamRequestId: string | null;
@@ -81,6 +84,15 @@ function chargeOf(entries: EntryRow[]): Receipt['charge'] {
     freeUnits: sum((e) => e.free_units),
     freeAmount: sum((e) => e.free_amount),
   };
+}
+
+/** The charging entries' upstream costs added up (each entry records its own share; the last names the route). */
+function upstreamCostOf(entries: EntryRow[]): UpstreamCost | null {
+  const costs = entries.filter((e) => CHARGING.has(e.kind)).flatMap((e) => readUpstreamCost(e.purpose?.upstream_cost) ?? []);
+  const last = costs.at(-1);
+  if (!last) return null;
+  const known = costs.filter((c) => c.amount !== null);
+  return { ...last, amount: known.length === 0 ? null : known.reduce((sum, c) => sum + BigInt(c.amount!), 0n).toString() };
 }
 
 function outcomeOf(entries: EntryRow[], held: boolean): HoldOutcome {
@@ -144,6 +156,7 @@ async function requestReceipt(db: Knex, row: RequestLogRow): Promise<Receipt> {
     },
     charge,
     journal: entries,
+    upstreamCost: upstreamCostOf(entries),
     provider: row.provider,
     upstreamRequestId: row.upstream_request_id,
   };
@@ -200,6 +213,7 @@ async function taskReceipt(db: Knex, task: VideoTaskRow): Promise<Receipt> {
     },
     charge,
     journal: entries,
+    upstreamCost: upstreamCostOf(entries),
     provider: task.provider_id,
     upstreamRequestId: null,
   };

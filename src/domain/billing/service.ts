@@ -11,6 +11,7 @@ import type { Sink } from '../sink.ts';
 import { AccountError } from '../account/errors.ts';
 import { finalWindow } from '../account/window.ts';
 import { streamExport, type ExportFormat } from './export.ts';
+import { marginReport, marginTotals } from './margin.ts';
 import { quoteVideo } from './quote.ts';
 import { findReceipt } from './receipts.ts';
 
@@ -58,12 +59,21 @@ export function createBillingService(deps: { db: Knex; ledger: Ledger; discovery
       return streamExport(deps.db, period, request.format, deps.discovery.currency(), sink);
     },
 
+    /** Revenue, upstream cost and margin by customer and model in a period (operators; margin.ts). */
+    async margin(customerId: string | undefined, request: Omit<ExportRequest, 'format'>) {
+      const period = await range({ ...request, format: 'csv' }, customerId);
+      if (period instanceof Failure) return period;
+      if (customerId && !(await customerExists(deps.db, customerId))) return new Failure(CustomerError.CustomerNotFound, 'No customer with this id.');
+      const rows = await marginReport(deps.db, period);
+      return { ...period, rows, totals: marginTotals(rows) };
+    },
+
     /** One customer's export, or every customer's (operators). */
     async exportAny(customerId: string | undefined, request: ExportRequest, sink: Sink) {
       if (customerId && !(await customerExists(deps.db, customerId))) return new Failure(CustomerError.CustomerNotFound, 'No customer with this id.');
       const period = await range(request, customerId);
       if (period instanceof Failure) return period;
-      return streamExport(deps.db, period, request.format, deps.discovery.currency(), sink);
+      return streamExport(deps.db, period, request.format, deps.discovery.currency(), sink, 'operator');
     },
   };
 }

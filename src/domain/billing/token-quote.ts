@@ -6,6 +6,7 @@
 // exactly this; what it is charged is its reported usage, at the tier that usage reaches.
 import { chargeAmount } from '../../ledger/context.ts';
 import type { Ledger } from '../../ledger/service.ts';
+import type { PriceRule } from '../../pricing/plans.ts';
 import { costOf } from '../../pricing/cost.ts';
 import { holdTier, type AppliedTier } from '../../pricing/tiers.ts';
 import { Failure } from '../failure.ts';
@@ -16,6 +17,8 @@ import { freeUnitsHeld } from './quote.ts';
 export interface TokenQuote {
   model: string;
   priceVersion: number;
+  /** The rule that chose the price (the customer's plan or override); undefined: the list price. */
+  priceRule: PriceRule | undefined;
   /** The gateway's estimate of the request's input, what the hold is sized on. */
   inputTokens: number;
   /** The most output the answer may carry (held in full). */
@@ -48,7 +51,7 @@ async function quote(deps: { passthrough: Passthrough; ledger: Ledger }, protoco
   const request: PassthroughRequest = { ...asked, body };
   const invalid = protocol.check(body);
   if (invalid) return invalid;
-  const resolved = deps.passthrough.resolve(protocol, request);
+  const resolved = await deps.passthrough.resolve(protocol, request);
   if (resolved instanceof Failure) return resolved;
   const { model } = resolved;
   const inspected = protocol.inspect(request, model);
@@ -58,6 +61,7 @@ async function quote(deps: { passthrough: Passthrough; ledger: Ledger }, protoco
   return {
     model: model.id,
     priceVersion: model.priceVersion.version,
+    priceRule: model.pricing,
     inputTokens: inspected.inputTokens,
     maxOutputTokens: inspected.maxOutputTokens,
     holdTier: holdTier(resolved.price, inspected.inputTokens),

@@ -1,6 +1,7 @@
 import type { Caller } from '../../customers/service.ts';
 import type { NamedModel } from '../../catalogue/names.ts';
 import type { CatalogueStore, ResolvedModel } from '../../catalogue/store.ts';
+import type { PlanBook } from '../plans/book.ts';
 import { catalogueOverview, type CatalogueOverview } from './overview.ts';
 
 export interface DiscoveryService {
@@ -19,6 +20,12 @@ export interface DiscoveryService {
   findCatalogued(caller: Caller | null, modelId: string): ResolvedModel | undefined;
   /** The retirement of the model a name stands for, if the caller may reach it and it is retired. */
   retirement(caller: Caller | null, modelId: string): Retirement | undefined;
+  /**
+   * The model at the caller's prices: its price plan's or its own overrides' (price, frozen price
+   * version, the rule that chose them), or the catalogue's. Everything that holds, quotes or lists
+   * prices asks here, so hold, settle, quote and listing follow one rule (src/pricing/plans.ts).
+   */
+  priced(caller: Caller | null, model: ResolvedModel): Promise<ResolvedModel>;
   serviceName(): string;
   currency(): string;
   /** Every provider, model and alias of the catalogue, and why each model can or cannot be reached (operators). */
@@ -43,8 +50,9 @@ function mayReach(caller: Caller | null, model: ResolvedModel): boolean {
   return caller.allowedModels.includes(model.id);
 }
 
-export function createDiscoveryService(deps: { catalogue: CatalogueStore }): DiscoveryService {
+export function createDiscoveryService(deps: { catalogue: CatalogueStore; book?: PlanBook }): DiscoveryService {
   return {
+    priced: (caller, model) => (deps.book ? deps.book.priced(caller, model) : Promise.resolve(model)),
     visibleModels(caller) {
       return [...deps.catalogue.current().models.values()].filter((model) => canSee(caller, model));
     },

@@ -12,6 +12,7 @@ import type { Logger } from '../../logger.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { UpstreamMetrics } from '../../metrics/hooks.ts';
 import { costOf } from '../../pricing/cost.ts';
+import { routeCost, upstreamCost } from '../../pricing/upstream-cost.ts';
 import type { UpstreamResponse } from '../../providers/types.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
@@ -52,7 +53,7 @@ export interface Resolved {
 }
 
 export function createPassthrough(deps: PassthroughDeps) {
-  function resolve(protocol: PassthroughProtocol, request: PassthroughRequest): Resolved | Failure {
+  async function resolve(protocol: PassthroughProtocol, request: PassthroughRequest): Promise<Resolved | Failure> {
     const id = request.model ?? request.body.model;
     if (typeof id !== 'string' || id === '')
       return passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.');
@@ -61,10 +62,12 @@ export function createPassthrough(deps: PassthroughDeps) {
       const retired = deps.discovery.retirement(request.caller, id);
       return retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(id.slice(0, 200));
     }
-    const { model } = named;
-    if (model.group !== protocol.group) return passthroughFailures.wrongEndpoint(model.id, model.group);
-    const served = model.routes.filter((r) => protocol.providerProtocols.has(r.provider.protocol) && r.provider.baseUrl);
-    if (served.length === 0) return passthroughFailures.noProvider(model.id);
+    if (named.model.group !== protocol.group) return passthroughFailures.wrongEndpoint(named.model.id, named.model.group);
+    const served = named.model.routes.filter((r) => protocol.providerProtocols.has(r.provider.protocol) && r.provider.baseUrl);
+    if (served.length === 0) return passthroughFailures.noProvider(named.model.id);
+    // At the caller's prices (its plan's, frozen as a version): the hold, the settle and the
+    // receipt of this request all use this one model.
+    const model = await deps.discovery.priced(request.caller, named.model);
     const routes = protocol.routes ? protocol.routes(served) : served;
     if (routes instanceof Failure) return routes;
     const { request: adapted, ...adaptation } = named.via === 'id' ? { request, headers: {}, log: {} } : adaptToSubstitute(protocol, request, model);
@@ -96,9 +99,11 @@ export function createPassthrough(deps: PassthroughDeps) {
       return { failure, log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null, upstream_error: why } };
     }
     const reader = protocol.reader(request, inspected, resolved.model.id, answer.route.upstreamModel, answer.route);
+    // What the delivered usage cost the operator through the route that served it (for the operator only).
+    const upstream = () => upstreamCost(routeCost(answer.route), answer.route.cost ? reader.bill(answer.route.cost as TokenPrice).lines : undefined);
     const checkpoint = () => {
       const bill = reader.bill(resolved.price);
-      hold.checkpoint(costOf(bill.lines), { input_tokens: bill.log.input_tokens, output_tokens: bill.log.output_tokens });
+      hold.checkpoint(costOf(bill.lines), { input_tokens: bill.log.input_tokens, output_tokens: bill.log.output_tokens, upstream_cost: upstream() });
     };
     const headers = { ...rateLimitHeaders(styleOf(protocol), hold.rate), ...resolved.adaptation.headers };
     const relayed = await relay(protocol, sink, answer.response, reader, inspected, answer.route.provider.timeouts.idle_ms, checkpoint, headers);
@@ -114,7 +119,8 @@ export function createPassthrough(deps: PassthroughDeps) {
     }
     const bill = reader.bill(resolved.price);
     const interrupted = relayed.ending !== 'complete';
-    const settled = hold.settle({ lines: bill.lines }, { ending: relayed.ending, estimated: bill.estimated, priced: bill.priced }).then((result): LogFields => {
+    const charged = { ending: relayed.ending, estimated: bill.estimated, priced: bill.priced, model: resolved.model.id, upstream_cost: upstream() };
+    const settled = hold.settle({ lines: bill.lines }, charged).then((result): LogFields => {
       if (typeof result === 'string') {
         deps.logger.error({ request_id: request.requestId, error: result }, 'settle refused');
         return { cost: null };
@@ -178,7 +184,7 @@ export function createPassthrough(deps: PassthroughDeps) {
   async function run(protocol: PassthroughProtocol, raw: PassthroughRequest, sink: Sink): Promise<PassthroughResult> {
     const invalid = protocol.check(raw.body);
     if (invalid) return { failure: invalid, log: {} };
-    const resolved = resolve(protocol, raw);
+    const resolved = await resolve(protocol, raw);
     if (resolved instanceof Failure) return { failure: resolved, log: {} };
     const { model, request } = resolved;
     const adapted = { model: model.id, ...resolved.adaptation.log };

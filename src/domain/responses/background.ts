@@ -7,6 +7,7 @@ import type { LogFields } from '../../logs/request-logs.ts';
 import { callUpstream, collect } from '../../providers/http.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import { randomBase62 } from '../../shared/ids.ts';
+import { routeCost } from '../../pricing/upstream-cost.ts';
 import { spliceFirstMember } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
 import { keyLimitFailure } from '../limits/headers.ts';
@@ -35,7 +36,7 @@ export async function createBackground(deps: BackgroundDeps, protocol: Passthrou
       failure: passthroughFailures.invalid('stream', 'A background response is not streamed here: send stream false and poll GET /v1/responses/{response_id}.'),
       log: {},
     };
-  const resolved = deps.passthrough.resolve(protocol, sent);
+  const resolved = await deps.passthrough.resolve(protocol, sent);
   if (resolved instanceof Failure) return { failure: resolved, log: {} };
   const { model, request } = resolved; // the request as it goes upstream (a substitute's output cap applied)
   const inspected = protocol.inspect(request, model);
@@ -57,6 +58,7 @@ export async function createBackground(deps: BackgroundDeps, protocol: Passthrou
       request: numbers,
       price: { ...resolved.price, currency: deps.tasks.catalogue.current().currency, version: model.priceVersion.version },
       priceVersionId: model.priceVersion.id,
+      upstreamCost: routeCost(route),
       requestHash: request.requestId,
       cancellable: true,
     },

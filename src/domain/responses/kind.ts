@@ -10,6 +10,7 @@ import type { TokenPrice } from '../../catalogue/types.ts';
 import { callUpstream, collect } from '../../providers/http.ts';
 import { OPENAI_REQUEST_ID_HEADER, openaiResponsesHeaders, openaiResponsesUrl } from '../../providers/openai-responses/headers.ts';
 import { UpstreamError } from '../../providers/types.ts';
+import { taskUpstreamCost } from '../../pricing/upstream-cost.ts';
 import type { TaskKind, TaskOutcome } from '../../tasks/kind.ts';
 import { TaskStatus, type TaskRow } from '../../tasks/model.ts';
 import { isRecord } from './fields.ts';
@@ -60,7 +61,9 @@ export function readResponse(
   if (context !== undefined && task.upstream_task_id) noteContext?.(task.upstream_task_id, context);
   const bill = usage.bill(task.price);
   // `completed` is the task's word for settled by usage; the response's own status stays in upstream_status.
-  return { outcome: 'settle', charge: { lines: bill.lines }, purpose: { ...bill.log, status, priced: bill.priced }, seen };
+  // The upstream cost: the same usage at the route cost the task was accepted with.
+  const upstream = taskUpstreamCost(task.upstream_cost, (price) => ('per_second' in price ? undefined : usage.bill(price).lines));
+  return { outcome: 'settle', charge: { lines: bill.lines }, purpose: { ...bill.log, status, priced: bill.priced, ...upstream }, seen };
 }
 
 /** The kind as the poller's lanes call it: GET /responses/{id} on the route that serves it. */

@@ -119,7 +119,7 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
       if (invalid) return refused(invalid);
       const chained = await chain(request);
       if (chained instanceof Failure) return chained;
-      const resolved = deps.passthrough.resolve(responsesProtocol(chained), request);
+      const resolved = await deps.passthrough.resolve(responsesProtocol(chained), request);
       return resolved instanceof Failure ? refused(resolved) : { model: resolved.model.id };
     },
     flush: () => deps.ids.flush(),

@@ -2,9 +2,10 @@
 // reads as progress, settlement by delivered output (the priced resolution tier x whole billed
 // seconds, at the price the task was accepted with), release, or review. The engine (src/tasks)
 // records what this says; nothing here writes a row or moves money.
-import type { VideoPrice } from '../../catalogue/types.ts';
+import type { TokenPrice, VideoPrice } from '../../catalogue/types.ts';
 import { pricedTier } from '../../catalogue/video-tiers.ts';
-import { billedSeconds, videoLines } from '../../pricing/cost.ts';
+import { billedSeconds, videoLines, type CostLine } from '../../pricing/cost.ts';
+import { taskUpstreamCost } from '../../pricing/upstream-cost.ts';
 import { isConcurrencyRefusal } from '../../providers/refusals.ts';
 import { sanitizeUpstreamMessage } from '../../providers/sanitize.ts';
 import { UpstreamError } from '../../providers/types.ts';
@@ -91,8 +92,14 @@ export function readVideoPoll(task: VideoTaskRow, poll: VideoPoll): TaskOutcome 
       return {
         outcome: 'settle',
         charge: { lines: videoLines(perSecond, seconds) },
-        // The duration as the provider reported it, for the task's receipt.
-        purpose: { billed_seconds: seconds, tier, delivered_seconds: String(poll.deliveredSeconds), priced: { video: { seconds, tier } } },
+        // The duration as the provider reported it, for the task's receipt; the upstream cost at the route's cost of acceptance.
+        purpose: {
+          billed_seconds: seconds,
+          tier,
+          delivered_seconds: String(poll.deliveredSeconds),
+          priced: { video: { seconds, tier } },
+          ...taskUpstreamCost(task.upstream_cost, (price) => videoCostLines(price, tier, seconds)),
+        },
         billed: { seconds, tier },
         expiresAt: poll.expiresAt ? new Date(poll.expiresAt * 1000) : null,
         seen,
@@ -100,3 +107,9 @@ export function readVideoPoll(task: VideoTaskRow, poll: VideoPoll): TaskOutcome 
     }
   }
 }
+
+/** The delivered seconds at a route's video cost for the priced tier (undefined: that cost has no such tier). */
+const videoCostLines = (price: TokenPrice | VideoPrice, tier: string, seconds: number): CostLine[] | undefined => {
+  const perSecond = 'per_second' in price ? price.per_second[tier] : undefined;
+  return perSecond ? videoLines(perSecond, seconds) : undefined;
+};

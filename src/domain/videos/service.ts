@@ -11,6 +11,7 @@ import { Failure } from '../failure.ts';
 import type { RateState } from '../../ledger/service.ts';
 import { keyLimitFailure } from '../limits/headers.ts';
 import { videoLines } from '../../pricing/cost.ts';
+import { routeCost } from '../../pricing/upstream-cost.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import { videoAdapters } from '../../providers/video-adapters.ts';
@@ -81,15 +82,17 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
   return {
     async create({ caller, body, idempotencyKey }) {
       // A model the key may reach but no enabled provider serves is a 503, not a 404.
-      const model = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
-      if (!model) {
+      const catalogued = typeof body.model === 'string' ? deps.discovery.findCatalogued(caller, body.model) : undefined;
+      if (!catalogued) {
         const retired = typeof body.model === 'string' ? deps.discovery.retirement(caller, body.model) : undefined;
         return retired ? passthroughFailures.modelRetired(retired) : videoFailures.modelNotFound(String(body.model));
       }
-      const video = model.video;
-      if (model.group !== 'video' || !video) return videoFailures.notVideo(model.id, model.group);
-      const route = model.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
-      if (!route) return videoFailures.noProvider(model.id);
+      const video = catalogued.video;
+      if (catalogued.group !== 'video' || !video) return videoFailures.notVideo(catalogued.id, catalogued.group);
+      const route = catalogued.routes.find((r) => r.provider.baseUrl && videoAdapters[r.provider.protocol] && isVideoProtocol(r.provider.protocol));
+      if (!route) return videoFailures.noProvider(catalogued.id);
+      // At the caller's prices, frozen with the task (its price and version) for however long it runs.
+      const model = await deps.discovery.priced(caller, catalogued);
       const request = validateVideoRequest(body, model, route.provider.protocol as VideoProtocol);
       if ('param' in request) return videoFailures.invalid(request.param, request.message);
       const hash = hashOf(request);
@@ -111,6 +114,7 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         request,
         price: { per_second: price.per_second, currency: deps.discovery.currency(), version: model.priceVersion.version },
         priceVersionId: model.priceVersion.id,
+        upstreamCost: routeCost(route),
         idempotencyKey: idempotencyKey ?? null,
         requestHash: hash,
         cancellable: video.cancellable,

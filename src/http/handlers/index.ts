@@ -24,6 +24,16 @@ import { admin_redeem_codes_void } from './admin_redeem_codes_void.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_usage_get } from './admin_usage_get.ts';
 import { admin_usage_export } from './admin_usage_export.ts';
+import { admin_plans_list } from './admin_plans_list.ts';
+import { admin_plans_create } from './admin_plans_create.ts';
+import { admin_plans_get } from './admin_plans_get.ts';
+import { admin_plans_update } from './admin_plans_update.ts';
+import { admin_plans_delete } from './admin_plans_delete.ts';
+import { admin_customer_pricing_get } from './admin_customer_pricing_get.ts';
+import { admin_customer_pricing_update } from './admin_customer_pricing_update.ts';
+import { admin_pricing_audit_list } from './admin_pricing_audit_list.ts';
+import { admin_prices_list } from './admin_prices_list.ts';
+import { admin_margin_get } from './admin_margin_get.ts';
 import { admin_alerts_get } from './admin_alerts_get.ts';
 import { admin_alerts_update } from './admin_alerts_update.ts';
 import { admin_webhook_deliveries_list } from './admin_webhook_deliveries_list.ts';
@@ -147,6 +157,16 @@ export const adminHandlers = {
   admin_receipts_get,
   admin_reconciliation_get,
   admin_usage_export,
+  admin_plans_list,
+  admin_plans_create,
+  admin_plans_get,
+  admin_plans_update,
+  admin_plans_delete,
+  admin_customer_pricing_get,
+  admin_customer_pricing_update,
+  admin_pricing_audit_list,
+  admin_prices_list,
+  admin_margin_get,
   admin_alerts_get,
   admin_alerts_update,
   admin_webhook_deliveries_list,

@@ -9,7 +9,8 @@ export async function models_pricing(ctx: RequestContext): Promise<JsonReply | F
   const body: PublicComponents['schemas']['ModelPricingList'] = {
     object: 'list',
     currency: discovery.currency(),
-    data: discovery.visibleModels(ctx.caller).map(pricingToWire),
+    // At the calling key's prices: its customer's plan or overrides (a key's own price list).
+    data: (await Promise.all(discovery.visibleModels(ctx.caller).map((model) => discovery.priced(ctx.caller, model)))).map(pricingToWire),
   };
   return cacheable(ctx, body);
 }

@@ -1,4 +1,6 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
+import type { TokenPrice, VideoPrice } from '../../catalogue/types.ts';
+import type { PriceRule } from '../../pricing/plans.ts';
 import { priceAtTier } from '../../pricing/tiers.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { PublicComponents, WireModel, WireModelPricing } from '../../types.ts';
@@ -55,44 +57,54 @@ export function anthropicPage(all: AnthropicModelInfo[], page: { limit: number; 
 const money = (decimal: string): string => formatMicros(parseMicros(decimal));
 const optionalMoney = (decimal: string | undefined): string | null => (decimal === undefined ? null : money(decimal));
 
-export function pricingToWire(model: ResolvedModel): WireModelPricing {
-  const price = model.price;
-  return {
-    model: model.id,
-    group: model.group,
-    price_version: model.priceVersion.version,
-    context_window: model.context_window ?? null,
-    free_quota: model.free_quota ? { amount: model.free_quota.amount, unit: model.free_quota.unit, period: model.free_quota.period } : null,
-    price:
-      'per_second' in price
-        ? {
-            type: 'video_seconds',
-            per_second: Object.fromEntries(Object.entries(price.per_second).map(([tier, p]) => [tier, money(p)])),
-            seconds: model.video?.seconds ?? [],
-            billed_seconds_rule: BILLED_SECONDS_RULE,
-          }
-        : {
-            type: 'tokens',
-            input_per_mtok: money(price.input_per_mtok),
-            output_per_mtok: money(price.output_per_mtok),
-            cache_read_per_mtok: optionalMoney(price.cache_read_per_mtok),
-            cache_write_per_mtok: optionalMoney(price.cache_write_per_mtok),
-            cache_write_1h_per_mtok: optionalMoney(price.cache_write_1h_per_mtok),
-            web_search_per_1k_requests: optionalMoney(price.web_search_per_1k_requests),
-            web_fetch_per_1k_requests: optionalMoney(price.web_fetch_per_1k_requests),
-            multipliers: { ...price.multipliers },
-            tiers: (price.tiers ?? []).map((tier, index) => {
-              // The prices charged above the threshold: cache prices a tier leaves out, derived.
-              const at = priceAtTier(price, index);
-              return {
-                above_input_tokens: tier.above_input_tokens,
-                input_per_mtok: money(at.input_per_mtok),
-                output_per_mtok: money(at.output_per_mtok),
-                cache_read_per_mtok: optionalMoney(at.cache_read_per_mtok),
-                cache_write_per_mtok: optionalMoney(at.cache_write_per_mtok),
-                cache_write_1h_per_mtok: optionalMoney(at.cache_write_1h_per_mtok),
-              };
-            }),
-          },
-  };
+/** The rule that chose a price, as customers see it (plan name and version, never its id). */
+export const priceRuleToWire = (rule: PriceRule | null | undefined): PublicComponents['schemas']['PriceRule'] => ({
+  rule: rule?.rule ?? 'list',
+  plan: rule?.plan ? { name: rule.plan.name, version: rule.plan.version } : null,
+  pattern: rule?.pattern ?? null,
+  multiplier: rule?.multiplier ?? null,
+});
+
+export const pricingToWire = (model: ResolvedModel): WireModelPricing => ({
+  model: model.id,
+  group: model.group,
+  price_version: model.priceVersion.version,
+  price_rule: priceRuleToWire(model.pricing),
+  context_window: model.context_window ?? null,
+  free_quota: model.free_quota ? { amount: model.free_quota.amount, unit: model.free_quota.unit, period: model.free_quota.period } : null,
+  price: priceToWire(model.price, model),
+});
+
+/** A price (a model's, or a route's cost) as the price list states it: derived tier prices filled in. */
+export function priceToWire(price: TokenPrice | VideoPrice, model: Pick<ResolvedModel, 'video'>): WireModelPricing['price'] {
+  return 'per_second' in price
+    ? {
+        type: 'video_seconds',
+        per_second: Object.fromEntries(Object.entries(price.per_second).map(([tier, p]) => [tier, money(p)])),
+        seconds: model.video?.seconds ?? [],
+        billed_seconds_rule: BILLED_SECONDS_RULE,
+      }
+    : {
+        type: 'tokens',
+        input_per_mtok: money(price.input_per_mtok),
+        output_per_mtok: money(price.output_per_mtok),
+        cache_read_per_mtok: optionalMoney(price.cache_read_per_mtok),
+        cache_write_per_mtok: optionalMoney(price.cache_write_per_mtok),
+        cache_write_1h_per_mtok: optionalMoney(price.cache_write_1h_per_mtok),
+        web_search_per_1k_requests: optionalMoney(price.web_search_per_1k_requests),
+        web_fetch_per_1k_requests: optionalMoney(price.web_fetch_per_1k_requests),
+        multipliers: { ...price.multipliers },
+        tiers: (price.tiers ?? []).map((tier, index) => {
+          // The prices charged above the threshold: cache prices a tier leaves out, derived.
+          const at = priceAtTier(price, index);
+          return {
+            above_input_tokens: tier.above_input_tokens,
+            input_per_mtok: money(at.input_per_mtok),
+            output_per_mtok: money(at.output_per_mtok),
+            cache_read_per_mtok: optionalMoney(at.cache_read_per_mtok),
+            cache_write_per_mtok: optionalMoney(at.cache_write_per_mtok),
+            cache_write_1h_per_mtok: optionalMoney(at.cache_write_1h_per_mtok),
+          };
+        }),
+      };
 }

@@ -3,6 +3,7 @@ import type { TokenQuote } from '../../domain/billing/token-quote.ts';
 import { Failure } from '../../domain/failure.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { PublicComponents } from '../../types.ts';
+import { priceRuleToWire } from './models.ts';
 
 export const BILLED_SECONDS_RULE =
   "Settled once the provider delivers: the delivered duration rounded to the nearest whole second (halves up, at least one), at the delivered resolution tier's price of this version, free seconds first. A task that fails or is cancelled is charged nothing.";
@@ -11,6 +12,7 @@ export const videoQuoteToWire = (quote: VideoQuote, currency: string): PublicCom
   object: 'video.quote',
   model: quote.model,
   price_version: quote.priceVersion,
+  price_rule: priceRuleToWire(quote.priceRule),
   currency,
   seconds: quote.seconds,
   resolution: quote.resolution,
@@ -31,6 +33,7 @@ export const tokenQuoteToWire = (quote: TokenQuote, currency: string): PublicCom
   object: 'token.quote',
   model: quote.model,
   price_version: quote.priceVersion,
+  price_rule: priceRuleToWire(quote.priceRule),
   currency,
   input_tokens: quote.inputTokens,
   max_output_tokens: quote.maxOutputTokens,

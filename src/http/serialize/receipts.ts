@@ -1,5 +1,6 @@
 import type { Receipt } from '../../domain/billing/receipts.ts';
 import { formatMicros } from '../../shared/money.ts';
+import { priceRuleToWire } from './models.ts';
 import type { AdminComponents, PublicComponents } from '../../types.ts';
 
 type WireReceipt = PublicComponents['schemas']['Receipt'];
@@ -41,7 +42,9 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
     settled_at: receipt.settledAt ? receipt.settledAt.toISOString() : null,
     billable: receipt.billable,
     currency,
-    price: receipt.price ? { version: receipt.price.version, model: receipt.price.model_id, unit_prices: receipt.price.price } : null,
+    price: receipt.price
+      ? { version: receipt.price.version, model: receipt.price.model_id, rule: priceRuleToWire(receipt.price.pricing), unit_prices: receipt.price.price }
+      : null,
     usage: {
       reported: receipt.reported,
       billed: receipt.billed,
@@ -90,4 +93,8 @@ export const adminReceiptToWire = (receipt: Receipt, currency: string): AdminCom
   ...receiptToWire(receipt, currency),
   provider: receipt.provider,
   upstream_request_id: receipt.upstreamRequestId,
+  upstream_cost: receipt.upstreamCost && {
+    ...receipt.upstreamCost,
+    amount: money(receipt.upstreamCost.amount === null ? null : BigInt(receipt.upstreamCost.amount)),
+  },
 });

@@ -64,6 +64,7 @@ describe(`receipts: GET /v1/requests/{id} and the operators' counterpart (${usin
     expect(body.price).to.deep.equal({
       version: 1,
       model: 'sandbox/claude-haiku',
+      rule: { rule: 'list', plan: null, pattern: null, multiplier: null },
       unit_prices: { input_per_mtok: '1.000000', output_per_mtok: '5.000000', cache_read_per_mtok: '0.100000', cache_write_per_mtok: '1.250000' },
     });
     const reported = body.usage.reported;
@@ -249,6 +250,7 @@ describe(`receipts: GET /v1/requests/{id} and the operators' counterpart (${usin
     expect(done.price).to.deep.equal({
       version: 1,
       model: 'sandbox/seedance',
+      rule: { rule: 'list', plan: null, pattern: null, multiplier: null },
       unit_prices: { per_second: { '480p': '0.050000', '720p': '0.100000', '1080p': '0.250000' } },
     });
     // The allowance was spent: the second task paid 5 s at 1080p.

@@ -4,7 +4,7 @@ import { databaseConfig } from '../../../src/db/knex.ts';
 import { migrationSource } from '../../../src/db/migrations/index.ts';
 import { usingPostgres } from '../../helpers/db.ts';
 
-const PARTITIONS = '20261128170000_request_log_partitions';
+const PARTITIONS = '20261128180000_request_log_partitions';
 
 // The migration that partitions the request log (issue 38) converts a table that already holds
 // rows, keeping them and every column, default and index that earlier migrations gave it (a

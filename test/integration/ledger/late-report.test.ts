@@ -130,4 +130,28 @@ describe('late reports after a sweeper ended a hold', () => {
     expect(await wallet()).to.include({ debits_posted: 50_000n, debt: 30_000n });
     await reconciled();
   });
+
+  it("records the upstream cost of a late report as the report's less the floor's, so a request's entries add up to what it cost (issue 37)", async () => {
+    await ledger.topUp({ ref: 't', customerId: customer, amount: 1_000_000n });
+    const cost = (amount: string | null) => ({ upstream_cost: { amount, provider: 'sandbox-anthropic', upstream_model: 'claude-x' } });
+    // A request hold, swept at a checkpoint that cost 20,000 upstream; the owner reports 150,000.
+    await ledger.reserve({ ref: 'req_c', customerId: customer, bound: { amount: 300_000n }, purpose: {} });
+    await ledger.settle({ ref: 'req_c', charge: { amount: 40_000n }, purpose: { ...swept, ...cost('20000') } });
+    await ledger.settle({ ref: 'req_c', charge: { amount: 250_000n }, purpose: { ending: 'complete', ...cost('150000') } });
+    // A grant's request, swept at a checkpoint without a known cost: the true-up carries all of the report's.
+    await grant('gr_c', 200_000n);
+    await ledger.charge({ ref: 'req_d', grantRef: 'gr_c', customerId: customer, amount: 10_000n, purpose: { ...swept, ...cost(null) } });
+    await ledger.release({ ref: 'gr_c', purpose: { reason: 'owner gone', swept: true } });
+    await ledger.charge({ ref: 'req_d', grantRef: 'gr_c', customerId: customer, amount: 30_000n, purpose: { ending: 'complete', ...cost('18000') } });
+    const costs = (await journal())
+      .filter((e) => ['settle', 'charge', 'true_up'].includes(e.kind))
+      .map((e) => [e.reference, (e.purpose as any).upstream_cost?.amount ?? null]);
+    expect(costs).to.deep.equal([
+      ['settle:req_c', '20000'],
+      ['true_up:req_c', '130000'],
+      ['charge:req_d', null],
+      ['true_up:req_d', '18000'],
+    ]);
+    await reconciled();
+  });
 });

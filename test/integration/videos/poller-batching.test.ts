@@ -230,6 +230,12 @@ describe('video poller batching', function () {
 
   it('gives back only a claim that is still the last one, and does not poll a task whose lease ran out', async () => {
     const [a, b] = await dueTasks(2);
+    // The claim takes the earliest due first: a, strictly, so both claims below meet the same task
+    // (with equal times the order of ties is the index's, which an update of the row can change).
+    await gateway
+      .db('video_tasks')
+      .where({ id: a! })
+      .update({ next_poll_at: new Date(Date.now() - 2000) });
     const [first] = await claimDue(gateway.db, 1, 1); // a 1 ms lease: gone at once
     await new Promise((r) => setTimeout(r, 20));
     const [again] = await claimDue(gateway.db, 1, 60_000); // another process claims it anew

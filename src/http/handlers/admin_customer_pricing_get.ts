@@ -1,0 +1,9 @@
+import { Failure } from '../../domain/failure.ts';
+import type { AdminOperations } from '../../types.ts';
+import type { Ok, RequestContext } from '../handler.ts';
+import { customerPricingToWire } from '../serialize/plans.ts';
+
+export async function admin_customer_pricing_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_customer_pricing_get'> | Failure> {
+  const pricing = await ctx.services.plans.customerPricing(ctx.params.customer_id ?? '');
+  return pricing instanceof Failure ? pricing : { status: 200, body: customerPricingToWire(pricing) };
+}
