@@ -19,11 +19,11 @@ import { keyLimitFailure, rateLimitHeaders, withRateHeaders, type HeaderStyle } 
 import type { Sink } from '../sink.ts';
 import { routesForSession, sessionIdOf } from './affinity.ts';
 import { PassthroughError, passthroughFailures } from './errors.ts';
-import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
+import type { Adaptation, Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
 import { holdFields, settledFields } from './receipt-fields.ts';
 import { forward } from './forward.ts';
 import { readJson, relayStream, type Relayed } from './relay.ts';
-import { adaptToSubstitute, type Adaptation } from './substitution.ts';
+import { adaptToSubstitute } from './substitution.ts';
 
 export interface PassthroughDeps {
   discovery: DiscoveryService;
