@@ -6,6 +6,7 @@ import { ROOT_DIR, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import type { Gateway, GatewayOverrides } from './gateway-types.ts';
 import { openDatabase, pgliteDirFor } from './db/knex.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
@@ -172,6 +173,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
+    databaseUnavailable: isDatabaseUnavailable,
   });
   const server = await startHttpServer(app.express, {
     host: config.host,

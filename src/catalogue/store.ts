@@ -6,20 +6,10 @@ import type { Logger } from '../logger.ts';
 import { parseCatalogue } from './load.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
 import { buildNameIndex, type NamedModel } from './names.ts';
-import type { Catalogue, ModelEntry, ProviderEntry, RegistryOptions, ResolvedProvider } from './types.ts';
+import type { ResolvedModel } from './resolved.ts';
+import type { Catalogue, ProviderEntry, RegistryOptions, ResolvedProvider } from './types.ts';
 
-export interface ResolvedRoute {
-  provider: ResolvedProvider;
-  upstreamModel: string;
-  priority: number;
-}
-
-export interface ResolvedModel extends Omit<ModelEntry, 'routes'> {
-  public: boolean;
-  priceVersion: PriceVersion;
-  /** Routes whose provider is enabled, by priority (lowest first). Empty: nothing can serve it. */
-  routes: ResolvedRoute[];
-}
+export type { ResolvedModel, ResolvedRoute } from './resolved.ts';
 
 export interface LoadedCatalogue {
   serviceName: string;

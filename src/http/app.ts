@@ -45,6 +45,8 @@ export interface AppOptions {
   cors?: Cors;
   /** The built web console served at /console/ (CONSOLE); undefined: not served. */
   consoleDir?: string;
+  /** Whether an unexpected error means the database cannot be reached now (a 503 to retry, not a 500). */
+  databaseUnavailable: (error: unknown) => boolean;
 }
 
 export interface App {
@@ -76,7 +78,7 @@ export function createApp(options: AppOptions): App {
   app.use(readRequestBody(options.bodyLimitBytes, options.bodyIdleTimeoutMs));
   app.use(validateRequest()); // openapi-backend's validator
   app.use(dispatch({ logger, services, validateResponses: options.validateResponses }));
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, options.databaseUnavailable));
 
   return { express: app, classes: bornWithPrototypes(app) };
 }

@@ -10,7 +10,7 @@ import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
 import { LedgerError } from '../ledger/errors.ts';
-import { anthropicErrorType } from '../providers/anthropic/errors.ts';
+import { anthropicErrorType } from '../shared/anthropic-errors.ts';
 import { renderGoogle, type GoogleErrorBody } from './google-errors.ts';
 
 /** Failures of the transport itself: routing, authentication, bodies. */

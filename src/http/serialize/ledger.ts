@@ -3,7 +3,6 @@ import { formatMicros } from '../../shared/money.ts';
 import { isLedgerError } from '../../ledger/errors.ts';
 import type { Balance, Posted, ReconciliationMismatch } from '../../ledger/service.ts';
 import type { RequestContext } from '../handler.ts';
-import { deliveredSoFar } from '../../holds/delivered.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import type { AdminComponents } from '../../types.ts';
@@ -110,7 +109,7 @@ export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
   amount: formatMicros(BigInt(hold.amount)),
   owner: hold.owner,
   owner_alive: hold.ownerAlive,
-  delivered: formatOptional(deliveredSoFar(hold)),
+  delivered: formatOptional(hold.delivered),
   purpose: hold.purpose,
   created_at: new Date(hold.created_at).toISOString(),
   resolved_at: hold.resolved_at ? new Date(hold.resolved_at).toISOString() : null,

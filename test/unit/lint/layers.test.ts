@@ -53,6 +53,47 @@ describe('eslint layer zones', () => {
     expect(await reported('src/metrics/database.ts', '../logger.ts', './hooks.ts')).to.deep.equal([]);
   });
 
+  it('fails on each of the six imports issue 34 found across a layer', async () => {
+    const broken: Array<[string, string, RegExp]> = [
+      ['src/http/errors.ts', '../providers/anthropic/wire.ts', /^src\/http may not import from src\/providers: /],
+      ['src/http/steps/error-handler.ts', '../../db/unavailable.ts', /^src\/http may not import from src\/db: /],
+      ['src/http/serialize/ledger.ts', '../../holds/delivered.ts', /^src\/http may not import from src\/holds: /],
+      ['src/customers/limits.ts', '../ledger/context.ts', /^src\/customers may not import from src\/ledger: /],
+      ['src/metrics/database.ts', '../domain/videos/service.ts', /^src\/metrics may not import from src\/domain: /],
+      ['src/sandbox/anthropic/server.ts', '../../providers/anthropic/wire.ts', /^src\/sandbox may not import from src\/providers: /],
+    ];
+    for (const [file, from, message] of broken) {
+      const messages = await reported(file, from);
+      expect(messages, `${file} -> ${from}`).to.have.length(1);
+      expect(messages[0]).to.match(message);
+    }
+  });
+
+  it('the HTTP layer reaches services, its own steps and the shared helpers; never an upstream, SQL, a hold or a job', async () => {
+    expect(await reported('src/http/handlers/wallet_get.ts', '../../domain/failure.ts', '../serialize/account.ts', '../../shared/money.ts')).to.deep.equal([]);
+    expect(await reported('src/http/app.ts', './steps/dispatch.ts', '../customers/service.ts', '../metrics/hooks.ts')).to.deep.equal([]);
+    for (const from of ['../jobs/cron.ts', '../sandbox/index.ts', '../providers/call.ts', '../holds/holds.ts'])
+      expect(await reported('src/http/server.ts', from), from).to.have.length(1);
+  });
+
+  it('metrics, jobs and the simulators are leaves: no feature of the gateway; request logs reach only the database', async () => {
+    for (const [file, from] of [
+      ['src/metrics/registry.ts', '../ledger/service.ts'],
+      ['src/metrics/registry.ts', '../providers/call.ts'],
+      ['src/jobs/cron.ts', '../holds/sweeper.ts'],
+      ['src/jobs/cron.ts', '../tasks/worker.ts'],
+      ['src/sandbox/json-server.ts', '../ledger/service.ts'],
+      ['src/sandbox/openai-chat/server.ts', '../../http/errors.ts'],
+      ['src/logs/request-logs.ts', '../domain/sink.ts'],
+      ['src/logs/log-row.ts', '../ledger/service.ts'],
+    ])
+      expect(await reported(file!, from!), `${file} -> ${from}`).to.have.length(1);
+    expect(await reported('src/metrics/registry.ts', '../logger.ts', '../config.ts', '../shared/bounded-server.ts')).to.deep.equal([]);
+    expect(await reported('src/jobs/cron.ts', '../logger.ts')).to.deep.equal([]);
+    expect(await reported('src/sandbox/index.ts', '../catalogue/types.ts', '../shared/anthropic-errors.ts')).to.deep.equal([]);
+    expect(await reported('src/logs/request-logs.ts', '../db/unavailable.ts', '../logger.ts')).to.deep.equal([]);
+  });
+
   it('the layers below the engine do not import it', async () => {
     for (const file of ['src/ledger/resolve.ts', 'src/providers/http.ts', 'src/catalogue/store.ts', 'src/db/knex.ts', 'src/shared/ids.ts'])
       expect(await reported(file, `${path.posix.relative(path.posix.dirname(file), 'src/tasks/model.ts')}`), file).to.have.length(1);
