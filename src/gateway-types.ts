@@ -34,4 +34,6 @@ export interface GatewayOverrides {
   logger?: Logger;
   /** Create the demo customer on an empty database (npm start with sandbox providers does; tests do not). */
   seedDemo?: boolean;
+  /** The clock keys are judged by (expiry, a rotated-out secret's grace): tests move it instead of waiting. */
+  now?: () => Date;
 }

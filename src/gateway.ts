@@ -24,6 +24,7 @@ import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
+import { createRedeemCodes } from './domain/redeem/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
 import { videoTaskKind } from './domain/videos/kind.ts';
 import { createVideoReview } from './domain/videos/review.ts';
@@ -67,7 +68,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
         process.exit(1);
       },
     }));
-  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
+  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath), { dataDir: config.dataDir }) : undefined;
   // Before the catalogue: the task providers' clients report to it (its gauges read the catalogue only when scraped).
   const modelExists = (id: string) => catalogue.current().models.has(id);
   const metrics = createMetrics({ db, logger, knownModel: modelExists, currency: () => catalogue.current().currency, taskGauges: () => readTaskGauges(db) });
@@ -97,6 +98,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     modelExists,
     keyCacheMs: config.keyCacheMs,
     keyWarmMs: config.keyWarmMs,
+    ...(overrides.now ? { now: overrides.now } : {}),
   });
   const keyWarmth =
     config.keyCacheMs > 0 && config.keyWarmMs > 0
@@ -117,6 +119,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     billing: createBillingService({ db, ledger, discovery }),
+    redeem: createRedeemCodes({ db, ledger, limits: config.redeemAttempts }),
     alerts: createAlerts({ db, logger, discovery, egress: webhookEgress(config.webhookAllowInternal) }),
     catalogue,
     discovery,
@@ -174,6 +177,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     cors: createCors(config.corsOrigins),
     consoleDir,
     databaseUnavailable: isDatabaseUnavailable,
+    connections: config.connections, // the Responses WebSockets' limits
   });
   const server = await startHttpServer(app.express, {
     host: config.host,
@@ -181,6 +185,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     logger,
     draining: () => draining,
     classes: app.classes,
+    upgrade: app.sockets,
     limits: config.connections,
     metrics,
   });
@@ -196,6 +201,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     // Still listening while draining: readiness answers 503 (load balancers stop sending) and
     // requests that arrive meanwhile are served, with `connection: close`.
     draining = true;
+    app.sockets.drain(); // WebSockets close after their turn in flight (each is an open request until then)
     await waitUntil(() => server.inFlight() === 0, graceMs);
     if (server.inFlight() > 0) {
       logger.warn({ open_requests: server.inFlight() }, 'grace period over: cutting open requests and settling what they delivered');

@@ -10,6 +10,7 @@ import type { GeminiService } from './domain/gemini/service.ts';
 import type { HealthService } from './domain/health/service.ts';
 import type { HoldsReview } from './domain/holds/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
+import type { RedeemCodes } from './domain/redeem/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
 import type { TaskWorker } from './tasks/worker.ts';
@@ -27,6 +28,8 @@ export interface Services {
   account: AccountService;
   /** Receipts and usage exports (a caller's own, or any for operators). */
   billing: BillingService;
+  /** Redeem codes: batches minted by operators, redeemed by customers for credit. */
+  redeem: RedeemCodes;
   /** Low-balance alerts and video events as signed webhooks, and their delivery log. */
   alerts: Alerts;
   catalogue: CatalogueStore;

@@ -57,7 +57,7 @@ export async function applyOutcome(ctx: OutcomeContext, task: TaskRow, outcome: 
         status: TaskStatus.Completed,
         progress: 100,
         ...(outcome.billed ? { billed_seconds: outcome.billed.seconds, billed_tier: outcome.billed.tier } : {}),
-        billed_amount: settled.charged.toString(),
+        billed_amount: (settled.charged + settled.debt).toString(), // what the output cost: posted, and any debt
         ...(outcome.expiresAt === undefined ? {} : { expires_at: outcome.expiresAt }),
         next_poll_at: null,
         lease_until: null,

@@ -36,7 +36,7 @@ export async function resolveReview(deps: { db: Knex; ledger: Ledger }, taskId: 
     if (isLedgerError(settled)) return { refused: 'ledger', action: 'settle', error: settled };
     await transition(db, taskId, TaskStatus.Review, {
       status: TaskStatus.Completed,
-      billed_amount: settled.charged.toString(),
+      billed_amount: (settled.charged + settled.debt).toString(), // what the output cost: posted, and any debt
       completed_at: db.fn.now(),
       error: null,
     });

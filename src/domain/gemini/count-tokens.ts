@@ -6,6 +6,7 @@ import type { ResolvedModel } from '../../catalogue/store.ts';
 import { geminiRequest } from '../../providers/gemini/wire.ts';
 import { countByProvider, tokenCount, type Counted } from '../passthrough/count.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import { estimateGeminiInput, isRecord } from './fields.ts';
 import { geminiUpstreamFailure } from './protocol.ts';
 
@@ -28,7 +29,7 @@ export function countGeminiTokens(request: PassthroughRequest, model: ResolvedMo
       const total = isRecord(answer) ? tokenCount(answer.totalTokens) : undefined;
       return total === undefined ? undefined : { ...(answer as Record<string, unknown>), totalTokens: total };
     },
-    estimate: () => ({ totalTokens: estimateGeminiInput(request.body) }),
+    estimate: () => ({ totalTokens: estimateGeminiInput(request.body, mediaAllowance('gemini', model.media_tokens)) }),
     refused: (error, route) => geminiUpstreamFailure(error, route.upstreamModel, model.id),
   });
 }

@@ -8,6 +8,7 @@ import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
 import { modelFor } from '../passthrough/lookup.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import type { Sink } from '../sink.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import { anthropicMessages, estimateMessagesInput, inspectMessages, upstreamBody } from './protocol.ts';
 
 export interface MessagesService {
@@ -37,7 +38,7 @@ export function createMessagesService(deps: { passthrough: Passthrough; discover
           const counted = tokenCount((answer as { input_tokens?: unknown } | undefined)?.input_tokens);
           return counted === undefined ? undefined : { input_tokens: counted };
         },
-        estimate: () => ({ input_tokens: estimateMessagesInput(request.body) }),
+        estimate: () => ({ input_tokens: estimateMessagesInput(request.body, mediaAllowance('messages', model.media_tokens)) }),
         refused: (error, route) => anthropicMessages.failure(error, route, model.id),
       });
     },

@@ -8,6 +8,7 @@ import type { Caller } from '../../customers/service.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import type { ProviderRequest } from '../../providers/call.ts';
+import type { Priced } from '../../pricing/priced.ts';
 import type { UpstreamError } from '../../providers/types.ts';
 import type { Failure } from '../failure.ts';
 import type { SseFrame } from './sse.ts';
@@ -48,6 +49,8 @@ export interface Adaptation {
 /** The final bill of an answer, in the protocol's own usage terms. */
 export interface Bill {
   lines: CostLine[];
+  /** What the lines were priced from, recorded on the charge's journal entry for reconciliation. */
+  priced: Priced;
   log: LogFields;
   /** Some usage was estimated rather than reported by the provider. */
   estimated: boolean;

@@ -7,6 +7,7 @@ import { Failure } from '../failure.ts';
 import { countByProvider, tokenCount, type Counted } from '../passthrough/count.ts';
 import { modelFor } from '../passthrough/lookup.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import { estimateResponsesInput } from './fields.ts';
 import { responsesProtocol, upstreamResponsesBody, type ResponsesContext } from './protocol.ts';
 
@@ -32,7 +33,7 @@ export async function countInputTokens(
       const tokens = tokenCount((answer as { input_tokens?: unknown } | undefined)?.input_tokens);
       return tokens === undefined ? undefined : counted(tokens);
     },
-    estimate: () => counted(estimateResponsesInput(request.body) + (chained.chainedInput ?? 0)),
+    estimate: () => counted(estimateResponsesInput(request.body, mediaAllowance('responses', model.media_tokens)) + (chained.chainedInput ?? 0)),
     refused: (error, route) => (error.status === 404 ? undefined : protocol.failure(error, route, model.id)),
   });
 }

@@ -60,7 +60,7 @@ export function readResponse(
   if (context !== undefined && task.upstream_task_id) noteContext?.(task.upstream_task_id, context);
   const bill = usage.bill(task.price);
   // `completed` is the task's word for settled by usage; the response's own status stays in upstream_status.
-  return { outcome: 'settle', charge: { lines: bill.lines }, purpose: { ...bill.log, status }, seen };
+  return { outcome: 'settle', charge: { lines: bill.lines }, purpose: { ...bill.log, status, priced: bill.priced }, seen };
 }
 
 /** The kind as the poller's lanes call it: GET /responses/{id} on the route that serves it. */

@@ -16,11 +16,11 @@ import { passthroughFailures } from '../passthrough/errors.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import type { Sink } from '../sink.ts';
 import { createBackground } from './background.ts';
-import { isRecord } from './fields.ts';
+import { checkResponses, isRecord } from './fields.ts';
 import type { ResponseIds } from './ids.ts';
 import { countInputTokens, type InputTokens } from './input-tokens.ts';
 import { readResponse, RESPONSE_KIND, type ResponseTaskRow } from './kind.ts';
-import { responsesProtocol, type ResponsesContext } from './protocol.ts';
+import { responsesFailure, responsesProtocol, type ResponsesContext } from './protocol.ts';
 import type { ResponsesReader } from './reader.ts';
 import { storedCall, type StoredAction, type StoredResult } from './stored.ts';
 
@@ -30,6 +30,11 @@ export interface ResponsesService {
   quote(request: PassthroughRequest): Promise<TokenQuote | Failure>;
   compact(request: PassthroughRequest, sink: Sink): Promise<PassthroughResult>;
   inputTokens(request: PassthroughRequest): Promise<Counted<InputTokens>>;
+  /**
+   * A WebSocket warm-up (`generate: false`, answered by the gateway, free): the checks a create
+   * makes before it holds (the fields, the model, the owner of previous_response_id); the model's id.
+   */
+  warmup(request: PassthroughRequest): Promise<Failure | { model: string }>;
   stored(request: PassthroughRequest, action: StoredAction, responseId: string, query: Record<string, unknown>, sink: Sink): Promise<StoredResult>;
   /** Resolves once the response ids seen so far are recorded. */
   flush(): Promise<void>;
@@ -108,6 +113,15 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
       const chained = await chain(request);
       if (chained instanceof Failure) return { failure: chained, log: {} };
       return countInputTokens(deps, request, chained);
+    },
+    async warmup(request) {
+      const refused = (failure: Failure) => responsesFailure(failure);
+      const invalid = checkResponses(request.body);
+      if (invalid) return refused(invalid);
+      const chained = await chain(request);
+      if (chained instanceof Failure) return chained;
+      const resolved = deps.passthrough.resolve(responsesProtocol(chained), request);
+      return resolved instanceof Failure ? refused(resolved) : { model: resolved.model.id };
     },
     flush: () => deps.ids.flush(),
     stored: (request, action, responseId, query, sink) =>

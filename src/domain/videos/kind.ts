@@ -92,7 +92,7 @@ export function readVideoPoll(task: VideoTaskRow, poll: VideoPoll): TaskOutcome 
         outcome: 'settle',
         charge: { lines: videoLines(perSecond, seconds) },
         // The duration as the provider reported it, for the task's receipt.
-        purpose: { billed_seconds: seconds, tier, delivered_seconds: String(poll.deliveredSeconds) },
+        purpose: { billed_seconds: seconds, tier, delivered_seconds: String(poll.deliveredSeconds), priced: { video: { seconds, tier } } },
         billed: { seconds, tier },
         expiresAt: poll.expiresAt ? new Date(poll.expiresAt * 1000) : null,
         seen,

@@ -27,7 +27,7 @@ import type { Sink } from '../sink.ts';
 import { streamContent, type ContentRequest } from './content.ts';
 import { videoFailures } from './errors.ts';
 import { readVideoPoll, VIDEO_KIND, type VideoTaskRow } from './kind.ts';
-import { validateVideoRequest } from './validate.ts';
+import { heldSeconds, validateVideoRequest } from './validate.ts';
 
 export interface VideoPage {
   after?: string;
@@ -116,7 +116,9 @@ export function createVideoService(deps: VideoServiceDeps): VideoService {
         cancellable: video.cancellable,
       };
       const accepted = await acceptTask(tasks, task, {
-        bound: { lines: videoLines(price.per_second[pricedTier(price.per_second, request.resolution, request.generate_audio === true)]!, request.seconds) },
+        bound: {
+          lines: videoLines(price.per_second[pricedTier(price.per_second, request.resolution, request.generate_audio === true)]!, heldSeconds(request)),
+        },
         purpose: { video_task_id: taskId, model: model.id, key_id: caller.keyId },
         priceVersionId: model.priceVersion.id,
         ...(model.free_quota ? { free: { modelId: model.id, quota: model.free_quota } } : {}),

@@ -11,6 +11,7 @@ import { taskKinds } from '../../../src/tasks/kind.ts';
 import { TaskStatus as VideoStatus } from '../../../src/tasks/model.ts';
 import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/tasks/repo.ts';
 import { createTaskWorker as createVideoWorker } from '../../../src/tasks/worker.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 /** The sample catalogue without seedance's free seconds, so every completed task is charged its full price. */
@@ -26,15 +27,17 @@ describe('video poller batching', function () {
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway({ cataloguePath: catalogueWithoutFreeSeconds(), env: { VIDEO_POLLER: 'false' } });
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '50.00' }));
   });
   afterEach(async () => {
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   /** `count` accepted tasks the simulator finishes at the first poll (every fourth fails), all due now. */
   async function dueTasks(count: number): Promise<string[]> {
