@@ -4,7 +4,6 @@ import type { Failure } from '../domain/failure.ts';
 import type { Sink } from '../domain/sink.ts';
 import type { LogFields } from '../logs/request-logs.ts';
 import type { Services } from '../services.ts';
-import type { WebSocketUpgrade } from './websocket/upgrade.ts';
 
 /** The validated request as a handler sees it. */
 export interface RequestContext<Body = unknown> {
@@ -28,6 +27,12 @@ export interface RequestContext<Body = unknown> {
   upgrade?: WebSocketUpgrade | undefined;
   /** The client's address: the peer, or the client a proxy trusted by TRUST_PROXY names (as the access log's `client_ip`). */
   clientAddress: string;
+}
+
+/** What the handler of GET /v1/responses may do with a WebSocket upgrade (websocket/upgrade.ts makes it). */
+export interface WebSocketUpgrade {
+  /** Completes the handshake for this caller and serves the connection; the refusal otherwise (400, 503). */
+  accept(caller: Caller, requestId: string): Failure | undefined;
 }
 
 /** What a request leaves for its log row: fields known at the end, and the settlement's outcome. */
