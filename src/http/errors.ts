@@ -10,7 +10,7 @@ import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
 import { RedeemError } from '../domain/redeem/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
-import { LedgerError } from '../ledger/errors.ts';
+import { LedgerError } from '../ledger/index.ts';
 import { anthropicErrorType } from '../shared/anthropic-errors.ts';
 import { renderGoogle, type GoogleErrorBody } from './google-errors.ts';
 

@@ -6,8 +6,7 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { holdPrice } from '../../pricing/tiers.ts';
-import { openaiErrorParam } from '../../providers/openai-chat/errors.ts';
-import { openaiChatRequest } from '../../providers/openai-chat/wire.ts';
+import { openaiChatRequest, openaiErrorParam } from '../../providers/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { Inspected, PassthroughProtocol } from '../passthrough/protocol.ts';

@@ -3,7 +3,7 @@
 // names inside it (`models/...`), which becomes the route's.
 import { GEMINI_PROTOCOLS } from '../../catalogue/types.ts';
 import type { ResolvedModel } from '../../catalogue/store.ts';
-import { geminiRequest } from '../../providers/gemini/wire.ts';
+import { geminiRequest } from '../../providers/index.ts';
 import { countByProvider, tokenCount, type Counted } from '../passthrough/count.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import { mediaAllowance } from '../passthrough/media.ts';

@@ -1,10 +1,7 @@
 // Operators' view of holds on balances, and their way to end one the sweeper could not (or should
 // not wait for). Video holds belong to their task and are resolved through the video review.
-import { checkpointedCharge, deliveredSoFar } from '../../holds/delivered.ts';
-import { LedgerError } from '../../ledger/errors.ts';
-import type { ReservationFilter } from '../../ledger/queries.ts';
-import type { ReservationRow } from '../../ledger/repo.ts';
-import type { Ledger } from '../../ledger/service.ts';
+import { checkpointedCharge, deliveredSoFar } from '../../holds/index.ts';
+import { type Ledger, LedgerError, type ReservationFilter, type ReservationRow } from '../../ledger/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { Failure } from '../failure.ts';
 

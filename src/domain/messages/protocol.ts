@@ -4,7 +4,7 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { holdPrice } from '../../pricing/tiers.ts';
-import { anthropicRequest } from '../../providers/anthropic/wire.ts';
+import { anthropicRequest } from '../../providers/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { spliceFirstMember, spliceTopLevelString } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';

@@ -1,5 +1,5 @@
 // POST /v1/messages on the shared passthrough flow, and count_tokens (free: nothing is reserved).
-import { anthropicRequest } from '../../providers/anthropic/wire.ts';
+import { anthropicRequest } from '../../providers/index.ts';
 import type { QuoteTokens, TokenQuote } from '../billing/token-quote.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';

@@ -5,14 +5,13 @@
 // scoped: it ends exactly once on every path (see src/holds/holds.ts).
 import type { ResolvedModel, ResolvedRoute } from '../../catalogue/store.ts';
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { LedgerError } from '../../ledger/errors.ts';
-import type { Hold, Holds } from '../../holds/holds.ts';
-import { KeyLimitRefusal } from '../../ledger/service.ts';
+import { KeyLimitRefusal, LedgerError } from '../../ledger/index.ts';
+import type { Hold, Holds } from '../../holds/index.ts';
 import type { Logger } from '../../logger.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { UpstreamMetrics } from '../../metrics/hooks.ts';
 import { costOf } from '../../pricing/cost.ts';
-import type { UpstreamResponse } from '../../providers/types.ts';
+import type { UpstreamResponse } from '../../providers/index.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import { keyLimitFailure, rateLimitHeaders, withRateHeaders, type HeaderStyle } from '../limits/headers.ts';

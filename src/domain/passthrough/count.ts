@@ -5,8 +5,7 @@
 // client's to see.
 import type { ResolvedModel, ResolvedRoute } from '../../catalogue/store.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
-import { callProviderJson, type ProviderRequest } from '../../providers/call.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProviderJson, type ProviderRequest, UpstreamError } from '../../providers/index.ts';
 import type { Failure } from '../failure.ts';
 
 export type Counted<C> = { counted: C; log: LogFields } | { failure: Failure; log: LogFields };

@@ -4,9 +4,7 @@
 import type { ResolvedRoute } from '../../catalogue/store.ts';
 import type { Logger } from '../../logger.ts';
 import type { UpstreamMetrics } from '../../metrics/hooks.ts';
-import { callProvider } from '../../providers/call.ts';
-import { sanitizeForLog } from '../../providers/sanitize.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProvider, sanitizeForLog, UpstreamError } from '../../providers/index.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest } from './protocol.ts';
 
 export interface ForwardDeps {

@@ -7,9 +7,8 @@ import type { ModelGroup, ProviderProtocol, TokenPrice } from '../../catalogue/t
 import type { Caller } from '../../customers/service.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { CostLine } from '../../pricing/cost.ts';
-import type { ProviderRequest } from '../../providers/call.ts';
+import type { ProviderRequest, UpstreamError } from '../../providers/index.ts';
 import type { Priced } from '../../pricing/priced.ts';
-import type { UpstreamError } from '../../providers/types.ts';
 import type { Failure } from '../failure.ts';
 import type { SseFrame } from './sse.ts';
 

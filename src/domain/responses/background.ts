@@ -4,8 +4,7 @@
 // not confirm goes to review), and its queued answer is relayed; the poller then polls the response
 // until it is final and settles it once from its usage.
 import type { LogFields } from '../../logs/request-logs.ts';
-import { callProviderJson, type JsonAnswer } from '../../providers/call.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProviderJson, type JsonAnswer, UpstreamError } from '../../providers/index.ts';
 import { randomBase62 } from '../../shared/ids.ts';
 import { spliceFirstMember } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';

@@ -1,7 +1,7 @@
 // POST /v1/responses/input_tokens: the provider's count of a request's input (passthrough/count.ts),
 // on the route a chained request is pinned to, with the chained context added to the estimate. A
 // compatible server without the endpoint (404) gets the estimate too.
-import { openaiResponsesPost } from '../../providers/openai-responses/wire.ts';
+import { openaiResponsesPost } from '../../providers/index.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import { countByProvider, tokenCount, type Counted } from '../passthrough/count.ts';

@@ -7,9 +7,7 @@
 // without usage, a status the gateway does not know, or a response the provider no longer has:
 // review (an operator settles or releases, POST /admin/v1/video-tasks/{id}/resolve).
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { callProviderJson } from '../../providers/call.ts';
-import { openaiResponsesCall } from '../../providers/openai-responses/wire.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProviderJson, openaiResponsesCall, UpstreamError } from '../../providers/index.ts';
 import type { TaskKind, TaskOutcome } from '../../tasks/kind.ts';
 import { TaskStatus, type TaskRow } from '../../tasks/model.ts';
 import { isRecord } from './fields.ts';

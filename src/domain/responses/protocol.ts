@@ -7,11 +7,10 @@
 // served it, and every response id relayed is reported to `seen` (ownership, src/domain/responses/ids.ts).
 import type { ResolvedRoute } from '../../catalogue/store.ts';
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { LedgerError } from '../../ledger/errors.ts';
+import { LedgerError } from '../../ledger/index.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { holdPrice } from '../../pricing/tiers.ts';
-import { openaiErrorParam } from '../../providers/openai-chat/errors.ts';
-import { openaiResponsesPost } from '../../providers/openai-responses/wire.ts';
+import { openaiErrorParam, openaiResponsesPost } from '../../providers/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { spliceTopLevelString } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';

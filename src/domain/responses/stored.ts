@@ -6,9 +6,7 @@
 import type { CatalogueStore } from '../../catalogue/store.ts';
 import type { Caller } from '../../customers/service.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
-import { callProviderJson } from '../../providers/call.ts';
-import { openaiResponsesCall } from '../../providers/openai-responses/wire.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProviderJson, openaiResponsesCall, UpstreamError } from '../../providers/index.ts';
 import { spliceFirstMember } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
 import { PassthroughError, passthroughFailures } from '../passthrough/errors.ts';

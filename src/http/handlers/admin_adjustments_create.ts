@@ -2,7 +2,7 @@ import type { AdminOperations } from '../../types.ts';
 import { Failure } from '../../domain/failure.ts';
 import type { Ok, RequestContext } from '../handler.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
-import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
+import { isLedgerError, LedgerError } from '../../ledger/index.ts';
 import { failureOf } from '../errors.ts';
 import { postingReply } from '../serialize/ledger.ts';
 

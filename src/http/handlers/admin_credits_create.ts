@@ -2,7 +2,7 @@ import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
 import type { Ok, RequestContext } from '../handler.ts';
 import { parseMicros } from '../../shared/money.ts';
-import { isLedgerError } from '../../ledger/errors.ts';
+import { isLedgerError } from '../../ledger/index.ts';
 import { failureOf } from '../errors.ts';
 import { postingReply } from '../serialize/ledger.ts';
 

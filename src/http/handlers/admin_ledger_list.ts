@@ -1,7 +1,7 @@
 import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
 import type { Ok, RequestContext } from '../handler.ts';
-import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
+import { isLedgerError, LedgerError } from '../../ledger/index.ts';
 import { failureOf } from '../errors.ts';
 import { entryToWire } from '../serialize/ledger.ts';
 

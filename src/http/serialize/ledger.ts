@@ -1,9 +1,7 @@
 import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
-import { isLedgerError } from '../../ledger/errors.ts';
-import type { Balance, Posted, PricedDifference, ReconciliationMismatch } from '../../ledger/service.ts';
+import { type Balance, type EntryRow, isLedgerError, type Posted, type PricedDifference, type ReconciliationMismatch } from '../../ledger/index.ts';
 import type { RequestContext } from '../handler.ts';
-import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import type { AdminComponents } from '../../types.ts';
 
