@@ -1,7 +1,8 @@
 // ESLint: typescript-eslint's recommended rules, the floating-promise checks that keep every
 // hold's ending awaited or explicitly `void`, and the direction of imports between the layers
 // (http -> domain -> tasks -> ledger / providers / catalogue -> db; test/unit/lint/layers.test.ts
-// shows each zone fire). Formatting is Prettier's (`npm run lint` runs both).
+// shows each zone fire), and the faces of the wings (ledger, holds, providers: only their index.ts
+// from outside). Formatting is Prettier's (`npm run lint` runs both).
 import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
@@ -52,6 +53,8 @@ export default defineConfig(
         'error',
         {
           root: import.meta.dirname,
+          // Code outside these wings imports each through its index.ts, the names it offers the rest.
+          faces: ['ledger', 'holds', 'providers'],
           zones: [
             zone(
               'http',

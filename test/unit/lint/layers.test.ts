@@ -33,7 +33,7 @@ describe('eslint layer zones', () => {
     expect(await reported('src/tasks/worker.ts', '../domain/videos/kind.ts')).to.have.length(1);
     expect((await reported('src/tasks/submit.ts', '../domain/responses/kind.ts'))[0]).to.match(/^src\/tasks may not import from src\/domain: /);
     expect(await reported('src/tasks/outcome.ts', '../http/errors.ts')).to.have.length(1);
-    expect(await reported('src/tasks/outcome.ts', '../ledger/service.ts', '../providers/types.ts', './model.ts')).to.deep.equal([]);
+    expect(await reported('src/tasks/outcome.ts', '../ledger/index.ts', '../providers/index.ts', './model.ts')).to.deep.equal([]);
   });
 
   it('the video and the response kinds do not import each other; both may use the engine', async () => {
@@ -92,6 +92,23 @@ describe('eslint layer zones', () => {
     expect(await reported('src/jobs/cron.ts', '../logger.ts')).to.deep.equal([]);
     expect(await reported('src/sandbox/index.ts', '../catalogue/types.ts', '../shared/anthropic-errors.ts')).to.deep.equal([]);
     expect(await reported('src/logs/request-logs.ts', '../db/unavailable.ts', '../logger.ts')).to.deep.equal([]);
+  });
+
+  it('the ledger, the holds and the providers are reached through their index.ts only; inside a wing its files import each other', async () => {
+    for (const [file, from] of [
+      ['src/domain/account/service.ts', '../../ledger/free-quota.ts'],
+      ['src/holds/grant-flusher.ts', '../ledger/grant-statements.ts'],
+      ['src/services.ts', './holds/settler.ts'],
+      ['src/domain/messages/service.ts', '../../providers/anthropic/wire.ts'],
+      ['src/tasks/submit.ts', '../providers/types.ts'],
+    ]) {
+      const messages = await reported(file!, from!);
+      expect(messages, `${file} -> ${from}`).to.have.length(1);
+      expect(messages[0]).to.match(/^src\/(ledger|holds|providers) is imported through its face, src\/\1\/index\.ts, not src\//);
+    }
+    expect(await reported('src/domain/account/service.ts', '../../ledger/index.ts', '../../holds/index.ts', '../../providers/index.ts')).to.deep.equal([]);
+    expect(await reported('src/ledger/service.ts', './free-quota.ts', './grant-statements.ts')).to.deep.equal([]);
+    expect(await reported('src/providers/openai-chat/index.ts', '../call.ts', './wire.ts', '../../catalogue/types.ts')).to.deep.equal([]);
   });
 
   it('the layers below the engine do not import it', async () => {
