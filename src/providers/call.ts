@@ -19,6 +19,18 @@ export function observeCalls(provider: ResolvedProvider, hooks: CallHooks<any>):
 /** The provider's hooks; none for a provider built outside the registry (unit tests). */
 export const hooksOf = (provider: ResolvedProvider): CallHooks => observed.get(provider) ?? silent;
 
+/**
+ * Several observers of one provider's calls as one set of hooks: each told in order, each given
+ * back what its own onAttempt returned. One set is itself (the relay allocates nothing more).
+ */
+export function combineHooks(all: ReadonlyArray<CallHooks<any>>): CallHooks<any> {
+  if (all.length === 1) return all[0]!;
+  return {
+    onAttempt: (attempt) => all.map((hooks) => hooks.onAttempt(attempt)),
+    onResult: (attempt, started: unknown[], outcome, status, body) => all.forEach((hooks, i) => hooks.onResult(attempt, started[i], outcome, status, body)),
+  };
+}
+
 /** The upstream metrics as hooks: each attempt counted by outcome and status, timed to its answer. */
 export function meteredCalls(metrics: Pick<UpstreamMetrics, 'upstreamAttempt'>): CallHooks<number> {
   return {

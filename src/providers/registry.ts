@@ -4,13 +4,16 @@ import { DEFAULT_MAX_QUEUE_WAIT_SECONDS, type ProviderEntry, type ProviderQueue,
 import type { Logger } from '../logger.ts';
 import type { UpstreamMetrics } from '../metrics/hooks.ts';
 import { proxyFor } from '../shared/egress-proxy.ts';
-import { meteredCalls, observeCalls } from './call.ts';
+import { combineHooks, meteredCalls, observeCalls } from './call.ts';
 import { PROTOCOLS } from './protocols.ts';
 import { attachTaskClient } from './task-client.ts';
+import type { CallHooks } from './types.ts';
 
-/** Who hears of the providers' calls and problems: both optional (unit tests resolve without them). */
+/** Who hears of the providers' calls and problems: all optional (unit tests resolve without them). */
 export interface ProviderObservers {
   metrics?: Pick<UpstreamMetrics, 'upstreamAttempt'>;
+  /** Told of every attempt after the metrics (a client span per call): see CallHooks in types.ts. */
+  calls?: ReadonlyArray<CallHooks<any>>;
   logger?: Logger;
 }
 
@@ -26,7 +29,8 @@ export function resolveProviders(
 ): Map<string, ResolvedProvider> {
   const refusals: Array<{ provider: string; variable: string; problem: string }> = [];
   const enabled = enabledProviders(entries, options, refusals);
-  const hooks = observers.metrics ? meteredCalls(observers.metrics) : undefined;
+  const all = [...(observers.metrics ? [meteredCalls(observers.metrics)] : []), ...(observers.calls ?? [])];
+  const hooks = all.length > 0 ? combineHooks(all) : undefined;
   for (const provider of enabled.values()) {
     if (hooks) observeCalls(provider, hooks);
     if (PROTOCOLS[provider.protocol].video) attachTaskClient(provider, observers.logger);
