@@ -6,6 +6,7 @@ import { ROOT_DIR, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import type { Gateway, GatewayOverrides } from './gateway-types.ts';
 import { openDatabase, pgliteDirFor } from './db/knex.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { followKeyChanges, type KeysChanged } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
@@ -35,10 +36,9 @@ import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
 import { repeat, startBackgroundJobs } from './jobs/cron.ts';
-import { createSweeper } from './holds/sweeper.ts';
-import { startHoldsRuntime } from './holds/runtime.ts';
-import { createLedger } from './ledger/service.ts';
-import { resolveProviders } from './providers/registry.ts';
+import { createSweeper, startHoldsRuntime } from './holds/index.ts';
+import { createLedger } from './ledger/index.ts';
+import { resolveProviders } from './providers/index.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { startMetricsServer } from './metrics/server.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
@@ -179,6 +179,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
+    databaseUnavailable: isDatabaseUnavailable,
     connections: config.connections, // the Responses WebSockets' limits
   });
   const server = await startHttpServer(app.express, {

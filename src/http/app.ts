@@ -47,6 +47,8 @@ export interface AppOptions {
   cors?: Cors;
   /** The built web console served at /console/ (CONSOLE); undefined: not served. */
   consoleDir?: string;
+  /** Whether an unexpected error means the database cannot be reached now (a 503 to retry, not a 500). */
+  databaseUnavailable: (error: unknown) => boolean;
   /** Responses WebSockets (GET /v1/responses upgraded): how many at once, for how long; the handshake's deadline is the head's. */
   connections?: Pick<Config['connections'], 'maxWebSockets' | 'webSocketMaxAgeMs' | 'headersTimeoutMs'>;
 }
@@ -91,9 +93,10 @@ export function createApp(options: AppOptions): App {
     maxAgeMs: limits.webSocketMaxAgeMs,
     handshakeMs: limits.headersTimeoutMs,
     maxMessageBytes: options.bodyLimitBytes,
+    databaseUnavailable: options.databaseUnavailable,
   });
   app.use(dispatch({ logger, services, validateResponses: options.validateResponses, upgradeOf: sockets.upgradeOf }));
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, options.databaseUnavailable));
 
   return { express: app, classes: bornWithPrototypes(app), sockets };
 }
