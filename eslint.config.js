@@ -1,7 +1,8 @@
 // ESLint: typescript-eslint's recommended rules, the floating-promise checks that keep every
 // hold's ending awaited or explicitly `void`, and the direction of imports between the layers
 // (http -> domain -> tasks -> ledger / providers / catalogue -> db; test/unit/lint/layers.test.ts
-// shows the zones fire). Formatting is Prettier's (`npm run lint` runs both).
+// shows each zone fire), and the faces of the wings (ledger, holds, providers: only their index.ts
+// from outside). Formatting is Prettier's (`npm run lint` runs both).
 import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
@@ -10,6 +11,27 @@ import local from './scripts/eslint-layers.js';
 
 /** Folders under src/ (a layer, or a folder within one) that the given folder must not import (at run time or for types). */
 const zone = (target, from, message) => ({ target, from, message });
+
+/** Every folder of the gateway's own under src/: what a leaf (metrics, jobs, the simulators) imports none of. */
+const FEATURES = [
+  'http',
+  'domain',
+  'tasks',
+  'holds',
+  'ledger',
+  'providers',
+  'customers',
+  'catalogue',
+  'pricing',
+  'logs',
+  'metrics',
+  'jobs',
+  'db',
+  'sandbox',
+  'cli',
+  'startup',
+];
+const except = (...allowed) => FEATURES.filter((folder) => !allowed.includes(folder));
 
 export default defineConfig(
   { ignores: ['node_modules/', 'dist/', 'generated/', 'data/', 'bench/', 'coverage/'] },
@@ -31,7 +53,14 @@ export default defineConfig(
         'error',
         {
           root: import.meta.dirname,
+          // Code outside these wings imports each through its index.ts, the names it offers the rest.
+          faces: ['ledger', 'holds', 'providers'],
           zones: [
+            zone(
+              'http',
+              ['providers', 'db', 'holds', 'jobs', 'sandbox', 'cli', 'startup'],
+              'Handlers read the request, call one service and map its result: no upstream call, SQL or hold of their own (the services reach them; gateway.ts hands the rest in).',
+            ),
             zone('domain', ['http'], 'The domain is transport-free: return values and write through domain/sink.ts.'),
             zone(
               'tasks',
@@ -42,11 +71,17 @@ export default defineConfig(
             zone('domain/responses', ['domain/videos'], 'A task kind never imports another: what kinds share belongs in src/tasks.'),
             zone(
               'metrics',
-              ['http', 'domain', 'tasks', 'holds', 'jobs'],
+              FEATURES.filter((folder) => folder !== 'metrics'),
               'Metrics are fed by hooks and readers that src/gateway.ts hands them (the task gauges: src/tasks/gauges.ts); they import no feature.',
             ),
+            zone('jobs', except('jobs'), 'The scheduler runs what src/gateway.ts hands it; it imports no feature.'),
+            zone('logs', except('logs', 'db'), 'Request logs are rows written in batches; what fills them is handed in, never imported.'),
             zone('providers', ['http', 'domain', 'tasks'], 'Providers implement contracts they own; the domain depends on them, not the reverse.'),
-            zone('sandbox', ['http', 'domain'], 'Simulators stand for real providers: they know nothing of the gateway.'),
+            zone(
+              'sandbox',
+              except('sandbox', 'catalogue'),
+              'Simulators stand for real providers: they know nothing of the gateway (but the catalogue that lists them).',
+            ),
             zone(
               'ledger',
               ['http', 'domain', 'providers', 'holds', 'jobs', 'tasks'],
@@ -58,7 +93,11 @@ export default defineConfig(
               "The holds runtime (this process's holds, grants, lease, sweeper) calls the ledger's face; the domain calls it.",
             ),
             zone('catalogue', ['http', 'domain', 'providers', 'tasks'], 'The catalogue is below providers: gateway.ts gives it resolveProviders.'),
-            zone('customers', ['http', 'domain', 'providers', 'tasks'], 'Customers are below the domain.'),
+            zone(
+              'customers',
+              ['http', 'domain', 'providers', 'tasks', 'ledger', 'holds', 'jobs', 'sandbox'],
+              'Customers are below the domain and beside the ledger: keys and limits, no money.',
+            ),
             zone('pricing', ['http', 'domain', 'providers', 'ledger', 'tasks'], 'Pricing is pure arithmetic over the catalogue.'),
             zone(
               'db',

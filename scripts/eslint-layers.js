@@ -1,7 +1,9 @@
 // The direction of imports between the layers under src/, as one small local ESLint rule: every
 // relative import (static, type-only, re-export or dynamic) is resolved against the importing file,
 // and a file in a zone's target folder may not reach into the zone's forbidden folders. Folders are
-// paths under src/: a layer (`domain`) or a folder within one (`domain/videos`).
+// paths under src/: a layer (`domain`) or a folder within one (`domain/videos`). A face is a folder
+// that code outside it reaches only through its index.ts (scripts/faces.mjs rewrites imports that
+// reach past one).
 import path from 'node:path';
 
 /** @type {import('eslint').Rule.RuleModule} */
@@ -9,10 +11,10 @@ const layers = {
   meta: {
     type: 'problem',
     docs: { description: 'Imports between the layers under src/ go one way only.' },
-    schema: [{ type: 'object', properties: { root: { type: 'string' }, zones: { type: 'array' } }, required: ['root', 'zones'] }],
+    schema: [{ type: 'object', properties: { root: { type: 'string' }, zones: { type: 'array' }, faces: { type: 'array' } }, required: ['root', 'zones'] }],
   },
   create(context) {
-    const { root, zones } = context.options[0];
+    const { root, zones, faces = [] } = context.options[0];
     const src = path.resolve(root, 'src');
     /** The file's path under src/ with `/` separators; undefined outside src/. */
     const underSrc = (file) => {
@@ -22,7 +24,8 @@ const layers = {
     const within = (file, folder) => file.startsWith(`${folder}/`);
     const from = underSrc(context.filename);
     const applicable = from === undefined ? [] : zones.filter((z) => within(from, z.target));
-    if (applicable.length === 0) return {};
+    const guarded = from === undefined ? [] : faces.filter((face) => !within(from, face));
+    if (applicable.length === 0 && guarded.length === 0) return {};
 
     const check = (node, source) => {
       if (typeof source !== 'string' || !source.startsWith('.')) return;
@@ -32,6 +35,12 @@ const layers = {
         const forbidden = zone.from.find((folder) => within(to, folder));
         if (forbidden) return context.report({ node, message: `src/${zone.target} may not import from src/${forbidden}: ${zone.message}` });
       }
+      const face = guarded.find((folder) => within(to, folder) && to !== `${folder}/index.ts`);
+      if (face)
+        context.report({
+          node,
+          message: `src/${face} is imported through its face, src/${face}/index.ts, not src/${to} (node scripts/faces.mjs rewrites it)`,
+        });
     };
     return {
       ImportDeclaration: (node) => check(node, node.source.value),

@@ -6,6 +6,7 @@ import { ROOT_DIR, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import type { Gateway, GatewayOverrides } from './gateway-types.ts';
 import { openDatabase, pgliteDirFor } from './db/knex.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { followKeyChanges, type KeysChanged } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
@@ -36,10 +37,9 @@ import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
 import { REQUEST_LOG_UPKEEP_LEASE, repeat, startBackgroundJobs } from './jobs/cron.ts';
 import { leaseOf } from './jobs/lease.ts';
-import { createSweeper } from './holds/sweeper.ts';
-import { startHoldsRuntime } from './holds/runtime.ts';
-import { createLedger } from './ledger/service.ts';
-import { resolveProviders } from './providers/registry.ts';
+import { createSweeper, startHoldsRuntime } from './holds/index.ts';
+import { createLedger } from './ledger/index.ts';
+import { resolveProviders } from './providers/index.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { startMetricsServer } from './metrics/server.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
@@ -51,6 +51,7 @@ import { taskKinds } from './tasks/kind.ts';
 import { createTaskWorker } from './tasks/worker.ts';
 import { resolveAdminToken } from './startup/admin-token.ts';
 import { prepareDemo } from './startup/demo.ts';
+import { traceHooks } from './telemetry/hooks.ts';
 
 export type { Gateway, GatewayOverrides } from './gateway-types.ts';
 
@@ -75,7 +76,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const metrics = createMetrics({ db, logger, knownModel: modelExists, currency: () => catalogue.current().currency, taskGauges: () => readTaskGauges(db) });
   const catalogue = await createCatalogueStore({
     path: config.cataloguePath,
-    resolveProviders: (entries, options) => resolveProviders(entries, options, { metrics, logger }),
+    // With tracing on, a client span per upstream attempt rides the providers' call hooks.
+    resolveProviders: (entries, options) =>
+      resolveProviders(entries, options, { metrics, logger, calls: traceHooks.current ? [traceHooks.current.calls] : [] }),
     db,
     logger,
     env: process.env,
@@ -186,6 +189,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
+    databaseUnavailable: isDatabaseUnavailable,
     connections: config.connections, // the Responses WebSockets' limits
   });
   const server = await startHttpServer(app.express, {

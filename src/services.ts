@@ -15,10 +15,8 @@ import type { RedeemCodes } from './domain/redeem/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
 import type { TaskWorker } from './tasks/worker.ts';
-import type { Holds } from './holds/holds.ts';
-import type { Ledger } from './ledger/service.ts';
-import type { Settler } from './holds/settler.ts';
-import type { Sweeper } from './holds/sweeper.ts';
+import type { Holds, Settler, Sweeper } from './holds/index.ts';
+import type { Ledger } from './ledger/index.ts';
 import type { RequestLogs } from './logs/request-logs.ts';
 import type { Metrics } from './metrics/registry.ts';
 

@@ -6,7 +6,7 @@
 // (or retired) match nothing. Distinct patterns of equal specificity that could match one name are
 // refused when the file loads (pattern-checks.ts).
 import { compileGlob, mostSpecific, type Glob } from '../shared/glob.ts';
-import type { ResolvedModel } from './store.ts';
+import type { ResolvedModel } from './resolved.ts';
 import { aliasName } from './types.ts';
 
 /** How a name reached its model: `alias` and `pattern` are substitutions the gateway made. */

@@ -3,32 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
-import type { PriceRule } from '../pricing/plans.ts';
 import { parseCatalogue } from './load.ts';
 import { providerStates, type ProviderState } from './provider-states.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
 import { buildNameIndex, type NamedModel } from './names.ts';
-import type { Catalogue, ModelEntry, ProviderEntry, RegistryOptions, ResolvedProvider, RouteEntry, TokenPrice, VideoPrice } from './types.ts';
+import type { ResolvedModel } from './resolved.ts';
+import type { Catalogue, ProviderEntry, RegistryOptions, ResolvedProvider } from './types.ts';
 
-export interface ResolvedRoute {
-  provider: ResolvedProvider;
-  upstreamModel: string;
-  priority: number;
-  /** What the provider charges through this route (the catalogue's `cost`); undefined: unknown. */
-  cost?: TokenPrice | VideoPrice;
-}
-
-export interface ResolvedModel extends Omit<ModelEntry, 'routes'> {
-  public: boolean;
-  /** The version `price` is frozen as: the catalogue's, or a customer's plan's (src/domain/plans/book.ts). */
-  priceVersion: PriceVersion;
-  /** How `price` was chosen for the caller (customer override, plan, list); absent: the catalogue's list price. */
-  pricing?: PriceRule;
-  /** Routes whose provider is enabled, by priority (lowest first). Empty: nothing can serve it. */
-  routes: ResolvedRoute[];
-  /** Every route the file gives it, enabled or not (the operators' view of the catalogue). */
-  declaredRoutes: RouteEntry[];
-}
+export type { ResolvedModel, ResolvedRoute } from './resolved.ts';
 
 export interface LoadedCatalogue {
   serviceName: string;

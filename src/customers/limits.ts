@@ -1,7 +1,6 @@
 // Per-key limits as operators set them. They are enforced by the ledger, inside the reservation
 // transaction, from the key's row (src/ledger/key-limits.ts): this file only shapes and stores them.
-import { MAX_AMOUNT } from '../ledger/context.ts';
-import { parseMicros } from '../shared/money.ts';
+import { MAX_AMOUNT, parseMicros } from '../shared/money.ts';
 
 export type SpendPeriod = 'day' | 'month' | 'total';
 

@@ -2,7 +2,7 @@
 // grants.ts write on every heartbeat. The sweeper charges it when the owner is gone (a floor: the
 // owner's own report, if it comes, posts the difference, src/ledger/owed.ts), and the operators'
 // reservation list shows it.
-import type { ReservationRow } from '../ledger/repo.ts';
+import type { ReservationRow } from '../ledger/index.ts';
 
 /** One open request of a grant as its owner last checkpointed it (what `Grants.checkpoints()` writes). */
 export interface CheckpointedDraw {

@@ -6,11 +6,8 @@
 // the charges still in the queue: at most one flush window of usage, never the customer's money.
 import type { Logger } from '../logger.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import type { Charged, ChargeInput } from '../ledger/charge.ts';
-import type { LedgerError } from '../ledger/errors.ts';
-import { chargeBatch, type ChargeItem } from '../ledger/grant-statements.ts';
+import { chargeBatch, type Charged, type ChargeInput, type ChargeItem, type LedgerError, type WalletQueue } from '../ledger/index.ts';
 import type { Settler } from './settler.ts';
-import type { WalletQueue } from '../ledger/wallet-queue.ts';
 
 export interface ChargeResult {
   /** Posted to the customer's debits (from the grant, then the balance). */

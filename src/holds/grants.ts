@@ -9,10 +9,9 @@ import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { randomBase62 } from '../shared/ids.ts';
 import { createDemandWindows } from './grant-demand.ts';
-import { growGrant, shrinkGrant } from '../ledger/grant-statements.ts';
+import { growGrant, shrinkGrant, type WalletQueue } from '../ledger/index.ts';
 import { free, openDraw, type Draw, type Grant } from './grant-draw.ts';
 import type { GrantFlusher } from './grant-flusher.ts';
-import type { WalletQueue } from '../ledger/wallet-queue.ts';
 
 /** SQLSTATE 22012: a grant statement's guard, when its reservation is no longer a pending grant. */
 const DIVISION_BY_ZERO = '22012';

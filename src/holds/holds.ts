@@ -8,14 +8,9 @@
 import type { Knex } from 'knex';
 import { LeaseNotRenewedError } from '../db/unavailable.ts';
 import type { Logger } from '../logger.ts';
-import { periodStart } from '../ledger/free-quota.ts';
-import { chargeAmount, type Charge } from '../ledger/context.ts';
-import { LedgerError } from '../ledger/errors.ts';
+import { type Charge, chargeAmount, KeyLimitRefusal, type Ledger, LedgerError, periodStart, type RateState, type ReserveInput } from '../ledger/index.ts';
 import type { Grants } from './grants.ts';
 import type { Instance } from './instance.ts';
-import { KeyLimitRefusal, type RateState } from '../ledger/key-limits.ts';
-import type { ReserveInput } from '../ledger/reserve.ts';
-import type { Ledger } from '../ledger/service.ts';
 import { createSettlingTracker } from './settling.ts';
 import type { SettlementResult, Settler } from './settler.ts';
 

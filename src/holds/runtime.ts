@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { repeat } from '../jobs/cron.ts';
-import type { Ledger } from '../ledger/service.ts';
+import type { Ledger } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
 import { waitUntil } from '../shared/wait.ts';
 import { createGrantFlusher } from './grant-flusher.ts';

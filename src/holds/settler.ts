@@ -6,10 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
-import type { Charge } from '../ledger/context.ts';
-import type { LedgerError } from '../ledger/errors.ts';
-import type { Purpose } from '../ledger/reserve.ts';
-import type { Charged, ChargeInput, Ledger, Released, Settled } from '../ledger/service.ts';
+import type { Charge, Charged, ChargeInput, Ledger, LedgerError, Purpose, Released, Settled } from '../ledger/index.ts';
 
 export type Settlement =
   | { kind: 'settle'; ref: string; customerId?: string; charge: Charge; purpose?: Purpose }

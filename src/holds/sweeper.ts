@@ -3,10 +3,9 @@
 // something had been delivered, else released, and the request gets a log row marked interrupted.
 // Any number of replicas may sweep at once: settle and release take effect once per reference,
 // and the log row is inserted once per request id.
-import type { Ledger } from '../ledger/service.ts';
+import type { Ledger, ReservationRow } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
 import { checkpointedCharge, checkpointedDraws, type CheckpointedDraw } from './delivered.ts';
-import type { ReservationRow } from '../ledger/repo.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
 import type { SweepMetrics } from '../metrics/hooks.ts';
 import { requestIdTime } from '../shared/ids.ts';

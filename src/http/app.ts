@@ -50,6 +50,8 @@ export interface AppOptions {
   consoleDir?: string;
   /** OpenTelemetry tracing (src/telemetry/), when on: its step opens each request's server span. Default: the process's. */
   tracing?: TraceHooks | undefined;
+  /** Whether an unexpected error means the database cannot be reached now (a 503 to retry, not a 500). */
+  databaseUnavailable: (error: unknown) => boolean;
   /** Responses WebSockets (GET /v1/responses upgraded): how many at once, for how long; the handshake's deadline is the head's. */
   connections?: Pick<Config['connections'], 'maxWebSockets' | 'webSocketMaxAgeMs' | 'headersTimeoutMs'>;
 }
@@ -96,9 +98,10 @@ export function createApp(options: AppOptions): App {
     maxAgeMs: limits.webSocketMaxAgeMs,
     handshakeMs: limits.headersTimeoutMs,
     maxMessageBytes: options.bodyLimitBytes,
+    databaseUnavailable: options.databaseUnavailable,
   });
   app.use(dispatch({ logger, services, validateResponses: options.validateResponses, upgradeOf: sockets.upgradeOf }));
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, options.databaseUnavailable));
 
   return { express: app, classes: bornWithPrototypes(app), sockets };
 }

@@ -11,8 +11,8 @@ import { PassthroughError } from '../domain/passthrough/errors.ts';
 import { PlanError } from '../domain/plans/errors.ts';
 import { RedeemError } from '../domain/redeem/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
-import { LedgerError } from '../ledger/errors.ts';
-import { anthropicErrorType } from '../providers/anthropic/errors.ts';
+import { LedgerError } from '../ledger/index.ts';
+import { anthropicErrorType } from '../shared/anthropic-errors.ts';
 import { renderGoogle, type GoogleErrorBody } from './google-errors.ts';
 
 /** Failures of the transport itself: routing, authentication, bodies. */

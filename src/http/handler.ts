@@ -4,19 +4,23 @@ import type { Failure } from '../domain/failure.ts';
 import type { Sink } from '../domain/sink.ts';
 import type { LogFields } from '../logs/request-logs.ts';
 import type { Services } from '../services.ts';
-import type { WebSocketUpgrade } from './websocket/upgrade.ts';
+import type { AdminOperations, PublicOperations } from '../types.ts';
 
-/** The validated request as a handler sees it. */
-export interface RequestContext<Body = unknown> {
+/**
+ * The validated request as a handler sees it. Typed per operation by PublicContext and
+ * AdminContext: the body, path and query parameters as the contract declares them (the validate
+ * step admitted nothing else) and the caller as the operation's security makes it.
+ */
+export interface RequestContext<Body = unknown, Who extends Caller | null = Caller | null, Params = Record<string, string>, Query = Record<string, unknown>> {
   operationId: string;
   requestId: string;
   logger: Logger;
-  /** The authenticated customer key, or null on anonymous operations. */
-  caller: Caller | null;
+  /** The authenticated customer key; null on an operation a caller may call without one (and on the admin surface). */
+  caller: Who;
   /** Path parameters, percent-decoded. */
-  params: Record<string, string>;
+  params: Params;
   /** Declared query parameters only, coerced to their schema types. */
-  query: Record<string, unknown>;
+  query: Query;
   headers: Record<string, string | string[] | undefined>;
   body: Body;
   /** The body's bytes as received (passthrough operations forward them). */
@@ -28,6 +32,12 @@ export interface RequestContext<Body = unknown> {
   upgrade?: WebSocketUpgrade | undefined;
   /** The client's address: the peer, or the client a proxy trusted by TRUST_PROXY names (as the access log's `client_ip`). */
   clientAddress: string;
+}
+
+/** What the handler of GET /v1/responses may do with a WebSocket upgrade (websocket/upgrade.ts makes it). */
+export interface WebSocketUpgrade {
+  /** Completes the handshake for this caller and serves the connection; the refusal otherwise (400, 503). */
+  accept(caller: Caller, requestId: string): Failure | undefined;
 }
 
 /** What a request leaves for its log row: fields known at the end, and the settlement's outcome. */
@@ -63,11 +73,39 @@ type BodyOf<Op> = Op extends { requestBody: { content: { 'application/json': inf
     ? B | undefined
     : unknown;
 
+/** An operation's path parameters as generated (none: an empty record). */
+type ParamsOf<Op> = Op extends { parameters: { path: infer P } } ? P : Record<string, never>;
+
+/** An operation's declared query parameters as generated, all of them optional or not as declared (none: an empty record). */
+type QueryOf<Op> = Op extends { parameters: { query?: infer Q } }
+  ? [NonNullable<Q>] extends [never]
+    ? Record<string, never>
+    : NonNullable<Q>
+  : Record<string, never>;
+
 /**
- * A complete handler table for a contract: one handler for every generated operation, each taking
- * (at least) the body its operation's schema admits. src/http/handlers/index.ts `satisfies` it.
+ * Public operations a caller may call without a key (`{}` among their `security` in openapi/:
+ * the authenticate step lets them through with a null caller); every other public operation has
+ * its caller. test/unit/http/handler-context.test.ts checks this list against the contract.
  */
-export type HandlersOf<Ops> = { [Id in keyof Ops]: Handler<BodyOf<Ops[Id]>> };
+export const KEY_OPTIONAL_OPERATIONS = ['health_get', 'readiness_get', 'models_list', 'models_retrieve', 'models_pricing'] as const;
+
+type CallerOf<Id> = Id extends (typeof KEY_OPTIONAL_OPERATIONS)[number] ? Caller | null : Caller;
+
+type ContextOf<Ops, Id extends keyof Ops, Who extends Caller | null> = RequestContext<BodyOf<Ops[Id]>, Who, ParamsOf<Ops[Id]>, QueryOf<Ops[Id]>>;
+
+/** The context of a public operation: its body, parameters and query as generated, and its caller. */
+export type PublicContext<Id extends keyof PublicOperations> = ContextOf<PublicOperations, Id, CallerOf<Id>>;
+
+/** The context of an admin operation (operators authenticate with the admin token: no caller). */
+export type AdminContext<Id extends keyof AdminOperations> = ContextOf<AdminOperations, Id, null>;
+
+/**
+ * A complete handler table for a surface: one handler for every generated operation, each taking
+ * its operation's context (or a looser one). src/http/handlers/index.ts `satisfies` it.
+ */
+export type PublicHandlers = { [Id in keyof PublicOperations]: (ctx: PublicContext<Id>) => Promise<Reply> };
+export type AdminHandlers = { [Id in keyof AdminOperations]: (ctx: AdminContext<Id>) => Promise<Reply> };
 
 /**
  * A table entry as the dispatch step calls it. A method's parameter is bivariant, so a handler of

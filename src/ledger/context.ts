@@ -3,15 +3,13 @@
 import type { Knex } from 'knex';
 import type { FreeQuota } from '../catalogue/types.ts';
 import { applyFree, costOf, type CostLine } from '../pricing/cost.ts';
+import { MAX_AMOUNT } from '../shared/money.ts';
 import { type LedgerError } from './errors.ts';
 import { reserveBatch, settleBatch } from './statements.ts';
 import { createWalletQueue, type WalletQueue } from './wallet-queue.ts';
 
 /** What a reservation or settlement costs: a fixed amount, or usage lines priced with free units. */
 export type Charge = { amount: bigint } | { lines: CostLine[] };
-
-/** Upper bound on any single amount: 10^15 micro-units (a billion currency units). */
-export const MAX_AMOUNT = 1_000_000_000_000_000n;
 
 export const UNIQUE_VIOLATION = '23505';
 

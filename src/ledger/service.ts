@@ -29,7 +29,7 @@ import { reserve, reserveWithin, type ReserveInput, type Reserved } from './rese
 import { release, releaseWithin, settle, type Released, type SettleInput, type Settled } from './resolve.ts';
 
 export type { Charge } from './context.ts';
-export { LedgerAbort, MAX_AMOUNT } from './context.ts';
+export { LedgerAbort } from './context.ts';
 export { KeyLimitAbort, KeyLimitRefusal, type RateState } from './key-limits.ts';
 export type {
   AccountBalance,

@@ -7,6 +7,9 @@
 import { MICROS_PER_UNIT, parseMicros } from '../shared/money.ts';
 import type { TokenPrice } from '../catalogue/types.ts';
 import { priceFor } from './tiers.ts';
+import type { TokenUsage } from './usage.ts';
+
+export type { TokenUsage } from './usage.ts';
 
 /** One kind of usage: how many units, and the price of one million of them in micro-units. */
 export interface CostLine {
@@ -56,20 +59,6 @@ export function applyFree(lines: readonly CostLine[], freeUnits: bigint): FreeAp
   const full = costOf(lines);
   const amount = costOf(chargeable);
   return { amount, freeUnitsUsed: (freeUnits < 0n ? 0n : freeUnits) - remaining, freeAmount: full - amount };
-}
-
-export interface TokenUsage {
-  input_tokens: number | bigint;
-  output_tokens: number | bigint;
-  /** All cache writes, 1-hour ones included. */
-  cache_creation_input_tokens?: number | bigint | null;
-  cache_read_input_tokens?: number | bigint | null;
-  /** The part of the cache writes that live one hour (priced apart when the catalogue says). */
-  cache_creation_1h_input_tokens?: number | bigint | null;
-  web_search_requests?: number | bigint | null;
-  web_fetch_requests?: number | bigint | null;
-  /** Premium multiplier in millionths applied to token lines (fast mode, priority tier). */
-  multiplierMicros?: bigint;
 }
 
 const units = (value: number | bigint | null | undefined): bigint => {

@@ -7,6 +7,8 @@ import type { TokenPrice, VideoPrice } from '../catalogue/types.ts';
 import { isVideoPrice } from '../catalogue/types.ts';
 import { compileGlob, isGlob, mostSpecific, type Glob } from '../shared/glob.ts';
 import { formatMicros, parseMicros } from '../shared/money.ts';
+import type { PriceRule } from '../catalogue/resolved.ts';
+export type { PriceRule, PriceRuleName } from '../catalogue/resolved.ts';
 
 export type Price = TokenPrice | VideoPrice;
 
@@ -30,19 +32,6 @@ export interface PricePlan {
   /** A decimal multiplier of list prices for models no override names; null: list prices. */
   multiplier: string | null;
   overrides: PriceOverride[];
-}
-
-export type PriceRuleName = 'customer_override' | 'plan_model' | 'plan_pattern' | 'plan_multiplier' | 'list';
-
-/** The rule that priced a model for a customer, as price versions, receipts and exports name it. */
-export interface PriceRule {
-  rule: PriceRuleName;
-  /** The plan whose rule it is (plan_model, plan_pattern, plan_multiplier). */
-  plan?: { id: string; name: string; version: number };
-  /** The pattern that matched (plan_pattern). */
-  pattern?: string;
-  /** The multiplier applied, when the rule is one (an override's or the plan's). */
-  multiplier?: string;
 }
 
 export interface CompiledPlan {

@@ -12,7 +12,7 @@
 // - A hold is priced at the tier its input estimate can reach (see `holdPrice`).
 import type { TokenPrice } from '../catalogue/types.ts';
 import { formatMicros, parseMicros } from '../shared/money.ts';
-import type { TokenUsage } from './cost.ts';
+import type { TokenUsage } from './usage.ts';
 
 /** The tier a request was priced at, as its log row and receipt record it. */
 export interface AppliedTier {

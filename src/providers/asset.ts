@@ -7,7 +7,7 @@
 // followed: a 3xx is handed back as an answer the caller refuses.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { ResolvedProvider } from './registry.ts';
+import type { ResolvedProvider } from '../catalogue/types.ts';
 import { taskStream, upstreamErrorOf } from './task-client.ts';
 import { CLIENT_ACTIONABLE_HEADERS, UpstreamError, type UpstreamResponse } from './types.ts';
 import type { VideoAssetLocation } from './video.ts';

@@ -1,6 +1,7 @@
 // One HTTP exchange with an upstream over undici keep-alive pools: the response stream, or a
-// normalised UpstreamError. The first-byte timeout is our own timer, so it fires when configured
-// (undici's timers are coarse); idle gaps after that are the relay's to police.
+// normalised UpstreamError, with the provider's call hooks told of the attempt (call.ts builds the
+// call; nothing else calls this). The first-byte timeout is our own timer, so it fires when
+// configured (undici's timers are coarse); idle gaps after that are the relay's to police.
 //
 // undici rather than got on the relay (messages, chat): `npm run bench:clients` measured got at
 // 2.4-4.2x undici's CPU per request and 0.30x its c=50 throughput on this path
@@ -8,13 +9,11 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
-import { traceHooks, type CallLabels, type TraceHooks } from '../telemetry/hooks.ts';
-import { CLIENT_ACTIONABLE_HEADERS, FAILOVER_STATUSES, UpstreamError, type UpstreamResponse } from './types.ts';
+import { CLIENT_ACTIONABLE_HEADERS, FAILOVER_STATUSES, UpstreamError, type Attempt, type CallHooks, type UpstreamResponse } from './types.ts';
 
-export interface UpstreamCall {
+export interface UpstreamCall extends Attempt {
   url: string;
-  method?: 'POST' | 'GET' | 'DELETE';
-  headers: Record<string, string>;
+  method: 'POST' | 'GET' | 'DELETE';
   body?: string | Buffer;
   /** The caller's aborts (client gone, shutdown): any of them ends the call; task calls have none. */
   signal?: AbortSignal;
@@ -30,8 +29,6 @@ export interface UpstreamCall {
   requestIdHeader?: string;
   /** More headers of an error answer to keep (beyond retry-after and rate limits), e.g. content-range of a 416. */
   errorHeaders?: RegExp;
-  /** What the call's span says (tracing on): the provider, and the model and group of an inference. */
-  trace?: CallLabels;
 }
 
 // One pool set per connect timeout and proxy (undici sets them per agent). No cap on connections
@@ -58,7 +55,7 @@ function agentFor(connectMs: number, proxy: URL | undefined): Dispatcher {
  * signal. An AbortController per attempt cost an EventTarget with a hidden class of its own for
  * as long as the stream lasted (measured in a heap snapshot of 1,000 open streams).
  */
-class Attempt extends EventEmitter {
+class Aborter extends EventEmitter {
   aborted = false;
   timedOut = false;
   abort = (): void => {
@@ -68,27 +65,9 @@ class Attempt extends EventEmitter {
   };
 }
 
-export function callUpstream(call: UpstreamCall): Promise<UpstreamResponse | UpstreamError> {
-  const hooks = traceHooks.current;
-  return hooks ? traced(hooks, call) : send(call);
-}
-
-/** The call inside its client span, which ends once the answer's body was read (or the call failed). */
-async function traced(hooks: TraceHooks, call: UpstreamCall): Promise<UpstreamResponse | UpstreamError> {
-  const span = hooks.upstreamCall(call.trace ?? { provider: 'unknown' }, call.method ?? 'POST');
-  const answer = await send(span.headers ? { ...call, headers: { ...call.headers, ...span.headers } } : call);
-  if (answer instanceof UpstreamError) {
-    span.failed(answer.kind, answer.status);
-    span.end();
-  } else {
-    span.answered(answer.status);
-    answer.body.once('close', () => span.end());
-  }
-  return answer;
-}
-
-async function send(call: UpstreamCall): Promise<UpstreamResponse | UpstreamError> {
-  const attempt = new Attempt();
+export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks<Started>): Promise<UpstreamResponse | UpstreamError> {
+  const started = hooks.onAttempt(call);
+  const attempt = new Aborter();
   const timer = setTimeout(() => {
     attempt.timedOut = true;
     attempt.abort();
@@ -106,7 +85,7 @@ async function send(call: UpstreamCall): Promise<UpstreamResponse | UpstreamErro
   let response: Dispatcher.ResponseData;
   try {
     response = await request(call.url, {
-      method: call.method ?? 'POST',
+      method: call.method,
       body: call.body,
       headers: call.headers,
       signal: attempt,
@@ -116,12 +95,17 @@ async function send(call: UpstreamCall): Promise<UpstreamResponse | UpstreamErro
     });
   } catch (error) {
     listen(false, attempt.abort);
-    if (attempt.timedOut) return new UpstreamError('timeout', true);
-    if (callerAborted()) return new UpstreamError('aborted', false);
+    if (attempt.timedOut) return failed(hooks, call, started, new UpstreamError('timeout', true));
+    if (callerAborted()) return failed(hooks, call, started, new UpstreamError('aborted', false));
     const code = (error as { code?: string }).code ?? '';
     const osError = (error as { cause?: { code?: unknown } }).cause?.code ?? code;
     const kind = code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' ? 'timeout' : 'connect';
-    return new UpstreamError(kind, true, undefined, undefined, undefined, {}, typeof osError === 'string' && osError ? osError : undefined);
+    return failed(
+      hooks,
+      call,
+      started,
+      new UpstreamError(kind, true, undefined, undefined, undefined, {}, typeof osError === 'string' && osError ? osError : undefined),
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -136,19 +120,30 @@ async function send(call: UpstreamCall): Promise<UpstreamResponse | UpstreamErro
   const upstreamRequestId = first(headers[call.requestIdHeader ?? 'request-id']) ?? first(headers['x-request-id']);
   if (response.statusCode >= 400) {
     const text = await collect(response.body);
-    return new UpstreamError(
-      'status',
-      FAILOVER_STATUSES.has(response.statusCode),
-      response.statusCode,
-      text,
-      upstreamRequestId,
-      actionableHeaders(headers, call.errorHeaders),
+    return failed(
+      hooks,
+      call,
+      started,
+      new UpstreamError(
+        'status',
+        FAILOVER_STATUSES.has(response.statusCode),
+        response.statusCode,
+        text,
+        upstreamRequestId,
+        actionableHeaders(headers, call.errorHeaders),
+      ),
     );
   }
+  hooks.onResult(call, started, 'ok', response.statusCode, response.body);
   return { status: response.statusCode, headers, body: response.body, upstreamRequestId };
 }
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+function failed<Started>(hooks: CallHooks<Started>, call: UpstreamCall, started: Started, error: UpstreamError): UpstreamError {
+  hooks.onResult(call, started, error.kind, error.status);
+  return error;
+}
 
 function actionableHeaders(headers: IncomingHttpHeaders, more?: RegExp): Record<string, string> {
   const kept: Record<string, string> = {};

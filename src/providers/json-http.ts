@@ -2,7 +2,7 @@
 // the provider's got instance (task-client.ts: its timeouts, retries of polls, hooks).
 import type { IncomingHttpHeaders } from 'node:http';
 import { joinUrl } from './http.ts';
-import type { ResolvedProvider } from './registry.ts';
+import type { ResolvedProvider } from '../catalogue/types.ts';
 import { POLL_RETRY, taskClient, upstreamErrorOf } from './task-client.ts';
 import { CLIENT_ACTIONABLE_HEADERS, FAILOVER_STATUSES, UpstreamError } from './types.ts';
 

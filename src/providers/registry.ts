@@ -1,23 +1,42 @@
-import { DEFAULT_MAX_QUEUE_WAIT_SECONDS, type ProviderEntry, type ProviderQueue, type RegistryOptions, type ResolvedProvider } from '../catalogue/types.ts';
-import { proxyFor } from '../shared/egress-proxy.ts';
-import { PROTOCOLS } from './protocols.ts';
-import { attachTaskClient, type TaskCallObserver } from './task-client.ts';
-
 // The catalogue states what an enabled provider is (catalogue/types.ts); this module decides which
 // providers are enabled, and gateway.ts hands that decision to the catalogue store.
-export type { RegistryOptions, ResolvedProvider } from '../catalogue/types.ts';
+import { DEFAULT_MAX_QUEUE_WAIT_SECONDS, type ProviderEntry, type ProviderQueue, type RegistryOptions, type ResolvedProvider } from '../catalogue/types.ts';
+import type { Logger } from '../logger.ts';
+import type { UpstreamMetrics } from '../metrics/hooks.ts';
+import { proxyFor } from '../shared/egress-proxy.ts';
+import { combineHooks, meteredCalls, observeCalls } from './call.ts';
+import { PROTOCOLS } from './protocols.ts';
+import { attachTaskClient } from './task-client.ts';
+import type { CallHooks } from './types.ts';
+
+/** Who hears of the providers' calls and problems: all optional (unit tests resolve without them). */
+export interface ProviderObservers {
+  metrics?: Pick<UpstreamMetrics, 'upstreamAttempt'>;
+  /** Told of every attempt after the metrics (a client span per call): see CallHooks in types.ts. */
+  calls?: ReadonlyArray<CallHooks<any>>;
+  logger?: Logger;
+}
 
 /**
  * The enabled providers: a real one when its credential variable is set, a sandbox one only in
- * sandbox mode. Everything else is as if it were not in the catalogue. Each task provider gets
- * its got instance (task-client.ts), telling `observer` about its calls.
+ * sandbox mode. Everything else is as if it were not in the catalogue. Every call of each is
+ * counted in the upstream metrics (call.ts); each task provider gets its got instance (task-client.ts).
  */
-export function resolveProviders(entries: readonly ProviderEntry[], options: RegistryOptions, observer: TaskCallObserver = {}): Map<string, ResolvedProvider> {
+export function resolveProviders(
+  entries: readonly ProviderEntry[],
+  options: RegistryOptions,
+  observers: ProviderObservers = {},
+): Map<string, ResolvedProvider> {
   const refusals: Array<{ provider: string; variable: string; problem: string }> = [];
   const enabled = enabledProviders(entries, options, refusals);
-  for (const provider of enabled.values()) if (PROTOCOLS[provider.protocol].video) attachTaskClient(provider, observer);
+  const all = [...(observers.metrics ? [meteredCalls(observers.metrics)] : []), ...(observers.calls ?? [])];
+  const hooks = all.length > 0 ? combineHooks(all) : undefined;
+  for (const provider of enabled.values()) {
+    if (hooks) observeCalls(provider, hooks);
+    if (PROTOCOLS[provider.protocol].video) attachTaskClient(provider, observers.logger);
+  }
   for (const { provider, variable, problem } of refusals)
-    observer.logger?.error({ provider, credential_env: variable }, `provider disabled: ${variable} ${problem}`);
+    observers.logger?.error({ provider, credential_env: variable }, `provider disabled: ${variable} ${problem}`);
   return enabled;
 }
 

@@ -1,29 +1,23 @@
 // The client of the task providers (video): one got instance per enabled provider, built from its
 // catalogue entry when the catalogue is resolved. Its timeouts are the provider's; it retries only
-// idempotent polls (GET), briefly, since the poller has its own backoff; its hooks count every
-// call in the upstream metrics, keep connections off internal addresses (egress-guard.ts) and
-// strip errors of anything a log or a customer must not see (URLs, hosts, our credential).
+// idempotent polls (GET), briefly, since the poller has its own backoff; its hooks tell the
+// provider's call hooks of every attempt (call.ts: the upstream metrics), keep connections off
+// internal addresses (egress-guard.ts) and strip errors of anything a log or a customer must not
+// see (URLs, hosts, our credential).
 //
 // The text protocols (messages, chat) stay on undici's pools in http.ts: measured faster on that
 // path (scripts/bench/clients.ts, docs/performance.md).
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Agents, type Got, type NormalizedOptions, type Request, type RequestError } from 'got';
+import got, { type Agents, type Got, type Request, type RequestError } from 'got';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
+import type { ResolvedProvider } from '../catalogue/types.ts';
 import type { Logger } from '../logger.ts';
-import type { UpstreamMetrics } from '../metrics/hooks.ts';
 import { proxyFor } from '../shared/egress-proxy.ts';
-import { traceHooks, type CallSpan, type TraceHooks } from '../telemetry/hooks.ts';
+import { hooksOf } from './call.ts';
 import { atProviderOrigin, EgressRefusedError, guardedLookup, refusedLiteral, refusedName } from './egress-guard.ts';
-import type { ResolvedProvider } from './registry.ts';
 import { sanitizeForLog } from './sanitize.ts';
-import { UpstreamError } from './types.ts';
-
-/** Who hears about task calls: both optional (unit tests build providers without them). */
-export interface TaskCallObserver {
-  metrics?: Pick<UpstreamMetrics, 'upstreamAttempt'>;
-  logger?: Logger;
-}
+import { UpstreamError, type Attempt } from './types.ts';
 
 /** Polls only: a status read is idempotent. Short, so the poller's own backoff stays in charge. */
 export const POLL_RETRY = {
@@ -59,58 +53,46 @@ function agentsThrough(proxy: URL): Agents {
   return agents;
 }
 
-const clients = new WeakMap<ResolvedProvider, { client: Got; observer: TaskCallObserver }>();
-
-function entryOf(provider: ResolvedProvider): { client: Got; observer: TaskCallObserver } {
-  let entry = clients.get(provider);
-  if (!entry) clients.set(provider, (entry = { client: createTaskClient(provider), observer: {} }));
-  return entry;
-}
+const clients = new WeakMap<ResolvedProvider, Got>();
 
 /** The provider's got instance (one per resolved provider: a catalogue reload makes new ones). */
 export function taskClient(provider: ResolvedProvider): Got {
-  return entryOf(provider).client;
+  let client = clients.get(provider);
+  if (!client) clients.set(provider, (client = createTaskClient(provider)));
+  return client;
 }
+
+/** Each attempt as its hooks saw it, by the options got hands every hook of the attempt. */
+const attempts = new WeakMap<object, { attempt: Attempt; started: unknown }>();
 
 /**
  * A streamed call (the download) through the provider's instance. got runs no afterResponse hook
- * for streams, so its answer is counted here; failures are counted by the beforeError hook.
+ * for streams, so its answer is reported here, with the body to follow; failures are reported by
+ * the beforeError hook.
  */
 export function taskStream(provider: ResolvedProvider, url: URL, options: { headers: Record<string, string>; signal: AbortSignal }): Request {
-  const { client, observer } = entryOf(provider);
-  const began = performance.now();
-  const stream = client.stream(url, options);
+  const stream = taskClient(provider).stream(url, options);
   stream.once('response', (response: { statusCode: number; ok: boolean }) => {
-    observer.metrics?.upstreamAttempt(provider.id, performance.now() - began, response.ok ? 'ok' : 'status', response.statusCode);
-    const span = callSpans.get(stream.options);
-    if (!span) return;
-    span.answered(response.statusCode);
-    // A download's span lasts until its last byte, or until it is cut.
-    const end = () => span.end();
-    stream.once('end', end).once('close', end);
+    const seen = attempts.get(stream.options);
+    if (seen) hooksOf(provider).onResult(seen.attempt, seen.started, response.ok ? 'ok' : 'status', response.statusCode, stream);
   });
   return stream;
 }
 
-/** Each attempt's client span (tracing on), by the options got hands every hook. */
-const callSpans = new WeakMap<object, CallSpan>();
-
-/** Opens an attempt's span and adds the trace context headers it carries (when TRACE_CONTEXT_TO_PROVIDERS is on). */
-function openCallSpan(hooks: TraceHooks, provider: ResolvedProvider, options: NormalizedOptions): void {
-  callSpans.get(options)?.end(); // a retry: the last attempt's span is over
-  const span = hooks.upstreamCall({ provider: provider.id }, options.method);
-  if (span.headers) Object.assign(options.headers, span.headers);
-  callSpans.set(options, span);
+/** Builds the provider's instance, its refusals of internal addresses logged (resolveProviders does, for each video provider). */
+export function attachTaskClient(provider: ResolvedProvider, logger?: Logger): void {
+  clients.set(provider, createTaskClient(provider, logger));
 }
 
-/** Builds the provider's instance with its observer (resolveProviders does, for each video provider). */
-export function attachTaskClient(provider: ResolvedProvider, observer: TaskCallObserver): void {
-  clients.set(provider, { client: createTaskClient(provider, observer), observer });
-}
-
-export function createTaskClient(provider: ResolvedProvider, observer: TaskCallObserver = {}): Got {
+export function createTaskClient(provider: ResolvedProvider, logger?: Logger): Got {
   const { timeouts } = provider;
-  const began = new WeakMap<object, number>(); // when each attempt started, by its options
+  const hooks = () => hooksOf(provider); // read at each attempt: the registry observes a provider after building it
+  const begin = (options: { method: string; headers: object }) => {
+    const attempt: Attempt = { provider, method: options.method, headers: options.headers as Record<string, string> };
+    const seen = { attempt, started: hooks().onAttempt(attempt) };
+    attempts.set(options, seen);
+    return seen;
+  };
   return got.extend({
     // Idle pooled connections close after 30 s: a catalogue reload replaces the instance, and its
     // old pool must not keep sockets open until each provider closes them.
@@ -123,9 +105,7 @@ export function createTaskClient(provider: ResolvedProvider, observer: TaskCallO
     hooks: {
       beforeRequest: [
         async (options) => {
-          began.set(options, performance.now());
-          const hooks = traceHooks.current;
-          if (hooks) openCallSpan(hooks, provider, options);
+          begin(options);
           const url = options.url instanceof URL ? options.url : new URL(String(options.url));
           const proxy = proxyFor(provider.egressProxy, url);
           if (proxy) options.agent = agentsThrough(proxy);
@@ -139,35 +119,19 @@ export function createTaskClient(provider: ResolvedProvider, observer: TaskCallO
       ],
       afterResponse: [
         (response) => {
-          const since = began.get(response.request.options);
-          observer.metrics?.upstreamAttempt(
-            provider.id,
-            since === undefined ? 0 : performance.now() - since,
-            response.ok ? 'ok' : 'status',
-            response.statusCode,
-          );
-          const span = callSpans.get(response.request.options);
-          if (span && !response.request.options.isStream) {
-            span.answered(response.statusCode);
-            span.end();
-          }
+          const seen = attempts.get(response.request.options);
+          if (seen) hooks().onResult(seen.attempt, seen.started, response.ok ? 'ok' : 'status', response.statusCode);
           return response;
         },
       ],
       beforeError: [
         (error: RequestError) => {
-          const since = error.options ? began.get(error.options) : undefined;
+          const seen = error.options ? (attempts.get(error.options) ?? begin(error.options)) : undefined;
           const egress = egressRefusal(error);
           const outcome = egress ? 'egress' : error.name === 'TimeoutError' ? 'timeout' : error.code === 'ERR_ABORTED' ? 'aborted' : 'connect';
-          if (!error.response) observer.metrics?.upstreamAttempt(provider.id, since === undefined ? 0 : performance.now() - since, outcome);
-          const span = error.options ? callSpans.get(error.options) : undefined;
-          span?.failed(outcome, error.response?.statusCode);
-          span?.end();
+          if (seen && !error.response) hooks().onResult(seen.attempt, seen.started, outcome, undefined);
           if (egress)
-            observer.logger?.warn(
-              { provider: provider.id, address_class: egress.addressClass },
-              'upstream call refused: the URL leads into an internal network',
-            );
+            logger?.warn({ provider: provider.id, address_class: egress.addressClass }, 'upstream call refused: the URL leads into an internal network');
           // A fresh error: got's own carries the request options (our credential among the headers).
           return new TaskCallError(error.name === 'TimeoutError' ? 'ETIMEDOUT' : error.code, sanitizeForLog(error.message) ?? '', egress);
         },

@@ -22,7 +22,7 @@ function traced(adapter: VideoAdapter): VideoAdapter {
     if (!hooks) return adapter.submit(provider, upstreamModel, request);
     return hooks.videoTask(
       'submit',
-      { provider: provider.id, model: upstreamModel, group: 'video' },
+      { provider: provider.id, model: upstreamModel },
       () => adapter.submit(provider, upstreamModel, request),
       (outcome) => (outcome instanceof UpstreamError ? failure(outcome) : { 'gateway.video.outcome': 'submitted' }),
     );

@@ -1,7 +1,7 @@
 // The contract between the video domain and the video adapters: the request the domain validated
 // and what an upstream says about a task. Providers never import src/domain; the domain imports
 // these types.
-import type { ResolvedProvider } from './registry.ts';
+import type { ResolvedProvider } from '../catalogue/types.ts';
 import type { UpstreamError } from './types.ts';
 
 export type VideoContentType = 'text' | 'image_url' | 'video_url' | 'audio_url';

@@ -1,6 +1,9 @@
 // Decimal strings <-> bigint micro-units (1 unit = 1,000,000 micro). No floating point anywhere.
 
 export const MICROS_PER_UNIT = 1_000_000n;
+
+/** Upper bound on any single amount: 10^15 micro-units (a billion currency units). */
+export const MAX_AMOUNT = 1_000_000_000_000_000n;
 const DECIMAL = /^(\d+)(?:\.(\d{1,6}))?$/;
 
 export class DecimalError extends Error {}

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { isRefused } from '../customers/authenticate.ts';
 import type { CustomerService } from '../customers/service.ts';
-import type { Ledger } from '../ledger/service.ts';
+import type { Ledger } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
 
 /** Demo credit on a fresh database: 10.00 in the catalogue currency. */

@@ -2,9 +2,8 @@
 // nor a hold without its task. In the same transaction the queue decides whether it may go upstream
 // now (submitting) or waits (queue.ts); only a kind that can send from its row ever waits.
 import type { ResolvedProvider } from '../catalogue/types.ts';
-import { LedgerError } from '../ledger/errors.ts';
+import { KeyLimitAbort, type KeyLimitRefusal, LedgerAbort, LedgerError, type RateState, type ReserveInput } from '../ledger/index.ts';
 import type { RouteCost } from '../pricing/upstream-cost.ts';
-import { KeyLimitAbort, LedgerAbort, type KeyLimitRefusal, type RateState, type ReserveInput } from '../ledger/service.ts';
 import { DEFAULT_DEADLINE_MS, SUBMIT_LEASE_MS, type TaskContext } from './context.ts';
 import { TaskStatus } from './model.ts';
 import { admit } from './queue.ts';

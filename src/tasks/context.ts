@@ -2,7 +2,7 @@
 // to each product that accepts or cancels tasks.
 import type { Knex } from 'knex';
 import type { CatalogueStore } from '../catalogue/store.ts';
-import type { Ledger } from '../ledger/service.ts';
+import type { Ledger } from '../ledger/index.ts';
 import type { Logger } from '../logger.ts';
 import type { VideoQueueMetrics } from '../metrics/hooks.ts';
 import type { TaskKinds } from './kind.ts';

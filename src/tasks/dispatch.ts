@@ -3,7 +3,7 @@
 // provider at a time: see queue.ts and turns.ts), and ends the waits that went on too long (failed,
 // hold released, nothing sent). Each task goes out through its kind (submit.ts).
 import { DEFAULT_MAX_QUEUE_WAIT_SECONDS, type ResolvedProvider } from '../catalogue/types.ts';
-import { LedgerAbort } from '../ledger/service.ts';
+import { LedgerAbort } from '../ledger/index.ts';
 import { DEFAULT_DEADLINE_MS, SUBMIT_LEASE_MS, type TaskContext } from './context.ts';
 import type { TaskRow } from './model.ts';
 import { expireWaiting, inFlight, isPaused, lockProvider, overdueWaiting, waitingByProvider } from './queue.ts';

@@ -5,8 +5,8 @@
 // backoff, queue, deadline, review and exactly-once settlement. Kinds are registered by name in
 // src/gateway.ts; a kind never imports another.
 import type { ResolvedProvider } from '../catalogue/types.ts';
-import type { Charge } from '../ledger/service.ts';
-import type { UpstreamError } from '../providers/types.ts';
+import type { Charge } from '../ledger/index.ts';
+import type { UpstreamError } from '../providers/index.ts';
 import type { TaskRow, TaskStatus } from './model.ts';
 
 /** What a submission came to, as the kind reads its upstream's answer. */

@@ -3,7 +3,7 @@
 // guarded by the live statuses, so an outcome applied twice (two pollers, a cancel racing a poll)
 // takes effect once; the money moves before the status, so a crash between them is repaired by the
 // next poll (the ledger replays the settle or release, and the status follows).
-import { isLedgerError, LedgerError } from '../ledger/errors.ts';
+import { isLedgerError, LedgerError } from '../ledger/index.ts';
 import type { TaskContext } from './context.ts';
 import type { TaskOutcome } from './kind.ts';
 import { LIVE_STATUSES, TaskStatus, type TaskRow } from './model.ts';

@@ -12,7 +12,7 @@
 // ever made under it).
 import type { Knex } from 'knex';
 import type { ResolvedProvider } from '../catalogue/types.ts';
-import type { Ledger } from '../ledger/service.ts';
+import type { Ledger } from '../ledger/index.ts';
 import { TaskStatus } from './model.ts';
 import { recordTurns } from './turns.ts';
 

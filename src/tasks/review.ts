@@ -2,8 +2,7 @@
 // who and why recorded in the journal. Any kind's task; the money moves first, then the status
 // (guarded by review), so a repeated resolve takes effect once.
 import type { Knex } from 'knex';
-import { isLedgerError, type LedgerError } from '../ledger/errors.ts';
-import type { Ledger } from '../ledger/service.ts';
+import { isLedgerError, type Ledger, type LedgerError } from '../ledger/index.ts';
 import { TaskStatus, type TaskRow } from './model.ts';
 import { transition } from './repo.ts';
 import { findTask } from './rows.ts';

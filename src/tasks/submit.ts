@@ -4,9 +4,8 @@
 // may not have it, or failed with the hold released on any other refusal. Used by a product's create
 // (a free slot) and by the dispatcher (a task that waited).
 import type { ResolvedProvider } from '../catalogue/types.ts';
-import { LedgerError } from '../ledger/errors.ts';
-import { sanitizeForLog } from '../providers/sanitize.ts';
-import { UpstreamError } from '../providers/types.ts';
+import { LedgerError } from '../ledger/index.ts';
+import { sanitizeForLog, UpstreamError } from '../providers/index.ts';
 import type { TaskContext } from './context.ts';
 import type { Submission } from './kind.ts';
 import { TaskStatus, type TaskRow } from './model.ts';

@@ -3,7 +3,7 @@
 // the GenAI ones (operation, the model asked for and the one billed, the provider, the tokens as
 // billed). Never a prompt, an output, a key, a credential, a query string or an upstream host.
 import { SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
-import type { ModelGroup } from '../catalogue/types.ts';
+import type { ModelGroup, ProviderProtocol } from '../catalogue/types.ts';
 import type { LogFields } from '../logs/request-logs.ts';
 import type { Exchange } from '../http/exchange.ts';
 import { formatMicros } from '../shared/money.ts';
@@ -27,7 +27,12 @@ const GROUP_OF_OPERATION: Record<string, ModelGroup> = {
   videos_create: 'video',
 };
 
-export const genAiOperation = (group: ModelGroup | undefined): string | undefined => (group ? OPERATIONS[group] : undefined);
+/**
+ * `gen_ai.operation.name` of an inference call by the provider's protocol: the text protocols
+ * chat, Gemini's generates content (a video provider's submission is spanned by video-adapters.ts).
+ */
+export const operationOfProtocol = (protocol: ProviderProtocol): string =>
+  protocol === 'anthropic' || protocol === 'openai-chat' || protocol === 'openai-responses' ? 'chat' : 'generate_content';
 
 /** The gateway's own attributes of a request: always there when tracing is on. */
 export function gatewayAttributes(exchange: Exchange, fields: LogFields): Attributes {

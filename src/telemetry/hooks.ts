@@ -1,13 +1,15 @@
 // The seam between the gateway and OpenTelemetry tracing. Nothing here imports OpenTelemetry: the
 // SDK is loaded (src/telemetry/tracing.ts, a dynamic import) only when tracing is on, and sets
-// `traceHooks.current`. With tracing off it stays undefined: the HTTP app has no tracing step, and
-// an upstream call costs one property read; no span object is made and no context is carried.
+// `traceHooks.current`. With tracing off it stays undefined: the HTTP app has no tracing step, the
+// providers' call hooks are the metrics' alone, and the video adapters read one property; no span
+// object is made and no context is carried.
 //
-// A module-level seam rather than a dependency handed down: the two upstream clients
-// (src/providers/http.ts, task-client.ts) are module functions with many callers, and tracing is
-// one per process, as the OpenTelemetry SDK is.
+// A module-level seam rather than a dependency handed down: tracing is one per process, as the
+// OpenTelemetry SDK is. Upstream calls are traced through the providers' own call hooks
+// (src/providers/call.ts: gateway.ts gives them `calls` when tracing is on), the one place every
+// attempt on either client is told of.
 import type { RequestHandler } from 'express';
-import type { ModelGroup } from '../catalogue/types.ts';
+import type { CallHooks } from '../providers/index.ts';
 
 /** What an upstream call says about itself on its span; never a URL, a host or a credential. */
 export interface CallLabels {
@@ -15,27 +17,17 @@ export interface CallLabels {
   provider: string;
   /** The model name sent upstream. */
   model?: string;
-  /** The endpoint group the call serves, when it is an inference (its `gen_ai.operation.name`). */
-  group?: ModelGroup;
-}
-
-/** One upstream call's client span. */
-export interface CallSpan {
-  /** To add to the call's headers: `traceparent` (and `tracestate`) when TRACE_CONTEXT_TO_PROVIDERS is on. */
-  readonly headers: Record<string, string> | undefined;
-  /** The provider answered with this status (the span ends with `end`, once the body is read). */
-  answered(status: number): void;
-  /** The call failed: how (`timeout`, `connect`, `status`...), and the status if there was one. */
-  failed(kind: string, status?: number): void;
-  /** Ends the span; later calls do nothing. */
-  end(): void;
 }
 
 export interface TraceHooks {
   /** The Express step that opens each request's server span (right after the request id). */
   serverStep(): RequestHandler;
-  /** A client span for an upstream call, child of the span in the current context. */
-  upstreamCall(labels: CallLabels, method: string): CallSpan;
+  /**
+   * A client span per attempt of every upstream call, child of the span in the current context,
+   * ended when its answer was read (or the call failed); `traceparent` added to the attempt's
+   * headers only with TRACE_CONTEXT_TO_PROVIDERS.
+   */
+  calls: CallHooks<unknown>;
   /**
    * A span around a video task's submission or poll: its upstream calls are its children; `result`
    * names what came of it (an attribute per entry).

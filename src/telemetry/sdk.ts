@@ -4,12 +4,14 @@
 // stay JSON lines. No auto-instrumentation: its HTTP spans would carry provider hosts and URLs; the
 // gateway makes its own (a server span per request, a client span per upstream call, a span per
 // video submission and poll). Loaded only when tracing is on (tracing.ts).
-import { context, diag, DiagLogLevel, SpanKind, trace, type Attributes, type SpanContext } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, SpanKind, trace, type Attributes } from '@opentelemetry/api';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import { packageVersion, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { failedSpan, genAiOperation } from './attributes.ts';
-import type { CallLabels, CallSpan, TraceHooks } from './hooks.ts';
+import type { CallHooks } from '../providers/index.ts';
+import { failedSpan } from './attributes.ts';
+import { callSpans } from './call-spans.ts';
+import type { CallLabels, TraceHooks } from './hooks.ts';
 import { serverStep } from './server-span.ts';
 
 export function startSdk(options: Config['tracing'], logger: Logger): { hooks: TraceHooks; shutdown(): Promise<void> } {
@@ -25,35 +27,6 @@ export function startSdk(options: Config['tracing'], logger: Logger): { hooks: T
   });
   sdk.start();
   const tracer = trace.getTracer('ai-gateway', packageVersion());
-
-  function upstreamCall(labels: CallLabels, method: string): CallSpan {
-    const operation = options.genAi ? genAiOperation(labels.group) : undefined;
-    const attributes: Attributes = { 'http.request.method': method, 'server.address': labels.provider, 'gateway.provider': labels.provider };
-    if (options.genAi) {
-      attributes['gen_ai.provider.name'] = labels.provider;
-      if (operation) attributes['gen_ai.operation.name'] = operation;
-      if (labels.model) attributes['gen_ai.request.model'] = labels.model;
-    }
-    const name = operation && labels.model ? `${operation} ${labels.model}` : method;
-    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
-    let ended = false;
-    return {
-      headers: options.contextToProviders ? traceContextHeaders(span.spanContext()) : undefined,
-      answered(status) {
-        span.setAttribute('http.response.status_code', status);
-        if (status >= 400) failedSpan(span, String(status));
-      },
-      failed(kind, status) {
-        if (status !== undefined) span.setAttribute('http.response.status_code', status);
-        failedSpan(span, status === undefined ? kind : String(status));
-      },
-      end() {
-        if (ended) return;
-        ended = true;
-        span.end();
-      },
-    };
-  }
 
   async function videoTask<T>(kind: 'submit' | 'poll', labels: CallLabels, work: () => Promise<T>, result: (outcome: T) => Record<string, string>): Promise<T> {
     const attributes: Attributes = { 'gateway.provider': labels.provider, ...(labels.model ? { 'gateway.upstream_model': labels.model } : {}) };
@@ -73,7 +46,7 @@ export function startSdk(options: Config['tracing'], logger: Logger): { hooks: T
   }
 
   return {
-    hooks: { serverStep: () => serverStep(tracer, options), upstreamCall, videoTask },
+    hooks: { serverStep: () => serverStep(tracer, options), calls: callSpans(tracer, options) as CallHooks<unknown>, videoTask },
     shutdown: () => sdk.shutdown(),
   };
 }
@@ -83,15 +56,6 @@ const genAiVideo = (labels: CallLabels): Attributes => ({
   'gen_ai.provider.name': labels.provider,
   ...(labels.model ? { 'gen_ai.request.model': labels.model } : {}),
 });
-
-/** W3C Trace Context of a span: only traceparent and tracestate (never the client's baggage). */
-function traceContextHeaders(spanContext: SpanContext): Record<string, string> {
-  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
-  const headers: Record<string, string> = { traceparent: `00-${spanContext.traceId}-${spanContext.spanId}-${flags}` };
-  const state = spanContext.traceState?.serialize();
-  if (state) headers.tracestate = state;
-  return headers;
-}
 
 function diagToLog(logger: Logger) {
   const say =

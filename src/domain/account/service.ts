@@ -4,8 +4,7 @@
 // here takes a customer id from the request.
 import type { Knex } from 'knex';
 import type { Caller, CustomerService, ApiKey } from '../../customers/service.ts';
-import type { AccountBalance, KeySpend, Ledger } from '../../ledger/service.ts';
-import { periodEnd } from '../../ledger/free-quota.ts';
+import { type AccountBalance, type KeySpend, type Ledger, periodEnd } from '../../ledger/index.ts';
 import type { RequestLogFilter, RequestLogRow, RequestLogs } from '../../logs/request-logs.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';

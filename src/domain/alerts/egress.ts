@@ -4,7 +4,7 @@
 // private network, or a test's on loopback).
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { EgressRefusedError, internalAddressClass } from '../../providers/egress-guard.ts';
+import { EgressRefusedError, internalAddressClass } from '../../providers/index.ts';
 
 export interface WebhookEgress {
   /** Why this URL may not be a webhook target (a malformed URL, another scheme, an internal IP literal); undefined: it may. */

@@ -1,7 +1,7 @@
 // What a receipt is assembled from: the request's log row (or the video task's row), its journal
 // entries by their references, and the price version it was priced at. Reads only.
 import type { Knex } from 'knex';
-import type { EntryRow } from '../../ledger/repo.ts';
+import type { EntryRow } from '../../ledger/index.ts';
 import type { PriceRule } from '../../pricing/plans.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { findTask } from '../../tasks/rows.ts';

@@ -3,7 +3,7 @@
 // spent, and whether usage was measured or estimated (and why). Assembled from the request's log
 // row (or the task's row) and its journal entries; the journal is what the money says.
 import type { Knex } from 'knex';
-import type { EntryRow } from '../../ledger/repo.ts';
+import { type EntryRow, waivedOn } from '../../ledger/index.ts';
 import type { AppliedTier } from '../../pricing/tiers.ts';
 import { readUpstreamCost, type UpstreamCost } from '../../pricing/upstream-cost.ts';
 import { isBillable } from '../../logs/billable.ts';
@@ -11,7 +11,6 @@ import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { Failure } from '../failure.ts';
 import type { VideoTaskRow } from '../videos/kind.ts';
 import { AccountError } from '../account/errors.ts';
-import { waivedOn } from '../../ledger/owed.ts';
 import { entriesOf, priceVersion, requestLog, videoTask, type PriceVersionRow } from './receipt-repo.ts';
 import { removedLogRow } from './removed-receipt.ts';
 

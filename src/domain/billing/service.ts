@@ -1,9 +1,8 @@
 // Billing a customer can check (issue 28): receipts per request and task, and usage exports that
 // tie out to the journal. Scoped to the caller's customer where a caller is given.
 import type { Knex } from 'knex';
-import type { Ledger } from '../../ledger/service.ts';
+import { customerExists, type Ledger } from '../../ledger/index.ts';
 import type { Caller } from '../../customers/service.ts';
-import { customerExists } from '../../ledger/repo.ts';
 import { CustomerError } from '../../customers/errors.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';

@@ -4,8 +4,7 @@
 // arithmetic), with nothing held, logged as usage or sent to a provider. A request that follows
 // with nothing in between (the same body without `dry_run`, the same free units left) holds
 // exactly this; what it is charged is its reported usage, at the tier that usage reaches.
-import { chargeAmount } from '../../ledger/context.ts';
-import type { Ledger } from '../../ledger/service.ts';
+import { chargeAmount, type Ledger } from '../../ledger/index.ts';
 import type { PriceRule } from '../../pricing/plans.ts';
 import { costOf } from '../../pricing/cost.ts';
 import { holdTier, type AppliedTier } from '../../pricing/tiers.ts';

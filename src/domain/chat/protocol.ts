@@ -6,7 +6,7 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { holdPrice } from '../../pricing/tiers.ts';
-import { OPENAI_REQUEST_ID_HEADER, openaiChatHeaders, openaiChatUrl } from '../../providers/openai-chat/headers.ts';
+import { openaiChatRequest, openaiErrorParam } from '../../providers/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { Inspected, PassthroughProtocol } from '../passthrough/protocol.ts';
@@ -23,14 +23,8 @@ export const openaiChat: PassthroughProtocol = {
 
   inspect: (request, model) => inspectChat(request.body, model),
 
-  upstream(request, route, inspected) {
-    return {
-      url: openaiChatUrl(route.provider.baseUrl!),
-      headers: openaiChatHeaders(route.provider),
-      body: upstreamChatBody(request, route.upstreamModel, inspected.stream),
-      requestIdHeader: OPENAI_REQUEST_ID_HEADER,
-    };
-  },
+  upstream: (request, route, inspected) =>
+    openaiChatRequest(route.provider, upstreamChatBody(request, route.upstreamModel, inspected.stream), route.upstreamModel),
 
   reader: (request, inspected, publicModel, upstreamModel) =>
     chatReader({
@@ -42,7 +36,7 @@ export const openaiChat: PassthroughProtocol = {
     }),
 
   failure: (error, route, publicModel) =>
-    passthroughFailures.fromUpstream(error, { upstream: route.upstreamModel, public: publicModel }, upstreamParam(error.body)),
+    passthroughFailures.fromUpstream(error, { upstream: route.upstreamModel, public: publicModel }, openaiErrorParam(error.body)),
 
   // What the OpenAI SDKs raise as an APIError mid-stream: a `data:` frame (no event name) whose
   // JSON has `error`. No `[DONE]` follows, so clients that skip errors still see a cut answer.
@@ -52,16 +46,6 @@ export const openaiChat: PassthroughProtocol = {
 
   outputLimitFields: ['max_completion_tokens', 'max_tokens'],
 };
-
-/** The field OpenAI-style errors name (`"param": "messages"`), when it is a plain field name. */
-function upstreamParam(body: string | undefined): string | null {
-  try {
-    const param = (JSON.parse(body ?? '') as { error?: { param?: unknown } }).error?.param;
-    return typeof param === 'string' && /^[\w.[\]-]{1,100}$/.test(param) ? param : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The upper bound: the input estimate at the dearer of the input and cache-read rates, all output, at the priority premium if priced,

@@ -8,12 +8,11 @@ import type { TokenPrice } from '../../catalogue/types.ts';
 import { GEMINI_PROTOCOLS } from '../../catalogue/types.ts';
 import { tokenLines, type CostLine } from '../../pricing/cost.ts';
 import { holdPrice } from '../../pricing/tiers.ts';
-import { GEMINI_REQUEST_ID_HEADER, geminiHeaders, geminiUrl, type GeminiMethod } from '../../providers/gemini/headers.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { type GeminiMethod, geminiRequest, googleRetryDelay, type UpstreamError } from '../../providers/index.ts';
 import { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { Inspected, PassthroughProtocol } from '../passthrough/protocol.ts';
-import { checkGemini, inspectGemini, isRecord } from './fields.ts';
+import { checkGemini, inspectGemini } from './fields.ts';
 import { geminiReader, googleStreamError, type GeminiFraming } from './reader.ts';
 
 export function geminiProtocol(method: Exclude<GeminiMethod, 'countTokens'>, framing: GeminiFraming): PassthroughProtocol {
@@ -30,12 +29,8 @@ export function geminiProtocol(method: Exclude<GeminiMethod, 'countTokens'>, fra
 
     inspect: (request, model) => inspectGemini(request.body, model, stream),
 
-    async upstream(request, route) {
-      const headers = await geminiHeaders(route.provider);
-      if (headers instanceof UpstreamError) return headers;
-      // The model is in the URL: the body goes as the client sent it, every byte.
-      return { url: geminiUrl(route.provider, route.upstreamModel, method), headers, body: request.rawBody, requestIdHeader: GEMINI_REQUEST_ID_HEADER };
-    },
+    // The model is in the URL: the body goes as the client sent it, every byte.
+    upstream: (request, route) => geminiRequest(route.provider, route.upstreamModel, method, request.rawBody),
 
     reader: (_request, inspected, publicModel, upstreamModel) => geminiReader({ inspected, framing: stream ? framing : 'json', publicModel, upstreamModel }),
 
@@ -55,24 +50,10 @@ export function geminiProtocol(method: Exclude<GeminiMethod, 'countTokens'>, fra
 export function geminiUpstreamFailure(error: UpstreamError, upstreamModel: string, publicModel: string): Failure {
   const failure = passthroughFailures.fromUpstream(error, { upstream: upstreamModel, public: publicModel });
   if (!(failure instanceof Failure) || error.status !== 429 || failure.details.headers?.['retry-after']) return failure;
-  const delay = retryDelay(error.body);
+  const delay = googleRetryDelay(error.body);
   return delay === undefined
     ? failure
     : new Failure(failure.code, failure.message, { ...failure.details, headers: { ...failure.details.headers, 'retry-after': delay } });
-}
-
-function retryDelay(body: string | undefined): string | undefined {
-  try {
-    const details = (JSON.parse(body ?? '') as { error?: { details?: unknown } }).error?.details;
-    for (const detail of Array.isArray(details) ? details : []) {
-      const delay = isRecord(detail) && detail['@type'] === 'type.googleapis.com/google.rpc.RetryInfo' ? detail.retryDelay : undefined;
-      const seconds = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay)?.[1] : undefined;
-      if (seconds !== undefined) return String(Math.ceil(Number(seconds)));
-    }
-  } catch {
-    /* not Google's error body */
-  }
-  return undefined;
 }
 
 /**

@@ -7,11 +7,12 @@ import type { Caller } from '../../customers/service.ts';
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
+import type { Counted } from '../passthrough/count.ts';
 import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
-import { passthroughFailures } from '../passthrough/errors.ts';
+import { modelFor } from '../passthrough/lookup.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import type { Sink } from '../sink.ts';
-import { countGeminiTokens, type Counted } from './count-tokens.ts';
+import { countGeminiTokens, type GeminiCount } from './count-tokens.ts';
 import { checkGemini } from './fields.ts';
 import { geminiProtocol } from './protocol.ts';
 import type { GeminiFraming } from './reader.ts';
@@ -19,7 +20,7 @@ import type { GeminiFraming } from './reader.ts';
 export interface GeminiService {
   /** `sse`: the client asked for SSE (`alt=sse`); otherwise a stream is the JSON array Google sends. */
   generate(request: PassthroughRequest, sink: Sink, options: { stream: boolean; sse: boolean }): Promise<PassthroughResult>;
-  countTokens(request: PassthroughRequest): Promise<Counted>;
+  countTokens(request: PassthroughRequest): Promise<Counted<GeminiCount>>;
   /** The gemini model a URL's `{model}` names, if the caller may see it. */
   model(caller: Caller | null, name: string): ResolvedModel | undefined;
 }
@@ -42,16 +43,11 @@ export function createGeminiService(deps: { passthrough: Passthrough; discovery:
     },
 
     async countTokens(request) {
-      const name = known(request.caller, request.model ?? '');
-      const found = deps.discovery.resolveModel(request.caller, name)?.model;
-      if (!found) {
-        const retired = deps.discovery.retirement(request.caller, name);
-        return { failure: retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(name.slice(0, 200)), log: {} };
-      }
-      if (found.group !== 'gemini') return { failure: passthroughFailures.wrongEndpoint(found.id, found.group), log: { model: found.id } };
+      const named = modelFor(deps.discovery, request.caller, known(request.caller, request.model ?? ''), 'gemini');
+      if (named instanceof Failure) return { failure: named, log: {} };
       const invalid = checkGemini(request.body, true);
-      if (invalid instanceof Failure) return { failure: invalid, log: { model: found.id } };
-      return countGeminiTokens(request, found);
+      if (invalid instanceof Failure) return { failure: invalid, log: { model: named.model.id } };
+      return countGeminiTokens(request, named.model);
     },
 
     model,

@@ -1,15 +1,14 @@
 // Operators' view of holds on balances, and their way to end one the sweeper could not (or should
 // not wait for). Video holds belong to their task and are resolved through the video review.
-import { checkpointedCharge } from '../../holds/delivered.ts';
-import { LedgerError } from '../../ledger/errors.ts';
-import type { ReservationFilter } from '../../ledger/queries.ts';
-import type { ReservationRow } from '../../ledger/repo.ts';
-import type { Ledger } from '../../ledger/service.ts';
+import { checkpointedCharge, deliveredSoFar } from '../../holds/index.ts';
+import { type Ledger, LedgerError, type ReservationFilter, type ReservationRow } from '../../ledger/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { Failure } from '../failure.ts';
 
 export interface HoldView extends ReservationRow {
   ownerAlive: boolean;
+  /** What the sweeper would charge now (holds/delivered.ts); undefined when nothing was delivered. */
+  delivered: bigint | undefined;
 }
 
 export interface HoldResolution {
@@ -30,7 +29,7 @@ export function createHoldsReview(deps: { ledger: Ledger; staleSeconds: number }
   const { ledger, staleSeconds } = deps;
   async function view(rows: ReservationRow[]): Promise<HoldView[]> {
     const alive = await ledger.liveOwners([...new Set(rows.map((r) => r.owner).filter((o): o is string => Boolean(o)))], staleSeconds);
-    return rows.map((row) => ({ ...row, ownerAlive: row.owner !== null && alive.has(row.owner) }));
+    return rows.map((row) => ({ ...row, ownerAlive: row.owner !== null && alive.has(row.owner), delivered: deliveredSoFar(row) }));
   }
   return {
     async list({ stale, ...filter }) {

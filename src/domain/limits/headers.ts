@@ -3,7 +3,7 @@
 // OpenAI's a duration ("1s", "6m0s"); both mean "the window is full again", so with a sliding
 // 60 s window it is when the newest request leaves it.
 import { Failure } from '../failure.ts';
-import type { KeyLimitRefusal, RateState } from '../../ledger/service.ts';
+import type { KeyLimitRefusal, RateState } from '../../ledger/index.ts';
 
 /** Which family of headers an endpoint speaks: its error shape's. */
 export type HeaderStyle = 'anthropic' | 'openai';

@@ -4,15 +4,14 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { holdPrice } from '../../pricing/tiers.ts';
-import { anthropicHeaders, anthropicUrl } from '../../providers/anthropic/headers.ts';
+import { anthropicRequest } from '../../providers/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { spliceFirstMember, spliceTopLevelString } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
 import { mediaAllowance } from '../passthrough/media.ts';
-import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from '../passthrough/protocol.ts';
-import type { Adaptation } from '../passthrough/substitution.ts';
+import type { Adaptation, Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from '../passthrough/protocol.ts';
 import { AnthropicUsage } from './usage.ts';
 
 /** The largest max_tokens accepted for a model whose catalogue entry names no output limit. */
@@ -146,14 +145,8 @@ export const anthropicMessages: PassthroughProtocol = {
     return { stream: checked.stream, maxOutputTokens: checked.maxTokens, inputTokens };
   },
 
-  upstream(request, route) {
-    return {
-      url: anthropicUrl(route.provider.baseUrl!, '/v1/messages'),
-      headers: anthropicHeaders(route.provider, { version: one(request.headers['anthropic-version']), beta: one(request.headers['anthropic-beta']) }),
-      body: upstreamBody(request, route.upstreamModel),
-      requestIdHeader: 'request-id',
-    };
-  },
+  upstream: (request, route) =>
+    anthropicRequest(route.provider, '/v1/messages', request.headers, upstreamBody(request, route.upstreamModel), route.upstreamModel),
 
   reader: (request, inspected, publicModel, upstreamModel) => reader(inspected, request.body.speed === 'fast', publicModel, upstreamModel),
 

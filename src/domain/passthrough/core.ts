@@ -5,26 +5,25 @@
 // scoped: it ends exactly once on every path (see src/holds/holds.ts).
 import type { ResolvedModel, ResolvedRoute } from '../../catalogue/store.ts';
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { LedgerError } from '../../ledger/errors.ts';
-import type { Hold, Holds } from '../../holds/holds.ts';
-import { KeyLimitRefusal } from '../../ledger/service.ts';
+import { KeyLimitRefusal, LedgerError } from '../../ledger/index.ts';
+import type { Hold, Holds } from '../../holds/index.ts';
 import type { Logger } from '../../logger.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { UpstreamMetrics } from '../../metrics/hooks.ts';
 import { costOf } from '../../pricing/cost.ts';
+import type { UpstreamResponse } from '../../providers/index.ts';
 import { routeCost, upstreamCost } from '../../pricing/upstream-cost.ts';
-import type { UpstreamResponse } from '../../providers/types.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import { keyLimitFailure, rateLimitHeaders, withRateHeaders, type HeaderStyle } from '../limits/headers.ts';
 import type { Sink } from '../sink.ts';
 import { routesForSession, sessionIdOf } from './affinity.ts';
 import { PassthroughError, passthroughFailures } from './errors.ts';
-import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
+import type { Adaptation, Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from './protocol.ts';
 import { holdFields, settledFields } from './receipt-fields.ts';
 import { forward } from './forward.ts';
 import { readJson, relayStream, type Relayed } from './relay.ts';
-import { adaptToSubstitute, type Adaptation } from './substitution.ts';
+import { adaptToSubstitute } from './substitution.ts';
 
 export interface PassthroughDeps {
   discovery: DiscoveryService;

@@ -1,7 +1,6 @@
 // What can go wrong on a passthrough endpoint (/v1/messages, /v1/chat/completions), before or
 // instead of the provider's answer. Status codes and wire shapes: src/http/errors.ts.
-import { sanitizeUpstreamMessage, upstreamErrorParts } from '../../providers/sanitize.ts';
-import type { UpstreamError } from '../../providers/types.ts';
+import { sanitizeUpstreamMessage, type UpstreamError, upstreamErrorParts } from '../../providers/index.ts';
 import type { Retirement } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 

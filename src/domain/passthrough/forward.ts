@@ -1,15 +1,22 @@
 // Sends a request to its routes in order: the next route only after a retryable failure, and only
 // while nothing has reached the client (the caller relays the first answer that is not an error).
+// Each attempt is the provider's call (providers/call.ts), which counts it in the upstream metrics.
 import type { ResolvedRoute } from '../../catalogue/store.ts';
-import { callUpstream } from '../../providers/http.ts';
-import { sanitizeForLog } from '../../providers/sanitize.ts';
-import { UpstreamError } from '../../providers/types.ts';
-import type { PassthroughDeps } from './core.ts';
+import type { Logger } from '../../logger.ts';
+import type { UpstreamMetrics } from '../../metrics/hooks.ts';
+import { callProvider, sanitizeForLog, UpstreamError } from '../../providers/index.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest } from './protocol.ts';
+
+export interface ForwardDeps {
+  logger: Logger;
+  /** Aborted when the process stops waiting for open requests at shutdown: streams are cut. */
+  shutdown: AbortSignal;
+  metrics?: Pick<UpstreamMetrics, 'upstreamFailover'>;
+}
 
 /** Tries the routes by priority; another route only while nothing has reached the client. */
 export async function forward(
-  deps: Pick<PassthroughDeps, 'logger' | 'metrics' | 'shutdown'>,
+  deps: ForwardDeps,
   protocol: PassthroughProtocol,
   request: PassthroughRequest,
   routes: readonly ResolvedRoute[],
@@ -21,25 +28,8 @@ export async function forward(
     if (last) deps.metrics?.upstreamFailover(last.route.provider.id);
     // A call the protocol could not build (a provider's token could not be minted) fails like one sent.
     const call = await protocol.upstream(request, route, inspected);
-    const { timeouts } = route.provider;
-    const began = performance.now();
     const answer =
-      call instanceof UpstreamError
-        ? call
-        : await callUpstream({
-            url: call.url,
-            headers: call.headers,
-            body: call.body,
-            signal: client,
-            also: deps.shutdown,
-            connectMs: timeouts.connect_ms,
-            proxy: route.provider.proxy,
-            firstByteMs: inspected.stream ? timeouts.first_byte_ms : timeouts.response_ms,
-            idleMs: timeouts.idle_ms,
-            requestIdHeader: call.requestIdHeader,
-            trace: { provider: route.provider.id, model: route.upstreamModel, group: protocol.group },
-          });
-    deps.metrics?.upstreamAttempt(route.provider.id, performance.now() - began, answer instanceof UpstreamError ? answer.kind : 'ok', answer.status);
+      call instanceof UpstreamError ? call : await callProvider(route.provider, call, inspected.stream ? 'first-byte' : 'whole-answer', client, deps.shutdown);
     if (!(answer instanceof UpstreamError)) return { response: answer, route };
     last = { error: answer, route };
     deps.logger.warn(

@@ -7,11 +7,10 @@ import type { ModelGroup, ProviderProtocol, TokenPrice } from '../../catalogue/t
 import type { Caller } from '../../customers/service.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { CostLine } from '../../pricing/cost.ts';
+import type { ProviderRequest, UpstreamError } from '../../providers/index.ts';
 import type { Priced } from '../../pricing/priced.ts';
-import type { UpstreamError } from '../../providers/types.ts';
 import type { Failure } from '../failure.ts';
 import type { SseFrame } from './sse.ts';
-import type { Adaptation } from './substitution.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -37,12 +36,13 @@ export interface Inspected {
   maxOutputTokens: number;
 }
 
-export interface UpstreamRequest {
-  url: string;
+/** What the gateway adapted of a request for a model it substituted (substitution.ts). */
+export interface Adaptation {
+  /** The request as it goes upstream (the client's own object when nothing changed). */
+  request: PassthroughRequest;
+  /** Headers of the answer saying what was adapted. */
   headers: Record<string, string>;
-  body: Buffer | string;
-  /** Header carrying the provider's request id. */
-  requestIdHeader: string;
+  log: LogFields;
 }
 
 /** The final bill of an answer, in the protocol's own usage terms. */
@@ -82,8 +82,8 @@ export interface PassthroughProtocol {
   check(body: Record<string, unknown>): Failure | undefined;
   /** The model's limits on those fields, and the numbers the reservation needs. */
   inspect(request: PassthroughRequest, model: ResolvedModel): Inspected | Failure;
-  /** The provider call for one route (a provider whose credential is minted per call, Vertex's, answers later or fails as an attempt). */
-  upstream(request: PassthroughRequest, route: ResolvedRoute, inspected: Inspected): UpstreamRequest | Promise<UpstreamRequest | UpstreamError>;
+  /** The provider call for one route, built by the provider's wire module (a credential minted per call, Vertex's, answers later or fails as an attempt). */
+  upstream(request: PassthroughRequest, route: ResolvedRoute, inspected: Inspected): ProviderRequest | Promise<ProviderRequest | UpstreamError>;
   /** The routes this request may take, of the model's (a chained request keeps its route), or why none. */
   routes?(routes: ResolvedRoute[]): ResolvedRoute[] | Failure;
   reader(request: PassthroughRequest, inspected: Inspected, publicModel: string, upstreamModel: string, route?: ResolvedRoute): UsageReader;

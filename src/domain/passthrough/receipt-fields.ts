@@ -1,8 +1,7 @@
 // What a request's log row records for its receipt (GET /v1/requests/{id}): the price version and
 // the hold when the hold opens, the charge, free units and debt once the settlement is durable.
 import type { ResolvedModel } from '../../catalogue/store.ts';
-import type { Hold } from '../../holds/holds.ts';
-import type { SettlementResult } from '../../holds/settler.ts';
+import type { Hold, SettlementResult } from '../../holds/index.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 
 export const holdFields = (model: ResolvedModel, hold: Hold): LogFields => ({

@@ -2,7 +2,7 @@
 // frames complete, with usage read on the side. Returns once the exchange is over, however it
 // ended; the caller settles. Memory per stream is bounded (one frame at most), and a provider that
 // streams past the request's output bound is cut (see OVERRUN below).
-import type { UpstreamResponse } from '../../providers/types.ts';
+import type { UpstreamResponse } from '../../providers/index.ts';
 import type { Sink } from '../sink.ts';
 import type { PassthroughProtocol, UsageReader } from './protocol.ts';
 import { SseFramer } from './sse.ts';

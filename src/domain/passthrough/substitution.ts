@@ -6,20 +6,11 @@
 // body change, in place (json-splice); the response says so in a header and the request log keeps
 // both numbers. A model named by its exact id is never altered: its limits are refused as before.
 import type { ResolvedModel } from '../../catalogue/store.ts';
-import type { LogFields } from '../../logs/request-logs.ts';
 import { setTopLevelMember } from '../../shared/json-splice.ts';
-import type { PassthroughProtocol, PassthroughRequest } from './protocol.ts';
+import type { Adaptation, PassthroughProtocol, PassthroughRequest } from './protocol.ts';
 
 /** Sent with the answer when max_tokens was lowered: the value the request was sent with. */
 export const MAX_TOKENS_CAPPED_HEADER = 'x-gateway-max-tokens-capped';
-
-export interface Adaptation {
-  /** The request as it goes upstream (the client's own object when nothing changed). */
-  request: PassthroughRequest;
-  /** Headers of the answer saying what was adapted. */
-  headers: Record<string, string>;
-  log: LogFields;
-}
 
 /** The log's integer column: a larger ask is logged as this (it was capped all the same). */
 const INT_MAX = 2_147_483_647;

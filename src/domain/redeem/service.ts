@@ -8,8 +8,8 @@
 // per key and per client address (attempts.ts).
 import type { Knex } from 'knex';
 import type { Caller } from '../../customers/service.ts';
-import { LedgerError } from '../../ledger/errors.ts';
-import { LedgerAbort, MAX_AMOUNT, type Ledger } from '../../ledger/service.ts';
+import { type Ledger, LedgerAbort, LedgerError } from '../../ledger/index.ts';
+import { MAX_AMOUNT } from '../../shared/money.ts';
 import { Failure } from '../failure.ts';
 import { attemptScopes, countAttempt, giveBack, type AttemptLimits } from './attempts.ts';
 import { generateRedeemCode, hashRedeemCode, newBatchId, newCodeId, redeemReference } from './codes.ts';

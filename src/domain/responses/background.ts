@@ -4,8 +4,7 @@
 // not confirm goes to review), and its queued answer is relayed; the poller then polls the response
 // until it is final and settles it once from its usage.
 import type { LogFields } from '../../logs/request-logs.ts';
-import { callUpstream, collect } from '../../providers/http.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProviderJson, type JsonAnswer, UpstreamError } from '../../providers/index.ts';
 import { randomBase62 } from '../../shared/ids.ts';
 import { routeCost } from '../../pricing/upstream-cost.ts';
 import { spliceFirstMember } from '../../shared/json-splice.ts';
@@ -78,21 +77,9 @@ export async function createBackground(deps: BackgroundDeps, protocol: Passthrou
   }
 
   const call = await protocol.upstream(request, route, inspected);
-  const answer =
-    call instanceof UpstreamError
-      ? call
-      : await callUpstream({
-          url: call.url,
-          headers: call.headers,
-          body: call.body,
-          connectMs: route.provider.timeouts.connect_ms,
-          proxy: route.provider.proxy,
-          firstByteMs: route.provider.timeouts.response_ms,
-          idleMs: route.provider.timeouts.idle_ms,
-          trace: { provider: route.provider.id, model: route.upstreamModel, group: 'responses' },
-          requestIdHeader: call.requestIdHeader,
-        });
-  const submitted = await recordSubmission(deps.tasks, accepted.task, route.provider, await readSubmission(answer));
+  // No client signal: once held, the submission is made whatever the client does (it polls later).
+  const answer = call instanceof UpstreamError ? call : await callProviderJson(route.provider, call, { wait: 'whole-answer', limit: MAX_ANSWER_BYTES });
+  const submitted = await recordSubmission(deps.tasks, accepted.task, route.provider, readSubmission(answer));
   if (submitted.outcome === 'refused')
     return { failure: protocol.failure(submitted.cause, route, model.id), log: { ...log, upstream_request_id: submitted.cause.upstreamRequestId ?? null } };
   if (submitted.outcome !== 'accepted' || answer instanceof UpstreamError) {
@@ -120,19 +107,13 @@ export async function createBackground(deps: BackgroundDeps, protocol: Passthrou
 }
 
 /** What the provider's answer to the submission says: its id (and the answer to relay), a refusal, or nothing certain. */
-async function readSubmission(answer: Awaited<ReturnType<typeof callUpstream>>): Promise<Submission<string>> {
+function readSubmission(answer: JsonAnswer | UpstreamError): Submission<string> {
   if (answer instanceof UpstreamError) {
     // Only a status is a refusal; a timeout or a cut connection may have reached it: never release blindly.
     if (answer.kind !== 'status') return { outcome: 'unconfirmed', message: 'The provider did not confirm the background response.' };
     return { outcome: 'refused', error: { code: 'upstream_rejected', message: 'The provider rejected the background response.' }, cause: answer };
   }
-  const text = await collect(answer.body, MAX_ANSWER_BYTES);
-  let response: { id?: unknown; status?: unknown } | undefined;
-  try {
-    response = JSON.parse(text) as typeof response;
-  } catch {
-    response = undefined;
-  }
+  const response = answer.json as { id?: unknown; status?: unknown } | null | undefined;
   if (!response || typeof response.id !== 'string') return { outcome: 'unconfirmed', message: 'The provider answered the background response without an id.' };
-  return { outcome: 'accepted', upstreamId: response.id, upstreamStatus: typeof response.status === 'string' ? response.status : null, reply: text };
+  return { outcome: 'accepted', upstreamId: response.id, upstreamStatus: typeof response.status === 'string' ? response.status : null, reply: answer.text };
 }

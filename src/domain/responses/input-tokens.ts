@@ -1,73 +1,39 @@
-// POST /v1/responses/input_tokens: the provider's count of a request's input, free of charge
-// (nothing is reserved; the request log records it). A provider that cannot count (an outage, a
-// compatible server without the endpoint) gets the gateway's own estimate, marked in the log; its
-// refusal of the request itself is the client's to see.
-import type { LogFields } from '../../logs/request-logs.ts';
-import { callUpstream, collect } from '../../providers/http.ts';
-import { OPENAI_REQUEST_ID_HEADER, openaiResponsesHeaders, openaiResponsesUrl } from '../../providers/openai-responses/headers.ts';
-import { UpstreamError } from '../../providers/types.ts';
+// POST /v1/responses/input_tokens: the provider's count of a request's input (passthrough/count.ts),
+// on the route a chained request is pinned to, with the chained context added to the estimate. A
+// compatible server without the endpoint (404) gets the estimate too.
+import { openaiResponsesPost } from '../../providers/index.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
-import type { Failure } from '../failure.ts';
-import { passthroughFailures } from '../passthrough/errors.ts';
+import { Failure } from '../failure.ts';
+import { countByProvider, tokenCount, type Counted } from '../passthrough/count.ts';
+import { modelFor } from '../passthrough/lookup.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import { mediaAllowance } from '../passthrough/media.ts';
 import { estimateResponsesInput } from './fields.ts';
 import { responsesProtocol, upstreamResponsesBody, type ResponsesContext } from './protocol.ts';
 
-export type Counted = { counted: { object: 'response.input_tokens'; input_tokens: number }; log: LogFields } | { failure: Failure; log: LogFields };
+export type InputTokens = { object: 'response.input_tokens'; input_tokens: number };
 
 export async function countInputTokens(
   deps: { discovery: DiscoveryService },
   request: PassthroughRequest,
   chained: Pick<ResponsesContext, 'pinnedProvider' | 'chainedInput'>,
-): Promise<Counted> {
-  const id = request.body.model;
-  if (typeof id !== 'string' || id === '')
-    return { failure: passthroughFailures.invalid('model', 'model must be a non-empty string naming a model from GET /v1/models.'), log: {} };
-  const model = deps.discovery.findModel(request.caller, id);
-  if (!model) {
-    const retired = deps.discovery.retirement(request.caller, id);
-    return { failure: retired ? passthroughFailures.modelRetired(retired) : passthroughFailures.modelNotFound(id.slice(0, 200)), log: {} };
-  }
-  if (model.group !== 'responses') return { failure: passthroughFailures.wrongEndpoint(model.id, model.group), log: { model: model.id } };
+): Promise<Counted<InputTokens>> {
+  const named = modelFor(deps.discovery, request.caller, request.body.model, 'responses');
+  if (named instanceof Failure) return { failure: named, log: {} };
+  const { model } = named;
   const protocol = responsesProtocol(chained);
-  const served = model.routes.filter((r) => r.provider.protocol === 'openai-responses' && r.provider.baseUrl);
-  const routes = protocol.routes!(served);
-  if (!Array.isArray(routes)) return { failure: routes, log: { model: model.id } };
-  const estimate = (): Counted => ({
-    counted: {
-      object: 'response.input_tokens',
-      input_tokens: estimateResponsesInput(request.body, mediaAllowance('responses', model.media_tokens)) + (chained.chainedInput ?? 0),
+  const routes = protocol.routes!(model.routes.filter((r) => r.provider.protocol === 'openai-responses' && r.provider.baseUrl));
+  if (routes instanceof Failure) return { failure: routes, log: { model: model.id } };
+  const counted = (tokens: number): InputTokens => ({ object: 'response.input_tokens', input_tokens: tokens });
+  return countByProvider({
+    model,
+    route: routes[0],
+    request: (route) => openaiResponsesPost(route.provider, '/input_tokens', upstreamResponsesBody(request, route.upstreamModel), route.upstreamModel),
+    read: (answer) => {
+      const tokens = tokenCount((answer as { input_tokens?: unknown } | undefined)?.input_tokens);
+      return tokens === undefined ? undefined : counted(tokens);
     },
-    log: { model: model.id, usage_estimated: true },
+    estimate: () => counted(estimateResponsesInput(request.body, mediaAllowance('responses', model.media_tokens)) + (chained.chainedInput ?? 0)),
+    refused: (error, route) => (error.status === 404 ? undefined : protocol.failure(error, route, model.id)),
   });
-  const [route] = routes;
-  if (!route) return estimate();
-  const { timeouts } = route.provider;
-  const answer = await callUpstream({
-    url: openaiResponsesUrl(route.provider.baseUrl!, '/input_tokens'),
-    headers: openaiResponsesHeaders(route.provider),
-    body: upstreamResponsesBody(request, route.upstreamModel),
-    signal: AbortSignal.timeout(timeouts.response_ms),
-    connectMs: timeouts.connect_ms,
-    proxy: route.provider.proxy,
-    firstByteMs: timeouts.first_byte_ms,
-    idleMs: timeouts.idle_ms,
-    trace: { provider: route.provider.id },
-    requestIdHeader: OPENAI_REQUEST_ID_HEADER,
-  });
-  const log = { model: model.id, provider: route.provider.id };
-  if (answer instanceof UpstreamError) {
-    if (answer.kind === 'status' && answer.status && answer.status < 500 && answer.status !== 429 && answer.status !== 404)
-      return { failure: protocol.failure(answer, route, model.id), log };
-    return estimate();
-  }
-  let counted: unknown;
-  try {
-    counted = (JSON.parse(await collect(answer.body, 1024 * 1024)) as { input_tokens?: unknown }).input_tokens;
-  } catch {
-    counted = undefined;
-  }
-  if (typeof counted !== 'number' || !Number.isSafeInteger(counted) || counted < 0) return estimate();
-  return { counted: { object: 'response.input_tokens', input_tokens: counted }, log: { ...log, upstream_request_id: answer.upstreamRequestId ?? null } };
 }

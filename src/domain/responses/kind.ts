@@ -7,9 +7,7 @@
 // without usage, a status the gateway does not know, or a response the provider no longer has:
 // review (an operator settles or releases, POST /admin/v1/video-tasks/{id}/resolve).
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { callUpstream, collect } from '../../providers/http.ts';
-import { OPENAI_REQUEST_ID_HEADER, openaiResponsesHeaders, openaiResponsesUrl } from '../../providers/openai-responses/headers.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProviderJson, openaiResponsesCall, UpstreamError } from '../../providers/index.ts';
 import { taskUpstreamCost } from '../../pricing/upstream-cost.ts';
 import type { TaskKind, TaskOutcome } from '../../tasks/kind.ts';
 import { TaskStatus, type TaskRow } from '../../tasks/model.ts';
@@ -71,28 +69,16 @@ export function responseTaskKind(deps: { ids?: ResponseIds }): TaskKind<Response
   return {
     name: RESPONSE_KIND,
     async poll(task, provider) {
-      const answer = await callUpstream({
-        url: openaiResponsesUrl(provider.baseUrl!, `/${encodeURIComponent(task.upstream_task_id!)}`),
-        method: 'GET',
-        headers: openaiResponsesHeaders(provider, false),
-        connectMs: provider.timeouts.connect_ms,
-        proxy: provider.proxy,
-        firstByteMs: provider.timeouts.response_ms,
-        idleMs: provider.timeouts.idle_ms,
-        trace: { provider: provider.id },
-        requestIdHeader: OPENAI_REQUEST_ID_HEADER,
+      const answer = await callProviderJson(provider, openaiResponsesCall(provider, 'GET', `/${encodeURIComponent(task.upstream_task_id!)}`), {
+        wait: 'whole-answer',
+        limit: MAX_ANSWER_BYTES,
       });
       if (answer instanceof UpstreamError) {
         if (answer.status === 404)
           return { outcome: 'review', code: 'response_gone', message: 'The provider no longer has the response; its usage cannot be confirmed.' };
         return { outcome: 'retry' }; // poll errors and 429/5xx never end a task
       }
-      let response: unknown;
-      try {
-        response = JSON.parse(await collect(answer.body, MAX_ANSWER_BYTES));
-      } catch {
-        return { outcome: 'retry' };
-      }
+      const response = answer.json;
       if (!isRecord(response)) return { outcome: 'retry' };
       return readResponse(task, response, (id, tokens) => deps.ids?.usage(id, tokens));
     },

@@ -7,10 +7,10 @@
 // served it, and every response id relayed is reported to `seen` (ownership, src/domain/responses/ids.ts).
 import type { ResolvedRoute } from '../../catalogue/store.ts';
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { LedgerError } from '../../ledger/errors.ts';
+import { LedgerError } from '../../ledger/index.ts';
 import type { CostLine } from '../../pricing/cost.ts';
 import { holdPrice } from '../../pricing/tiers.ts';
-import { OPENAI_REQUEST_ID_HEADER, openaiResponsesHeaders, openaiResponsesUrl } from '../../providers/openai-responses/headers.ts';
+import { openaiErrorParam, openaiResponsesPost } from '../../providers/index.ts';
 import { parseMicros } from '../../shared/money.ts';
 import { spliceTopLevelString } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
@@ -56,14 +56,8 @@ export function responsesProtocol(context: ResponsesContext = {}): PassthroughPr
       );
     },
 
-    upstream(request, route) {
-      return {
-        url: openaiResponsesUrl(route.provider.baseUrl!, context.path ?? ''),
-        headers: openaiResponsesHeaders(route.provider),
-        body: upstreamResponsesBody(request, route.upstreamModel),
-        requestIdHeader: OPENAI_REQUEST_ID_HEADER,
-      };
-    },
+    upstream: (request, route) =>
+      openaiResponsesPost(route.provider, context.path ?? '', upstreamResponsesBody(request, route.upstreamModel), route.upstreamModel),
 
     reader(_request, inspected, publicModel, upstreamModel, route) {
       const reader = responsesReader({ inspected, publicModel, upstreamModel, onResponse: () => context.seen?.(reader, route!, publicModel) });
@@ -71,7 +65,7 @@ export function responsesProtocol(context: ResponsesContext = {}): PassthroughPr
     },
 
     failure: (error, route, publicModel) =>
-      responsesFailure(passthroughFailures.fromUpstream(error, { upstream: route.upstreamModel, public: publicModel }, upstreamParam(error.body))),
+      responsesFailure(passthroughFailures.fromUpstream(error, { upstream: route.upstreamModel, public: publicModel }, openaiErrorParam(error.body))),
 
     streamError: (_type, message) => failedEvent(message, { sequence: 0, model: '' }),
 
@@ -103,16 +97,6 @@ function retryAfterSeconds(headers: Record<string, string> | undefined): number 
   if (value === undefined) return undefined;
   const seconds = Number(value);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
-}
-
-/** The field OpenAI-style errors name (`"param": "input"`), when it is a plain field name. */
-function upstreamParam(body: string | undefined): string | null {
-  try {
-    const param = (JSON.parse(body ?? '') as { error?: { param?: unknown } }).error?.param;
-    return typeof param === 'string' && /^[\w.[\]-]{1,100}$/.test(param) ? param : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

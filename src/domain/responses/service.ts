@@ -10,6 +10,7 @@ import { applyOutcome } from '../../tasks/outcome.ts';
 import { liveTaskByUpstreamId } from '../../tasks/rows.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
+import type { Counted } from '../passthrough/count.ts';
 import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
@@ -17,7 +18,7 @@ import type { Sink } from '../sink.ts';
 import { createBackground } from './background.ts';
 import { checkResponses, isRecord } from './fields.ts';
 import type { ResponseIds } from './ids.ts';
-import { countInputTokens, type Counted } from './input-tokens.ts';
+import { countInputTokens, type InputTokens } from './input-tokens.ts';
 import { readResponse, RESPONSE_KIND, type ResponseTaskRow } from './kind.ts';
 import { responsesFailure, responsesProtocol, type ResponsesContext } from './protocol.ts';
 import type { ResponsesReader } from './reader.ts';
@@ -28,7 +29,7 @@ export interface ResponsesService {
   /** The hold `create` would take for this body now (`dry_run: true`; a chained request's context included): nothing is held or sent. */
   quote(request: PassthroughRequest): Promise<TokenQuote | Failure>;
   compact(request: PassthroughRequest, sink: Sink): Promise<PassthroughResult>;
-  inputTokens(request: PassthroughRequest): Promise<Counted>;
+  inputTokens(request: PassthroughRequest): Promise<Counted<InputTokens>>;
   /**
    * A WebSocket warm-up (`generate: false`, answered by the gateway, free): the checks a create
    * makes before it holds (the fields, the model, the owner of previous_response_id); the model's id.

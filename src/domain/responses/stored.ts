@@ -6,9 +6,7 @@
 import type { CatalogueStore } from '../../catalogue/store.ts';
 import type { Caller } from '../../customers/service.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
-import { callUpstream, collect } from '../../providers/http.ts';
-import { OPENAI_REQUEST_ID_HEADER, openaiResponsesHeaders, openaiResponsesUrl } from '../../providers/openai-responses/headers.ts';
-import { UpstreamError } from '../../providers/types.ts';
+import { callProviderJson, openaiResponsesCall, UpstreamError } from '../../providers/index.ts';
 import { spliceFirstMember } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
 import { PassthroughError, passthroughFailures } from '../passthrough/errors.ts';
@@ -67,18 +65,15 @@ export async function storedCall(
   const provider = deps.catalogue.current().providers.get(row.provider_id);
   if (!provider?.baseUrl) return { failure: passthroughFailures.noProvider(row.model_id), log };
   const { method, under } = CALLS[call.action];
-  const answer = await callUpstream({
-    url: openaiResponsesUrl(provider.baseUrl, `/${encodeURIComponent(row.response_id)}${under}${queryString(call.query)}`),
-    method,
-    headers: openaiResponsesHeaders(provider, false),
-    signal: call.sink.signal,
-    connectMs: provider.timeouts.connect_ms,
-    proxy: provider.proxy,
-    firstByteMs: provider.timeouts.response_ms,
-    idleMs: provider.timeouts.idle_ms,
-    trace: { provider: provider.id },
-    requestIdHeader: OPENAI_REQUEST_ID_HEADER,
-  });
+  const answer = await callProviderJson(
+    provider,
+    openaiResponsesCall(provider, method, `/${encodeURIComponent(row.response_id)}${under}${queryString(call.query)}`),
+    {
+      wait: 'whole-answer',
+      limit: MAX_ANSWER_BYTES,
+      client: call.sink.signal,
+    },
+  );
   if (answer instanceof UpstreamError) {
     const failure = passthroughFailures.fromUpstream(answer, { upstream: row.upstream_model, public: row.model_id });
     return {
@@ -86,14 +81,8 @@ export async function storedCall(
       log: { ...log, upstream_request_id: answer.upstreamRequestId ?? null, upstream_error: answer.status ? `status ${answer.status}` : answer.kind },
     };
   }
-  const raw = await collect(answer.body, MAX_ANSWER_BYTES);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || typeof parsed !== 'object') return { failure: new Failure(PassthroughError.UpstreamInvalidResponse, ''), log };
+  if (!answer.json || typeof answer.json !== 'object') return { failure: new Failure(PassthroughError.UpstreamInvalidResponse, ''), log };
+  const raw = answer.text;
   const text = row.upstream_model === row.model_id ? raw : (spliceFirstMember(raw, 'model', row.upstream_model, row.model_id) ?? raw);
   if (call.action === 'delete') await deps.ids.forget(row.response_id);
   if (answer.status < 300) await call.answered?.(text);

@@ -4,10 +4,7 @@
 // client's Range is passed on, and the upstream request is aborted when the client leaves.
 import type { CatalogueStore } from '../../catalogue/store.ts';
 import type { Logger } from '../../logger.ts';
-import { fetchAsset } from '../../providers/asset.ts';
-import { UpstreamError } from '../../providers/types.ts';
-import type { VideoVariant } from '../../providers/video.ts';
-import { videoAdapters } from '../../providers/video-adapters.ts';
+import { fetchAsset, UpstreamError, videoAdapters, type VideoVariant } from '../../providers/index.ts';
 import type { Failure } from '../failure.ts';
 import type { Sink } from '../sink.ts';
 import { videoFailures } from './errors.ts';

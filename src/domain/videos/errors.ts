@@ -1,6 +1,5 @@
 // What can go wrong with a video task request. Status codes and wire shapes: src/http/errors.ts.
-import { sanitizeUpstreamMessage, upstreamErrorParts } from '../../providers/sanitize.ts';
-import type { UpstreamError } from '../../providers/types.ts';
+import { sanitizeUpstreamMessage, type UpstreamError, upstreamErrorParts } from '../../providers/index.ts';
 import { Failure } from '../failure.ts';
 
 export enum VideoError {

@@ -6,11 +6,14 @@ import type { TokenPrice, VideoPrice } from '../../catalogue/types.ts';
 import { pricedTier } from '../../catalogue/video-tiers.ts';
 import { billedSeconds, videoLines, type CostLine } from '../../pricing/cost.ts';
 import { taskUpstreamCost } from '../../pricing/upstream-cost.ts';
-import { isConcurrencyRefusal } from '../../providers/refusals.ts';
-import { sanitizeUpstreamMessage } from '../../providers/sanitize.ts';
-import { UpstreamError } from '../../providers/types.ts';
-import type { NormalisedVideoRequest, VideoPoll } from '../../providers/video.ts';
-import { videoAdapters } from '../../providers/video-adapters.ts';
+import {
+  isConcurrencyRefusal,
+  type NormalisedVideoRequest,
+  sanitizeUpstreamMessage,
+  UpstreamError,
+  videoAdapters,
+  type VideoPoll,
+} from '../../providers/index.ts';
 import type { Submission, TaskKind, TaskOutcome } from '../../tasks/kind.ts';
 import { TaskStatus, type TaskRow } from '../../tasks/model.ts';
 import { videoFailures } from './errors.ts';

@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { parseMicros } from '../../shared/money.ts';
 import { Failure } from '../failure.ts';
-import type { Ledger } from '../../ledger/service.ts';
+import type { Ledger } from '../../ledger/index.ts';
 import type { TaskRow } from '../../tasks/model.ts';
 import { resolveReview } from '../../tasks/review.ts';
 import { findTask, listAllTasks } from '../../tasks/rows.ts';

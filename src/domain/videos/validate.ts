@@ -6,7 +6,7 @@ import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { VideoPrice } from '../../catalogue/types.ts';
 import { VIDEO_PROTOCOL_TRAITS, type VideoProtocol } from '../../catalogue/video-protocols.ts';
 import { resolutionTiers } from '../../catalogue/video-tiers.ts';
-import type { NormalisedVideoRequest, VideoContentItem } from '../../providers/video.ts';
+import type { NormalisedVideoRequest, VideoContentItem } from '../../providers/index.ts';
 
 export interface FieldError {
   param: string;

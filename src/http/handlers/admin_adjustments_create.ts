@@ -1,15 +1,15 @@
 import type { AdminOperations } from '../../types.ts';
 import { Failure } from '../../domain/failure.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
-import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
+import { isLedgerError, LedgerError } from '../../ledger/index.ts';
 import { failureOf } from '../errors.ts';
 import { postingReply } from '../serialize/ledger.ts';
 
-type Body = AdminOperations['admin_adjustments_create']['requestBody']['content']['application/json'];
-
-export async function admin_adjustments_create(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_adjustments_create'> | Failure> {
-  const customerId = ctx.params.customer_id ?? '';
+export async function admin_adjustments_create(
+  ctx: AdminContext<'admin_adjustments_create'>,
+): Promise<Ok<AdminOperations, 'admin_adjustments_create'> | Failure> {
+  const customerId = ctx.params.customer_id;
   const { ledger } = ctx.services;
   const negative = ctx.body.amount.startsWith('-');
   const magnitude = parseMicros(negative ? ctx.body.amount.slice(1) : ctx.body.amount); // the spec's pattern admits only plain decimals

@@ -1,15 +1,13 @@
 import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { CustomerError } from '../../customers/errors.ts';
 import { apiKeyToWire } from '../serialize/admin.ts';
 import { failureOf } from '../errors.ts';
 import { keyChangeOf } from './admin_api_keys_update.ts';
 
-type Body = NonNullable<AdminOperations['admin_api_keys_create']['requestBody']>['content']['application/json'];
-
-export async function admin_api_keys_create(ctx: RequestContext<Body | undefined>): Promise<Ok<AdminOperations, 'admin_api_keys_create'> | Failure> {
-  const result = await ctx.services.customers.createApiKey(ctx.params.customer_id ?? '', keyChangeOf(ctx.body ?? {}));
+export async function admin_api_keys_create(ctx: AdminContext<'admin_api_keys_create'>): Promise<Ok<AdminOperations, 'admin_api_keys_create'> | Failure> {
+  const result = await ctx.services.customers.createApiKey(ctx.params.customer_id, keyChangeOf(ctx.body ?? {}));
   if (result === CustomerError.CustomerNotFound) return failureOf(result);
   if (result === CustomerError.UnknownModel) return failureOf(result, 'allowed_models');
   if (result === CustomerError.InvalidLimit) return failureOf(result, 'limits.spend_limit.amount');

@@ -1,7 +1,7 @@
 import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
 import type { KeyChange } from '../../customers/service.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { CustomerError } from '../../customers/errors.ts';
 import { apiKeyToWire } from '../serialize/admin.ts';
 import { failureOf } from '../errors.ts';
@@ -18,8 +18,8 @@ export function keyChangeOf(body: Body): KeyChange {
   };
 }
 
-export async function admin_api_keys_update(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_api_keys_update'> | Failure> {
-  const result = await ctx.services.customers.updateApiKey(ctx.params.key_id ?? '', keyChangeOf(ctx.body));
+export async function admin_api_keys_update(ctx: AdminContext<'admin_api_keys_update'>): Promise<Ok<AdminOperations, 'admin_api_keys_update'> | Failure> {
+  const result = await ctx.services.customers.updateApiKey(ctx.params.key_id, keyChangeOf(ctx.body));
   if (result === CustomerError.UnknownModel) return failureOf(result, 'allowed_models');
   if (result === CustomerError.InvalidLimit) return failureOf(result, 'limits.spend_limit.amount');
   if (typeof result === 'string') return failureOf(result);

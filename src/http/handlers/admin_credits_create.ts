@@ -1,15 +1,13 @@
 import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { parseMicros } from '../../shared/money.ts';
-import { isLedgerError } from '../../ledger/errors.ts';
+import { isLedgerError } from '../../ledger/index.ts';
 import { failureOf } from '../errors.ts';
 import { postingReply } from '../serialize/ledger.ts';
 
-type Body = AdminOperations['admin_credits_create']['requestBody']['content']['application/json'];
-
-export async function admin_credits_create(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_credits_create'> | Failure> {
-  const customerId = ctx.params.customer_id ?? '';
+export async function admin_credits_create(ctx: AdminContext<'admin_credits_create'>): Promise<Ok<AdminOperations, 'admin_credits_create'> | Failure> {
+  const customerId = ctx.params.customer_id;
   const { ledger } = ctx.services;
   const result = await ledger.topUp({
     ref: ctx.body.reference,

@@ -1,13 +1,11 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { customerToWire } from '../serialize/admin.ts';
 
-type Query = NonNullable<AdminOperations['admin_customers_list']['parameters']['query']>;
-
-export async function admin_customers_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_customers_list'>> {
-  const q = ctx.query as Query;
+export async function admin_customers_list(ctx: AdminContext<'admin_customers_list'>): Promise<Ok<AdminOperations, 'admin_customers_list'>> {
+  const q = ctx.query;
   const { customers, hasMore } = await ctx.services.customers.listCustomers({
-    limit: Number(q.limit ?? 50),
+    limit: q.limit ?? 50,
     ...(q.after ? { after: q.after } : {}),
     ...(q.q ? { q: q.q } : {}),
   });

@@ -1,13 +1,11 @@
 import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { customerToWire } from '../serialize/admin.ts';
 import { failureOf } from '../errors.ts';
 
-type Body = AdminOperations['admin_customers_update']['requestBody']['content']['application/json'];
-
-export async function admin_customers_update(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_customers_update'> | Failure> {
-  const result = await ctx.services.customers.updateCustomer(ctx.params.customer_id ?? '', {
+export async function admin_customers_update(ctx: AdminContext<'admin_customers_update'>): Promise<Ok<AdminOperations, 'admin_customers_update'> | Failure> {
+  const result = await ctx.services.customers.updateCustomer(ctx.params.customer_id, {
     ...(ctx.body.name !== undefined ? { name: ctx.body.name } : {}),
     ...(ctx.body.status !== undefined ? { status: ctx.body.status } : {}),
   });

@@ -1,16 +1,14 @@
 import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
-import type { Ok, RequestContext } from '../handler.ts';
-import { isLedgerError, LedgerError } from '../../ledger/errors.ts';
+import type { Ok, AdminContext } from '../handler.ts';
+import { isLedgerError, LedgerError } from '../../ledger/index.ts';
 import { failureOf } from '../errors.ts';
 import { entryToWire } from '../serialize/ledger.ts';
 
-type Query = NonNullable<AdminOperations['admin_ledger_list']['parameters']['query']>;
-
-export async function admin_ledger_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_ledger_list'> | Failure> {
-  const query = ctx.query as Query;
-  const page = await ctx.services.ledger.journal(ctx.params.customer_id ?? '', {
-    limit: Number(query.limit ?? 50),
+export async function admin_ledger_list(ctx: AdminContext<'admin_ledger_list'>): Promise<Ok<AdminOperations, 'admin_ledger_list'> | Failure> {
+  const query = ctx.query;
+  const page = await ctx.services.ledger.journal(ctx.params.customer_id, {
+    limit: query.limit ?? 50,
     ...(query.before ? { before: BigInt(query.before) } : {}),
   });
   if (isLedgerError(page)) return failureOf(LedgerError.CustomerNotFound);

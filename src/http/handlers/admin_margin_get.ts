@@ -1,12 +1,10 @@
 import { Failure } from '../../domain/failure.ts';
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { AdminContext, Ok } from '../handler.ts';
 import { marginFiguresToWire } from '../serialize/plans.ts';
 
-type Query = NonNullable<AdminOperations['admin_margin_get']['parameters']['query']>;
-
-export async function admin_margin_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_margin_get'> | Failure> {
-  const q = ctx.query as Query;
+export async function admin_margin_get(ctx: AdminContext<'admin_margin_get'>): Promise<Ok<AdminOperations, 'admin_margin_get'> | Failure> {
+  const q = ctx.query;
   const report = await ctx.services.billing.margin(q.customer_id, { ...(q.from ? { from: q.from } : {}), ...(q.to ? { to: q.to } : {}) });
   if (report instanceof Failure) return report;
   return {

@@ -1,11 +1,9 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { AdminContext, Ok } from '../handler.ts';
 import { auditToWire } from '../serialize/plans.ts';
 
-type Query = NonNullable<AdminOperations['admin_pricing_audit_list']['parameters']['query']>;
-
-export async function admin_pricing_audit_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_pricing_audit_list'>> {
-  const q = ctx.query as Query;
+export async function admin_pricing_audit_list(ctx: AdminContext<'admin_pricing_audit_list'>): Promise<Ok<AdminOperations, 'admin_pricing_audit_list'>> {
+  const q = ctx.query;
   const limit = Number(q.limit ?? 50);
   const rows = await ctx.services.plans.audit({
     limit: limit + 1,

@@ -1,17 +1,15 @@
 import { formatMicros } from '../../shared/money.ts';
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { mismatchToWire, pricedDifferenceToWire } from '../serialize/ledger.ts';
-
-type Query = NonNullable<AdminOperations['admin_reconciliation_get']['parameters']['query']>;
 
 /** The window of charges checked against their priced usage when the caller names none. */
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
 /** Wallets against their journal, charges against their priced usage, and request holds that outlived their process. */
-export async function admin_reconciliation_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_reconciliation_get'>> {
+export async function admin_reconciliation_get(ctx: AdminContext<'admin_reconciliation_get'>): Promise<Ok<AdminOperations, 'admin_reconciliation_get'>> {
   const { ledger, holdsReview } = ctx.services;
-  const q = (ctx.query ?? {}) as Query;
+  const q = ctx.query;
   // `since`/`until` are storable instants: the contract's date-time format (src/http/spec.ts) says so.
   const until = q.until ? new Date(q.until) : new Date();
   const since = q.since ? new Date(q.since) : new Date(until.getTime() - DEFAULT_WINDOW_MS);

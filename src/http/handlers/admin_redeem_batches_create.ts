@@ -1,12 +1,12 @@
 import { Failure } from '../../domain/failure.ts';
 import { parseMicros } from '../../shared/money.ts';
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { batchToWire } from '../serialize/redeem.ts';
 
-type Body = AdminOperations['admin_redeem_batches_create']['requestBody']['content']['application/json'];
-
-export async function admin_redeem_batches_create(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_redeem_batches_create'> | Failure> {
+export async function admin_redeem_batches_create(
+  ctx: AdminContext<'admin_redeem_batches_create'>,
+): Promise<Ok<AdminOperations, 'admin_redeem_batches_create'> | Failure> {
   const minted = await ctx.services.redeem.mint({
     amount: parseMicros(ctx.body.amount), // the spec's pattern admits only plain decimals
     count: ctx.body.count,

@@ -1,12 +1,10 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { batchToWire } from '../serialize/redeem.ts';
 
-type Query = NonNullable<AdminOperations['admin_redeem_batches_list']['parameters']['query']>;
-
-export async function admin_redeem_batches_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_redeem_batches_list'>> {
-  const q = ctx.query as Query;
-  const limit = Number(q.limit ?? 50);
+export async function admin_redeem_batches_list(ctx: AdminContext<'admin_redeem_batches_list'>): Promise<Ok<AdminOperations, 'admin_redeem_batches_list'>> {
+  const q = ctx.query;
+  const limit = q.limit ?? 50;
   const rows = await ctx.services.redeem.listBatches({ limit: limit + 1, ...(q.after ? { after: q.after } : {}) });
   const currency = ctx.services.discovery.currency();
   const data = rows.slice(0, limit).map((b) => batchToWire(b, currency));

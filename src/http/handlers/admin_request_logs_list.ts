@@ -1,16 +1,14 @@
 import type { AdminOperations } from '../../types.ts';
 import { Failure } from '../../domain/failure.ts';
 import { watermarkHeaders } from '../../domain/account/window.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { requestLogToWire } from '../serialize/ledger.ts';
 
-type Query = NonNullable<AdminOperations['admin_request_logs_list']['parameters']['query']>;
-
-export async function admin_request_logs_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_request_logs_list'> | Failure> {
-  const q = ctx.query as Query;
+export async function admin_request_logs_list(ctx: AdminContext<'admin_request_logs_list'>): Promise<Ok<AdminOperations, 'admin_request_logs_list'> | Failure> {
+  const q = ctx.query;
   // `from`/`to` are storable instants: the contract's date-time format (src/http/spec.ts) says so.
   const page = await ctx.services.account.requestLogOfAny({
-    limit: Number(q.limit ?? 50),
+    limit: q.limit ?? 50,
     ...(q.customer_id ? { customerId: q.customer_id } : {}),
     ...(q.model ? { model: q.model } : {}),
     ...(q.endpoint ? { endpoint: q.endpoint } : {}),

@@ -1,12 +1,12 @@
 import { Failure } from '../../domain/failure.ts';
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { holdToWire } from '../serialize/ledger.ts';
 
-type Body = AdminOperations['admin_reservations_resolve']['requestBody']['content']['application/json'];
-
-export async function admin_reservations_resolve(ctx: RequestContext<Body>): Promise<Ok<AdminOperations, 'admin_reservations_resolve'> | Failure> {
-  const hold = await ctx.services.holdsReview.resolve(ctx.params.ref ?? '', ctx.body);
+export async function admin_reservations_resolve(
+  ctx: AdminContext<'admin_reservations_resolve'>,
+): Promise<Ok<AdminOperations, 'admin_reservations_resolve'> | Failure> {
+  const hold = await ctx.services.holdsReview.resolve(ctx.params.ref, ctx.body);
   if (hold instanceof Failure) return hold;
   return { status: 200, body: holdToWire(hold) };
 }

@@ -1,13 +1,11 @@
 import { Failure } from '../../domain/failure.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { usageRowToWire } from '../serialize/account.ts';
 
-type Query = NonNullable<AdminOperations['admin_usage_get']['parameters']['query']>;
-
-export async function admin_usage_get(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_usage_get'> | Failure> {
-  const q = ctx.query as Query;
+export async function admin_usage_get(ctx: AdminContext<'admin_usage_get'>): Promise<Ok<AdminOperations, 'admin_usage_get'> | Failure> {
+  const q = ctx.query;
   const { account } = ctx.services;
   const usage = await account.usageOf(q.customer_id, { ...(q.start_date ? { start: q.start_date } : {}), ...(q.end_date ? { end: q.end_date } : {}) });
   if (usage instanceof Failure) return usage;

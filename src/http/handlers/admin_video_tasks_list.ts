@@ -1,14 +1,12 @@
 import type { AdminOperations } from '../../types.ts';
 import type { Failure } from '../../domain/failure.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { adminVideoTaskToWire } from '../serialize/admin-videos.ts';
 
-type Query = NonNullable<AdminOperations['admin_video_tasks_list']['parameters']['query']>;
-
-export async function admin_video_tasks_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_video_tasks_list'> | Failure> {
-  const q = ctx.query as Query;
+export async function admin_video_tasks_list(ctx: AdminContext<'admin_video_tasks_list'>): Promise<Ok<AdminOperations, 'admin_video_tasks_list'> | Failure> {
+  const q = ctx.query;
   const { tasks, hasMore } = await ctx.services.videoReview.list({
-    limit: Number(q.limit ?? 50),
+    limit: q.limit ?? 50,
     ...(q.status ? { status: q.status } : {}),
     ...(q.customer_id ? { customerId: q.customer_id } : {}),
   });

@@ -1,13 +1,13 @@
 import type { AdminOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, AdminContext } from '../handler.ts';
 import { deliveryToWire } from '../serialize/alerts.ts';
 
-type Query = NonNullable<AdminOperations['admin_webhook_deliveries_list']['parameters']['query']>;
-
-export async function admin_webhook_deliveries_list(ctx: RequestContext): Promise<Ok<AdminOperations, 'admin_webhook_deliveries_list'>> {
-  const q = ctx.query as Query;
+export async function admin_webhook_deliveries_list(
+  ctx: AdminContext<'admin_webhook_deliveries_list'>,
+): Promise<Ok<AdminOperations, 'admin_webhook_deliveries_list'>> {
+  const q = ctx.query;
   const { rows, hasMore } = await ctx.services.alerts.deliveries({
-    limit: Number(q.limit ?? 50),
+    limit: q.limit ?? 50,
     ...(q.customer_id ? { customerId: q.customer_id } : {}),
     ...(q.status ? { status: q.status } : {}),
     ...(q.before ? { before: q.before } : {}),

@@ -1,10 +1,10 @@
 import type { PublicOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, PublicContext } from '../handler.ts';
 import { legacyAmount } from '../serialize/account.ts';
 
 /** The legacy OpenAI shape chat clients read a balance from (see the spec's BillingSubscription). */
-export async function billing_subscription_get(ctx: RequestContext): Promise<Ok<PublicOperations, 'billing_subscription_get'>> {
-  const billing = await ctx.services.account.legacyBilling(ctx.caller!);
+export async function billing_subscription_get(ctx: PublicContext<'billing_subscription_get'>): Promise<Ok<PublicOperations, 'billing_subscription_get'>> {
+  const billing = await ctx.services.account.legacyBilling(ctx.caller);
   const limit = legacyAmount(billing.hardLimit);
   return {
     status: 200,

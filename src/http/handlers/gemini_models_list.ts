@@ -1,9 +1,9 @@
 import type { PublicOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, PublicContext } from '../handler.ts';
 import { geminiModelToWire } from '../serialize/gemini-models.ts';
 
 /** The key's gemini models and the listed aliases of them, on one page. */
-export async function gemini_models_list(ctx: RequestContext): Promise<Ok<PublicOperations, 'gemini_models_list'>> {
+export async function gemini_models_list(ctx: PublicContext<'gemini_models_list'>): Promise<Ok<PublicOperations, 'gemini_models_list'>> {
   const { discovery } = ctx.services;
   const models = [
     ...discovery

@@ -1,4 +1,4 @@
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Reply, PublicContext } from '../handler.ts';
 import { generate } from './gemini_generate_content.ts';
 
-export const gemini_stream_generate_content = (ctx: RequestContext): Promise<Reply> => generate(ctx, true);
+export const gemini_stream_generate_content = (ctx: PublicContext<'gemini_stream_generate_content'>): Promise<Reply> => generate(ctx, true);

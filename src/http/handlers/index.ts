@@ -1,5 +1,4 @@
-import type { AdminOperations, PublicOperations } from '../../types.ts';
-import type { HandlersOf } from '../handler.ts';
+import type { AdminHandlers, PublicHandlers } from '../handler.ts';
 import { admin_api_keys_create } from './admin_api_keys_create.ts';
 import { admin_api_keys_get } from './admin_api_keys_get.ts';
 import { admin_api_keys_rotate } from './admin_api_keys_rotate.ts';
@@ -127,7 +126,7 @@ export const publicHandlers = {
   alerts_update,
   billing_subscription_get,
   billing_usage_get,
-} satisfies HandlersOf<PublicOperations>;
+} satisfies PublicHandlers;
 
 export const adminHandlers = {
   admin_customers_create,
@@ -176,4 +175,4 @@ export const adminHandlers = {
   admin_video_tasks_get,
   admin_video_tasks_resolve,
   metrics_get,
-} satisfies HandlersOf<AdminOperations>;
+} satisfies AdminHandlers;

@@ -1,7 +1,7 @@
-import type { RequestContext, StreamedReply } from '../handler.ts';
+import type { StreamedReply, AdminContext } from '../handler.ts';
 
 /** Prometheus text, not JSON: written through the sink (the dispatch step serialises JSON only). */
-export async function metrics_get(ctx: RequestContext): Promise<StreamedReply> {
+export async function metrics_get(ctx: AdminContext<'metrics_get'>): Promise<StreamedReply> {
   const text = await ctx.services.metrics.render();
   ctx.sink.start(200, { 'content-type': ctx.services.metrics.contentType, 'content-length': Buffer.byteLength(text) });
   ctx.sink.end(text);

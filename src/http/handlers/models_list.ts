@@ -1,10 +1,10 @@
 import type { Failure } from '../../domain/failure.ts';
 import type { PublicComponents } from '../../types.ts';
 import { cacheable } from '../conditional.ts';
-import type { JsonReply, RequestContext } from '../handler.ts';
+import type { JsonReply, PublicContext } from '../handler.ts';
 import { anthropicPage, modelToAnthropic, modelToWire, wantsAnthropicShape } from '../serialize/models.ts';
 
-export async function models_list(ctx: RequestContext): Promise<JsonReply | Failure> {
+export async function models_list(ctx: PublicContext<'models_list'>): Promise<JsonReply | Failure> {
   const { discovery } = ctx.services;
   if (wantsAnthropicShape(ctx.headers)) {
     // What an Anthropic client can call: the models served on /v1/messages, and their listed aliases.
@@ -19,7 +19,7 @@ export async function models_list(ctx: RequestContext): Promise<JsonReply | Fail
         .filter(({ model }) => messages(model))
         .map(({ alias, model }) => modelToAnthropic(model, alias)),
     ];
-    const { limit, after_id: afterId, before_id: beforeId } = ctx.query as { limit?: number; after_id?: string; before_id?: string };
+    const { limit, after_id: afterId, before_id: beforeId } = ctx.query;
     return cacheable(
       ctx,
       anthropicPage(all, { limit: limit ?? 20, ...(afterId !== undefined ? { afterId } : {}), ...(beforeId !== undefined ? { beforeId } : {}) }),

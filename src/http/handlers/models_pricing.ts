@@ -1,10 +1,10 @@
 import type { Failure } from '../../domain/failure.ts';
 import type { PublicComponents } from '../../types.ts';
 import { cacheable } from '../conditional.ts';
-import type { JsonReply, RequestContext } from '../handler.ts';
+import type { JsonReply, PublicContext } from '../handler.ts';
 import { pricingToWire } from '../serialize/models.ts';
 
-export async function models_pricing(ctx: RequestContext): Promise<JsonReply | Failure> {
+export async function models_pricing(ctx: PublicContext<'models_pricing'>): Promise<JsonReply | Failure> {
   const { discovery } = ctx.services;
   const body: PublicComponents['schemas']['ModelPricingList'] = {
     object: 'list',

@@ -1,12 +1,12 @@
 import { passthroughFailures } from '../../domain/passthrough/errors.ts';
 import type { Failure } from '../../domain/failure.ts';
 import type { PublicOperations } from '../../types.ts';
-import type { Ok, RequestContext } from '../handler.ts';
+import type { Ok, PublicContext } from '../handler.ts';
 import { modelToAnthropic, modelToWire, wantsAnthropicShape } from '../serialize/models.ts';
 
-export async function models_retrieve(ctx: RequestContext): Promise<Ok<PublicOperations, 'models_retrieve'> | Failure> {
+export async function models_retrieve(ctx: PublicContext<'models_retrieve'>): Promise<Ok<PublicOperations, 'models_retrieve'> | Failure> {
   const { discovery } = ctx.services;
-  const modelId = ctx.params.model_id ?? '';
+  const modelId = ctx.params.model_id;
   const model = discovery.findModel(ctx.caller, modelId);
   if (!model) {
     const retired = discovery.retirement(ctx.caller, modelId);

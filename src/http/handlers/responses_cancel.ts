@@ -1,4 +1,4 @@
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Reply, PublicContext } from '../handler.ts';
 import { storedReply } from './responses_delete.ts';
 
-export const responses_cancel = (ctx: RequestContext): Promise<Reply> => storedReply(ctx, 'cancel');
+export const responses_cancel = (ctx: PublicContext<'responses_cancel'>): Promise<Reply> => storedReply(ctx, 'cancel');

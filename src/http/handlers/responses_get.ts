@@ -1,4 +1,4 @@
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Reply, PublicContext } from '../handler.ts';
 import { storedReply } from './responses_delete.ts';
 
-export const responses_get = (ctx: RequestContext): Promise<Reply> => storedReply(ctx, 'get');
+export const responses_get = (ctx: PublicContext<'responses_get'>): Promise<Reply> => storedReply(ctx, 'get');

@@ -1,4 +1,4 @@
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Reply, PublicContext } from '../handler.ts';
 import { storedReply } from './responses_delete.ts';
 
-export const responses_input_items = (ctx: RequestContext): Promise<Reply> => storedReply(ctx, 'input_items');
+export const responses_input_items = (ctx: PublicContext<'responses_input_items'>): Promise<Reply> => storedReply(ctx, 'input_items');

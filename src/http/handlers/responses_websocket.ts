@@ -1,9 +1,9 @@
 import { Failure } from '../../domain/failure.ts';
 import { HttpError } from '../errors.ts';
-import type { Reply, RequestContext } from '../handler.ts';
+import type { Reply, PublicContext } from '../handler.ts';
 
 /** GET /v1/responses: a Responses WebSocket (src/http/websocket/), opened once the key passed the authenticate step. */
-export async function responses_websocket(ctx: RequestContext): Promise<Reply> {
+export async function responses_websocket(ctx: PublicContext<'responses_websocket'>): Promise<Reply> {
   if (!ctx.upgrade) return new Failure(HttpError.WebSocketRequired, '', { headers: { upgrade: 'websocket' } });
-  return ctx.upgrade.accept(ctx.caller!, ctx.requestId) ?? { streamed: true };
+  return ctx.upgrade.accept(ctx.caller, ctx.requestId) ?? { streamed: true };
 }

@@ -1,14 +1,13 @@
 import { Failure } from '../../domain/failure.ts';
-import type { VideoVariant } from '../../providers/video.ts';
-import type { RequestContext, StreamedReply } from '../handler.ts';
+import type { StreamedReply, PublicContext } from '../handler.ts';
 
 /** The file's bytes go out through ctx.sink; failures (JSON errors) come before any byte. */
-export async function videos_content(ctx: RequestContext): Promise<StreamedReply | Failure> {
+export async function videos_content(ctx: PublicContext<'videos_content'>): Promise<StreamedReply | Failure> {
   const range = ctx.headers.range;
   const sent = await ctx.services.videos.content(
-    ctx.caller!,
-    ctx.params.task_id ?? '',
-    { variant: ((ctx.query.variant as string | undefined) ?? 'video') as VideoVariant, range: Array.isArray(range) ? range[0] : range },
+    ctx.caller,
+    ctx.params.task_id,
+    { variant: ctx.query.variant ?? 'video', range: Array.isArray(range) ? range[0] : range },
     ctx.sink,
   );
   if (sent instanceof Failure) return sent;

@@ -1,7 +1,7 @@
 import type { ApiKey } from '../../customers/service.ts';
 import type { FreeQuotaView } from '../../domain/account/service.ts';
 import type { UsageRow } from '../../domain/account/usage.ts';
-import type { AccountBalance, KeySpend } from '../../ledger/service.ts';
+import type { AccountBalance, KeySpend } from '../../ledger/index.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { PublicComponents } from '../../types.ts';

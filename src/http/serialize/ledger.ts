@@ -1,10 +1,7 @@
 import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
-import { isLedgerError } from '../../ledger/errors.ts';
-import type { Balance, Posted, PricedDifference, ReconciliationMismatch } from '../../ledger/service.ts';
+import { type Balance, type EntryRow, isLedgerError, type Posted, type PricedDifference, type ReconciliationMismatch } from '../../ledger/index.ts';
 import type { RequestContext } from '../handler.ts';
-import { deliveredSoFar } from '../../holds/delivered.ts';
-import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import type { AdminComponents } from '../../types.ts';
 
@@ -122,7 +119,7 @@ export const holdToWire = (hold: HoldView): Schemas['Reservation'] => ({
   amount: formatMicros(BigInt(hold.amount)),
   owner: hold.owner,
   owner_alive: hold.ownerAlive,
-  delivered: formatOptional(deliveredSoFar(hold)),
+  delivered: formatOptional(hold.delivered),
   purpose: hold.purpose,
   created_at: new Date(hold.created_at).toISOString(),
   resolved_at: hold.resolved_at ? new Date(hold.resolved_at).toISOString() : null,

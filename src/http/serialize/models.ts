@@ -1,9 +1,9 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { TokenPrice, VideoPrice } from '../../catalogue/types.ts';
-import type { PriceRule } from '../../pricing/plans.ts';
 import { priceAtTier } from '../../pricing/tiers.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { PublicComponents, WireModel, WireModelPricing } from '../../types.ts';
+import { priceRuleToWire } from './price-rule.ts';
 import { BILLED_SECONDS_RULE } from './quotes.ts';
 
 /** OpenAI's Model object: `created` falls back to a fixed value so lists are stable across restarts. */
@@ -56,14 +56,6 @@ export function anthropicPage(all: AnthropicModelInfo[], page: { limit: number; 
 
 const money = (decimal: string): string => formatMicros(parseMicros(decimal));
 const optionalMoney = (decimal: string | undefined): string | null => (decimal === undefined ? null : money(decimal));
-
-/** The rule that chose a price, as customers see it (plan name and version, never its id). */
-export const priceRuleToWire = (rule: PriceRule | null | undefined): PublicComponents['schemas']['PriceRule'] => ({
-  rule: rule?.rule ?? 'list',
-  plan: rule?.plan ? { name: rule.plan.name, version: rule.plan.version } : null,
-  pattern: rule?.pattern ?? null,
-  multiplier: rule?.multiplier ?? null,
-});
 
 export const pricingToWire = (model: ResolvedModel): WireModelPricing => ({
   model: model.id,

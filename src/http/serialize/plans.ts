@@ -6,7 +6,8 @@ import type { AuditRecord, CustomerPricing, PlanRecord } from '../../domain/plan
 import type { PriceOverride } from '../../pricing/plans.ts';
 import { formatMicros } from '../../shared/money.ts';
 import type { AdminComponents } from '../../types.ts';
-import { priceRuleToWire, priceToWire } from './models.ts';
+import { priceToWire } from './models.ts';
+import { priceRuleToWire } from './price-rule.ts';
 
 type Schemas = AdminComponents['schemas'];
 

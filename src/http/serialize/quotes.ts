@@ -3,7 +3,7 @@ import type { TokenQuote } from '../../domain/billing/token-quote.ts';
 import { Failure } from '../../domain/failure.ts';
 import { formatMicros, parseMicros } from '../../shared/money.ts';
 import type { PublicComponents } from '../../types.ts';
-import { priceRuleToWire } from './models.ts';
+import { priceRuleToWire } from './price-rule.ts';
 
 export const BILLED_SECONDS_RULE =
   "Settled once the provider delivers: the delivered duration rounded to the nearest whole second (halves up, at least one), at the delivered resolution tier's price of this version, free seconds first. A task that fails or is cancelled is charged nothing.";

@@ -1,6 +1,6 @@
 import type { Receipt } from '../../domain/billing/receipts.ts';
 import { formatMicros } from '../../shared/money.ts';
-import { priceRuleToWire } from './models.ts';
+import { priceRuleToWire } from './price-rule.ts';
 import type { AdminComponents, PublicComponents } from '../../types.ts';
 
 type WireReceipt = PublicComponents['schemas']['Receipt'];

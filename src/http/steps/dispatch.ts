@@ -11,7 +11,7 @@ import { HttpError } from '../errors.ts';
 import { sendFailure, sendJson } from '../exchange.ts';
 import type { Reply, RequestContext } from '../handler.ts';
 import { responseSink } from '../sink.ts';
-import type { WebSocketUpgrade } from '../websocket/upgrade.ts';
+import type { WebSocketUpgrade } from '../handler.ts';
 import { stateOf, type RequestState } from './state.ts';
 
 export function dispatch(options: {

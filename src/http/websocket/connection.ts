@@ -11,7 +11,6 @@
 import type http from 'node:http';
 import type { WebSocket } from 'ws';
 import type { Caller } from '../../customers/service.ts';
-import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { Failure } from '../../domain/failure.ts';
 import { passthroughFailures } from '../../domain/passthrough/errors.ts';
 import type { PassthroughRequest } from '../../domain/passthrough/protocol.ts';
@@ -36,6 +35,8 @@ export interface ConnectionDeps {
   maxAgeMs: number;
   /** Bounds the messages waiting behind the turn in flight, and the remembered context. */
   maxBytes: number;
+  /** Whether an unexpected error means the database cannot be reached now (the error handler's verdict). */
+  databaseUnavailable: (error: unknown) => boolean;
 }
 
 export interface Connection {
@@ -149,7 +150,7 @@ export function serveConnection(ws: WebSocket, context: { caller: Caller; req: h
       const output = collector.output();
       if (collector.id && output) continuation.answered(collector.id, expanded, output);
     } catch (error) {
-      const unavailable = isDatabaseUnavailable(error);
+      const unavailable = deps.databaseUnavailable(error);
       logger.error({ request_id: exchange.requestId, err: error }, unavailable ? 'database unavailable' : 'websocket turn failed');
       if (!sink?.started) refuse(new Failure(unavailable ? HttpError.DatabaseUnavailable : HttpError.Internal, ''));
       status = unavailable ? 503 : 500;

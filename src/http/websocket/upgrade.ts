@@ -8,18 +8,12 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Caller } from '../../customers/service.ts';
 import { Failure } from '../../domain/failure.ts';
 import type { Logger } from '../../logger.ts';
 import { HttpError } from '../errors.ts';
+import type { WebSocketUpgrade } from '../handler.ts';
 import type { UpgradeHandler } from '../upgrade.ts';
 import { serveConnection, type ConnectionDeps, type Connection } from './connection.ts';
-
-/** What the handler of GET /v1/responses may do with a WebSocket upgrade (RequestContext.upgrade). */
-export interface WebSocketUpgrade {
-  /** Completes the handshake for this caller and serves the connection; the refusal otherwise (400, 503). */
-  accept(caller: Caller, requestId: string): Failure | undefined;
-}
 
 export interface ResponsesSockets extends UpgradeHandler {
   /** The upgrade of a request the app is serving, if it is one. */

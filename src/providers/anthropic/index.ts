@@ -1,4 +1,4 @@
-// Anthropic Messages: relayed as is (src/domain/passthrough); headers.ts and errors.ts hold its wire knowledge.
+// Anthropic Messages: relayed as is (src/domain/passthrough); wire.ts builds its calls.
 import type { ProtocolModule } from '../protocol.ts';
 import { TEXT_TIMEOUTS } from '../timeouts.ts';
 

@@ -4,6 +4,7 @@
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
+import { confirmedCancel, locatedByPoll, submittedAs } from '../video-steps.ts';
 import { arkSubmitRefusal } from './errors.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = {
@@ -60,8 +61,7 @@ export const arkAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
     const answer = await callJson(provider, 'POST', '/contents/generations/tasks', arkBody(upstreamModel, request));
     if (answer instanceof UpstreamError) return arkSubmitRefusal(answer);
-    const id = asId(answer.body.id);
-    return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
+    return submittedAs(asId(answer.body.id), answer.status);
   },
   async poll(provider, upstreamId) {
     const answer = await callJson(provider, 'GET', taskPath(upstreamId));
@@ -70,16 +70,11 @@ export const arkAdapter: VideoAdapter = {
   async cancel(provider, upstreamId) {
     // Ark deletes the record of a finished task on DELETE: the caller polls first and only
     // cancels a task the upstream still reports queued. A running task is refused upstream.
-    const answer = await callJson(provider, 'DELETE', taskPath(upstreamId));
-    if (answer instanceof UpstreamError) return answer.status && answer.status < 500 && answer.status !== 429 ? 'refused' : answer;
-    const after = await this.poll(provider, upstreamId);
-    return !(after instanceof UpstreamError) && after.status === 'cancelled' ? 'cancelled' : 'refused';
+    return confirmedCancel(await callJson(provider, 'DELETE', taskPath(upstreamId)), () => this.poll(provider, upstreamId));
   },
   variants: ['video'],
   async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
     // `video_url` is valid 24 h after completion; the task record (and so the URL) 7 days.
-    const task = await this.poll(provider, upstreamId);
-    if (task instanceof UpstreamError) return task.status === 404 ? 'gone' : task;
-    return task.status === 'completed' && task.assetUrl ? { url: task.assetUrl, withCredential: false } : 'gone';
+    return locatedByPoll(await this.poll(provider, upstreamId));
   },
 };

@@ -10,6 +10,7 @@
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoContentItem, VideoPoll } from '../video.ts';
+import { confirmedCancel, locatedByPoll, submittedAs } from '../video-steps.ts';
 import { submitRefusal } from './errors.ts';
 import { STATUS, UNKNOWN_TASK } from './status.ts';
 import { readUsage } from './usage.ts';
@@ -82,8 +83,7 @@ export const dashscopeAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
     const answer = await callJson(provider, 'POST', CREATE, wanBody(upstreamModel, request), { headers: { 'X-DashScope-Async': 'enable' } });
     if (answer instanceof UpstreamError) return submitRefusal(answer);
-    const id = asId(asRecord(answer.body.output).task_id);
-    return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
+    return submittedAs(asId(asRecord(answer.body.output).task_id), answer.status);
   },
   async poll(provider, upstreamId) {
     const answer = await callJson(provider, 'GET', taskPath(upstreamId));
@@ -91,16 +91,11 @@ export const dashscopeAdapter: VideoAdapter = {
   },
   async cancel(provider, upstreamId) {
     // Refused (400) unless the task is PENDING; a confirmed cancel shows CANCELED at once.
-    const answer = await callJson(provider, 'POST', `${taskPath(upstreamId)}/cancel`);
-    if (answer instanceof UpstreamError) return answer.status && answer.status < 500 && answer.status !== 429 ? 'refused' : answer;
-    const after = await this.poll(provider, upstreamId);
-    return !(after instanceof UpstreamError) && after.status === 'cancelled' ? 'cancelled' : 'refused';
+    return confirmedCancel(await callJson(provider, 'POST', `${taskPath(upstreamId)}/cancel`), () => this.poll(provider, upstreamId));
   },
   variants: ['video'],
   async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
     // The task (and its signed video_url) is kept 24 hours; after that it answers UNKNOWN.
-    const task = await this.poll(provider, upstreamId);
-    if (task instanceof UpstreamError) return task.status === 404 ? 'gone' : task;
-    return task.status === 'completed' && task.assetUrl ? { url: task.assetUrl, withCredential: false } : 'gone';
+    return locatedByPoll(await this.poll(provider, upstreamId));
   },
 };

@@ -4,9 +4,10 @@
 // Kling has no cancel. A task is settled on its delivered `task_result.videos[].duration` at the
 // mode it was priced at (Kling's answers do not repeat the mode); its files are kept 30 days.
 import { asId, asRecord, asString, callJson, type JsonAnswer } from '../json-http.ts';
-import type { ResolvedProvider } from '../registry.ts';
+import type { ResolvedProvider } from '../../catalogue/types.ts';
 import { UpstreamError } from '../types.ts';
 import type { VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
+import { locatedByPoll } from '../video-steps.ts';
 import { createKlingTokens, parseKlingCredential, SANDBOX_KEYS, type KlingKeys } from './auth.ts';
 import { codeError, klingErrorOf, mapCreateRefusal, TOKEN_TIME_REFUSALS } from './errors.ts';
 import { klingCreate, taskPath, taskRefOf, upstreamIdOf, type KlingTaskRef } from './request.ts';
@@ -84,8 +85,6 @@ export const klingAdapter: VideoAdapter = {
   variants: ['video'],
   async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
     // The task answers the file's CDN URL (no credential) for as long as Kling keeps it.
-    const task = await this.poll(provider, upstreamId);
-    if (task instanceof UpstreamError) return task.status === 404 ? 'gone' : task;
-    return task.status === 'completed' && task.assetUrl ? { url: task.assetUrl, withCredential: false } : 'gone';
+    return locatedByPoll(await this.poll(provider, upstreamId));
   },
 };

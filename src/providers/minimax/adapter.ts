@@ -6,6 +6,7 @@
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation, VideoPoll } from '../video.ts';
+import { locatedByPoll, refusedCancel, submittedAs } from '../video-steps.ts';
 import { minimaxStatusRefusal, minimaxSubmitRefusal } from './errors.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = {
@@ -63,8 +64,7 @@ export const minimaxAdapter: VideoAdapter = {
     if (answer instanceof UpstreamError) return minimaxSubmitRefusal(answer);
     const code = asRecord(answer.body.base_resp).status_code;
     if (typeof code === 'number' && code !== 0) return minimaxStatusRefusal(code, String(asRecord(answer.body.base_resp).status_msg ?? ''));
-    const id = asId(answer.body.task_id);
-    return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
+    return submittedAs(asId(answer.body.task_id), answer.status);
   },
   async poll(provider, upstreamId) {
     const answer = await callJson(provider, 'GET', queryPath(upstreamId));
@@ -73,14 +73,12 @@ export const minimaxAdapter: VideoAdapter = {
   async cancel(provider, upstreamId) {
     // 200 {task_id, action: "cancelled"} for a queued task; a running or cancelled one is a 400.
     const answer = await callJson(provider, 'DELETE', `/v2/video_generation/${encodeURIComponent(upstreamId)}`);
-    if (answer instanceof UpstreamError) return answer.status && answer.status < 500 && answer.status !== 429 ? 'refused' : answer;
+    if (answer instanceof UpstreamError) return refusedCancel(answer);
     return answer.body.action === 'cancelled' ? 'cancelled' : 'refused';
   },
   variants: ['video'],
   async locate(provider, upstreamId): Promise<VideoAssetLocation | 'gone' | UpstreamError> {
     // Each query signs a fresh content.url; an unknown or too old task is `invalid task_id` (400).
-    const task = await this.poll(provider, upstreamId);
-    if (task instanceof UpstreamError) return task.status === 404 || task.status === 400 ? 'gone' : task;
-    return task.status === 'completed' && task.assetUrl ? { url: task.assetUrl, withCredential: false } : 'gone';
+    return locatedByPoll(await this.poll(provider, upstreamId), [404, 400]);
   },
 };

@@ -1,4 +1,4 @@
-// OpenAI Chat Completions: relayed as is (src/domain/passthrough); headers.ts holds its wire knowledge.
+// OpenAI Chat Completions: relayed as is (src/domain/passthrough); wire.ts builds its calls, errors.ts reads its errors.
 import type { ProtocolModule } from '../protocol.ts';
 import { TEXT_TIMEOUTS } from '../timeouts.ts';
 

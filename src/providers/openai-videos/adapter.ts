@@ -6,6 +6,7 @@ import { joinUrl } from '../http.ts';
 import { asId, asRecord, asString, callJson } from '../json-http.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoPoll } from '../video.ts';
+import { submittedAs } from '../video-steps.ts';
 import { openaiVideosSubmitRefusal } from './errors.ts';
 
 const STATUS: Record<string, VideoPoll['status']> = { queued: 'queued', in_progress: 'in_progress', completed: 'completed', failed: 'failed' };
@@ -55,8 +56,7 @@ export const openaiVideosAdapter: VideoAdapter = {
   async submit(provider, upstreamModel, request) {
     const answer = await callJson(provider, 'POST', '/videos', soraBody(upstreamModel, request));
     if (answer instanceof UpstreamError) return openaiVideosSubmitRefusal(answer);
-    const id = asId(answer.body.id);
-    return id ? { upstreamId: id } : new UpstreamError('protocol', false, answer.status);
+    return submittedAs(asId(answer.body.id), answer.status);
   },
   async poll(provider, upstreamId) {
     const answer = await callJson(provider, 'GET', `/videos/${encodeURIComponent(upstreamId)}`);

@@ -7,7 +7,7 @@
 // through the Cloud Storage JSON API with the same token; nothing is stored by the gateway. Veo
 // reports no usage, so a delivered video is billed as requested (operation.ts). There is no cancel.
 import { asString, callJson } from '../json-http.ts';
-import type { ResolvedProvider } from '../registry.ts';
+import type { ResolvedProvider } from '../../catalogue/types.ts';
 import { UpstreamError } from '../types.ts';
 import type { NormalisedVideoRequest, VideoAdapter, VideoAssetLocation } from '../video.ts';
 import { accessToken } from './auth.ts';

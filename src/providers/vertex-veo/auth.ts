@@ -7,7 +7,7 @@
 // an error: failures become UpstreamErrors without text.
 import fs from 'node:fs';
 import { JWT } from 'google-auth-library';
-import type { ResolvedProvider } from '../registry.ts';
+import type { ResolvedProvider } from '../../catalogue/types.ts';
 import { UpstreamError } from '../types.ts';
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from '../simulator.ts';
 import { parseDirectives, requestText, type SimBehaviour } from './directives.ts';
-import { anthropicErrorType } from '../../providers/anthropic/errors.ts';
+import { anthropicErrorType } from '../../shared/anthropic-errors.ts';
 import { refusal, ROUTES } from './refusals.ts';
 import { answerOf, id, outputTokens, simulatedInput } from './responses.ts';
 import { openEventStream, sendHalfThenDrop } from '../replies.ts';

@@ -126,6 +126,33 @@ describe('metrics: GET /metrics (admin token) and METRICS_PORT (no authenticatio
     expect(delta('gateway_upstream_failovers_total', { provider: 'sandbox-anthropic' })).to.equal(1);
   });
 
+  it('counts every upstream call, not only the relay: counts of tokens, a background submission and its poll, a stored response', async () => {
+    const before = await scrape();
+    const post = (path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${key}` }) =>
+      fetch(`${gateway.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const messages = [{ role: 'user', content: 'How many tokens is this?' }];
+    expect((await post('/v1/messages/count_tokens', { model: 'sandbox/claude-haiku', messages }, { 'x-api-key': key })).status).to.equal(200);
+    expect((await post('/v1/responses/input_tokens', { model: 'sandbox/responses-model', input: 'Count me' })).status).to.equal(200);
+    const gemini = await post('/v1beta/models/sandbox%2Fgemini-flash:countTokens', { contents: [{ role: 'user', parts: [{ text: 'Count me' }] }] });
+    expect(gemini.status).to.equal(200);
+    const queued = await post('/v1/responses', { model: 'sandbox/responses-model', input: 'Later, please', background: true });
+    expect(queued.status).to.equal(200);
+    const { id } = (await queued.json()) as { id: string };
+    expect((await fetch(`${gateway.url}/v1/responses/${id}`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(200);
+    await gateway
+      .db('video_tasks')
+      .where({ upstream_task_id: id })
+      .update({ next_poll_at: new Date(0) });
+    await gateway.services.videoWorker.processBatch(); // the task engine's poll of the background response
+    const after = await scrape();
+    const calls = (provider: string) =>
+      sample(after, 'gateway_upstream_requests_total', { provider, outcome: 'ok', status: '200' }) -
+      sample(before, 'gateway_upstream_requests_total', { provider, outcome: 'ok', status: '200' });
+    expect(calls('sandbox-anthropic')).to.equal(1);
+    expect(calls('sandbox-gemini')).to.equal(1);
+    expect(calls('sandbox-openai-responses')).to.equal(4); // the count, the submission, the stored read, the poll
+  });
+
   it('shows a request held right now in the pending gauges, and none once it settled', async () => {
     // The 529 of the test before is released a moment after its client saw the answer.
     await gateway.settled();

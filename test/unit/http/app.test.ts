@@ -17,6 +17,7 @@ describe('the Express application', () => {
       adminToken: 'adm_secret_token',
       bodyLimitBytes: 1024,
       validateResponses: false,
+      databaseUnavailable: () => false,
     });
     const req = new app.classes.IncomingMessage(new net.Socket());
     const res = new app.classes.ServerResponse(req);

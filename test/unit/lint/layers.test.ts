@@ -28,12 +28,21 @@ async function reported(file: string, ...imports: string[]): Promise<string[]> {
   return messages.map((m) => m.message);
 }
 
+/** Each import, alone in its file, is reported once (with its message, where one is given). */
+async function eachRefused(imports: Array<[file: string, from: string, message?: RegExp]>): Promise<void> {
+  for (const [file, from, message] of imports) {
+    const messages = await reported(file, from);
+    expect(messages, `${file} -> ${from}`).to.have.length(1);
+    if (message) expect(messages[0], `${file} -> ${from}`).to.match(message);
+  }
+}
+
 describe('eslint layer zones', () => {
   it('src/tasks imports no product folder, nor the HTTP layer', async () => {
     expect(await reported('src/tasks/worker.ts', '../domain/videos/kind.ts')).to.have.length(1);
     expect((await reported('src/tasks/submit.ts', '../domain/responses/kind.ts'))[0]).to.match(/^src\/tasks may not import from src\/domain: /);
     expect(await reported('src/tasks/outcome.ts', '../http/errors.ts')).to.have.length(1);
-    expect(await reported('src/tasks/outcome.ts', '../ledger/service.ts', '../providers/types.ts', './model.ts')).to.deep.equal([]);
+    expect(await reported('src/tasks/outcome.ts', '../ledger/index.ts', '../providers/index.ts', './model.ts')).to.deep.equal([]);
   });
 
   it('the video and the response kinds do not import each other; both may use the engine', async () => {
@@ -51,6 +60,55 @@ describe('eslint layer zones', () => {
     expect((await reported('src/metrics/database.ts', '../domain/videos/queue.ts'))[0]).to.match(/^src\/metrics may not import from src\/domain: /);
     expect(await reported('src/metrics/database.ts', '../tasks/gauges.ts')).to.have.length(1);
     expect(await reported('src/metrics/database.ts', '../logger.ts', './hooks.ts')).to.deep.equal([]);
+  });
+
+  it('fails on each of the six imports issue 34 found across a layer', async () => {
+    await eachRefused([
+      ['src/http/errors.ts', '../providers/anthropic/wire.ts', /^src\/http may not import from src\/providers: /],
+      ['src/http/steps/error-handler.ts', '../../db/unavailable.ts', /^src\/http may not import from src\/db: /],
+      ['src/http/serialize/ledger.ts', '../../holds/delivered.ts', /^src\/http may not import from src\/holds: /],
+      ['src/customers/limits.ts', '../ledger/context.ts', /^src\/customers may not import from src\/ledger: /],
+      ['src/metrics/database.ts', '../domain/videos/service.ts', /^src\/metrics may not import from src\/domain: /],
+      ['src/sandbox/anthropic/server.ts', '../../providers/anthropic/wire.ts', /^src\/sandbox may not import from src\/providers: /],
+    ]);
+  });
+
+  it('the HTTP layer reaches services, its own steps and the shared helpers; never an upstream, SQL, a hold or a job', async () => {
+    expect(await reported('src/http/handlers/wallet_get.ts', '../../domain/failure.ts', '../serialize/account.ts', '../../shared/money.ts')).to.deep.equal([]);
+    expect(await reported('src/http/app.ts', './steps/dispatch.ts', '../customers/service.ts', '../metrics/hooks.ts')).to.deep.equal([]);
+    for (const from of ['../jobs/cron.ts', '../sandbox/index.ts', '../providers/call.ts', '../holds/holds.ts'])
+      expect(await reported('src/http/server.ts', from), from).to.have.length(1);
+  });
+
+  it('metrics, jobs and the simulators are leaves: no feature of the gateway; request logs reach only the database', async () => {
+    await eachRefused([
+      ['src/metrics/registry.ts', '../ledger/service.ts'],
+      ['src/metrics/registry.ts', '../providers/call.ts'],
+      ['src/jobs/cron.ts', '../holds/sweeper.ts'],
+      ['src/jobs/cron.ts', '../tasks/worker.ts'],
+      ['src/sandbox/json-server.ts', '../ledger/service.ts'],
+      ['src/sandbox/openai-chat/server.ts', '../../http/errors.ts'],
+      ['src/logs/request-logs.ts', '../domain/sink.ts'],
+      ['src/logs/log-row.ts', '../ledger/service.ts'],
+    ]);
+    expect(await reported('src/metrics/registry.ts', '../logger.ts', '../config.ts', '../shared/bounded-server.ts')).to.deep.equal([]);
+    expect(await reported('src/jobs/cron.ts', '../logger.ts')).to.deep.equal([]);
+    expect(await reported('src/sandbox/index.ts', '../catalogue/types.ts', '../shared/anthropic-errors.ts')).to.deep.equal([]);
+    expect(await reported('src/logs/request-logs.ts', '../db/unavailable.ts', '../logger.ts')).to.deep.equal([]);
+  });
+
+  it('the ledger, the holds and the providers are reached through their index.ts only; inside a wing its files import each other', async () => {
+    const face = /^src\/(ledger|holds|providers) is imported through its face, src\/\1\/index\.ts, not src\//;
+    await eachRefused([
+      ['src/domain/account/service.ts', '../../ledger/free-quota.ts', face],
+      ['src/holds/grant-flusher.ts', '../ledger/grant-statements.ts', face],
+      ['src/services.ts', './holds/settler.ts', face],
+      ['src/domain/messages/service.ts', '../../providers/anthropic/wire.ts', face],
+      ['src/tasks/submit.ts', '../providers/types.ts', face],
+    ]);
+    expect(await reported('src/domain/account/service.ts', '../../ledger/index.ts', '../../holds/index.ts', '../../providers/index.ts')).to.deep.equal([]);
+    expect(await reported('src/ledger/service.ts', './free-quota.ts', './grant-statements.ts')).to.deep.equal([]);
+    expect(await reported('src/providers/openai-chat/index.ts', '../call.ts', './wire.ts', '../../catalogue/types.ts')).to.deep.equal([]);
   });
 
   it('the layers below the engine do not import it', async () => {

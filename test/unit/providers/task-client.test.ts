@@ -4,8 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { ResolvedProvider } from '../../../src/catalogue/types.ts';
+import { meteredCalls, observeCalls } from '../../../src/providers/call.ts';
 import { callJson } from '../../../src/providers/json-http.ts';
-import { attachTaskClient, createTaskClient, taskStream } from '../../../src/providers/task-client.ts';
+import { createTaskClient, taskStream } from '../../../src/providers/task-client.ts';
 import { UpstreamError } from '../../../src/providers/types.ts';
 
 describe('task client (got, one instance per provider)', () => {
@@ -29,7 +30,7 @@ describe('task client (got, one instance per provider)', () => {
       timeouts: { connect_ms: 1000, first_byte_ms: 1000, response_ms: 1000, idle_ms: 1000 },
       credential: () => 'sk-secret-credential',
     };
-    attachTaskClient(provider, { metrics: { upstreamAttempt: (id, _ms, outcome, status) => attempts.push([id, outcome, status]) } });
+    observeCalls(provider, meteredCalls({ upstreamAttempt: (id, _ms, outcome, status) => attempts.push([id, outcome, status]) }));
   });
   beforeEach(() => {
     seen = [];

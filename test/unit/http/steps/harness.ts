@@ -6,6 +6,7 @@ import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import { ROOT_DIR } from '../../../../src/config.ts';
 import type { Caller, CustomerService } from '../../../../src/customers/service.ts';
+import { isDatabaseUnavailable } from '../../../../src/db/unavailable.ts';
 import { createLogger } from '../../../../src/logger.ts';
 import { loadSpec, type Spec } from '../../../../src/http/spec.ts';
 import { errorHandler } from '../../../../src/http/steps/error-handler.ts';
@@ -60,7 +61,7 @@ export async function startSteps(steps: RequestHandler[], handlers: Surface['han
   );
   for (const step of steps) app.use(step);
   app.use(report);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, isDatabaseUnavailable));
   const server = http.createServer({ requireHostHeader: false }, app);
   server.on('checkExpectation', app); // as src/http/server.ts does
   const url = await listen(server, 0, '127.0.0.1');
