@@ -12,10 +12,10 @@ import type { ResolvedProvider } from '../../../src/catalogue/types.ts';
 import { callProvider } from '../../../src/providers/call.ts';
 import { collect } from '../../../src/providers/http.ts';
 import { callJson } from '../../../src/providers/json-http.ts';
-import { resolveProviders } from '../../../src/providers/registry.ts';
 import { taskStream } from '../../../src/providers/task-client.ts';
 import { UpstreamError } from '../../../src/providers/types.ts';
 import { callSpans } from '../../../src/telemetry/call-spans.ts';
+import { textAndTaskProviders } from '../../helpers/providers.ts';
 
 describe('client spans of upstream calls (call-spans.ts on the providers call hooks)', () => {
   let server: http.Server;
@@ -25,21 +25,7 @@ describe('client spans of upstream calls (call-spans.ts on the providers call ho
   const provider = new tracing.BasicTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer('test');
   const resolve = (contextToProviders: boolean): Map<string, ResolvedProvider> =>
-    resolveProviders(
-      [
-        { id: 'text', protocol: 'openai-chat', sandbox: true },
-        { id: 'tasks', protocol: 'ark-video', sandbox: true },
-      ],
-      {
-        env: {},
-        sandbox: true,
-        sandboxUrls: new Map([
-          ['text', base],
-          ['tasks', base],
-        ]),
-      },
-      { calls: [callSpans(tracer, { genAi: true, contextToProviders })] },
-    );
+    textAndTaskProviders(base, { calls: [callSpans(tracer, { genAi: true, contextToProviders })] });
   const spans = () => exporter.getFinishedSpans();
 
   before(async () => {
