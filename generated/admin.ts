@@ -1587,7 +1587,7 @@ export interface components {
             /** @description The input it was judged on (input + cache writes + cache reads). */
             input_tokens: number;
         };
-        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries; once retention removed the log row, from the journal alone (`log_removed`). Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
             object: "receipt";
@@ -1703,6 +1703,17 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
             }[];
+            /** @description Null when the receipt was built from the request's log row (and for a video task). When the operator's retention (`REQUEST_LOG_RETENTION_DAYS`) removed the row, the receipt is rebuilt from the journal, which is never removed: `hold`, `charge`, `journal` and `price` (when the journal names the price version) are exact; `http_status`, `requested_model`, `usage.reported`, the counts of `usage.billed` and `measurement.reason` were in the row only and are null (`endpoint` and `model` too when the journal does not name them). */
+            log_removed: {
+                /** @description Why the row is gone. `retention` (the only reason today). */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description Log rows of requests that arrived before this instant were removed.
+                 */
+                removed_before: string;
+                explanation: string;
+            } | null;
         };
         /** @description What the usage cost the operator upstream: the delivered usage priced at the serving route's `cost` in the catalogue (its tiers and premiums included), recorded beside each charge. Operators only; a customer never sees it. */
         UpstreamCost: {
@@ -4779,6 +4790,7 @@ export interface operations {
                      *           "created_at": "2026-11-22T12:00:00.455Z"
                      *         }
                      *       ],
+                     *       "log_removed": null,
                      *       "provider": "sandbox-openai-chat",
                      *       "upstream_cost": {
                      *         "amount": "0.000041",

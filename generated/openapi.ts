@@ -488,7 +488,7 @@ export interface paths {
         };
         /**
          * The receipt of one of the calling customer's requests or video tasks
-         * @description Everything a customer needs to check a charge to the micro-unit: the provider's usage as reported, the price version and unit prices, the hold and what became of it, the charge, the free units spent, and whether usage was measured or estimated and why. A request has a receipt once its charge is final (a moment after its answer ended); a video task (`vt_...`) has one from acceptance (its hold `pending` until it is settled). Another customer's id, or one that names nothing, is 404.
+         * @description Everything a customer needs to check a charge to the micro-unit: the provider's usage as reported, the price version and unit prices, the hold and what became of it, the charge, the free units spent, and whether usage was measured or estimated and why. A request has a receipt once its charge is final (a moment after its answer ended); a video task (`vt_...`) has one from acceptance (its hold `pending` until it is settled). Once the operator's retention removed the request's log row, the receipt is rebuilt from the journal and says so (`log_removed`): the money stays exact, what only the row held is null. Another customer's id, or one that names nothing, is 404.
          */
         get: operations["requests_get"];
         put?: never;
@@ -1948,7 +1948,7 @@ export interface components {
              */
             watermark: string;
         };
-        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries; once retention removed the log row, from the journal alone (`log_removed`). Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
             object: "receipt";
@@ -2064,6 +2064,17 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
             }[];
+            /** @description Null when the receipt was built from the request's log row (and for a video task). When the operator's retention (`REQUEST_LOG_RETENTION_DAYS`) removed the row, the receipt is rebuilt from the journal, which is never removed: `hold`, `charge`, `journal` and `price` (when the journal names the price version) are exact; `http_status`, `requested_model`, `usage.reported`, the counts of `usage.billed` and `measurement.reason` were in the row only and are null (`endpoint` and `model` too when the journal does not name them). */
+            log_removed: {
+                /** @description Why the row is gone. `retention` (the only reason today). */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description Log rows of requests that arrived before this instant were removed.
+                 */
+                removed_before: string;
+                explanation: string;
+            } | null;
         };
         /** @description One model's usage on one UTC day. */
         UsageRow: {

@@ -15,6 +15,15 @@ export const ROOT_DIR = (() => {
   return dir;
 })();
 
+/** The gateway's version (package.json), for metrics and traces. */
+export function packageVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -90,6 +99,12 @@ export interface Config {
   webhookAllowInternal: string[];
   /** Failed redeem-code attempts allowed per key and per client address in each window. */
   redeemAttempts: { perKey: number; perAddress: number; windowSeconds: number };
+  /** Run the request log's hourly upkeep (partitions ahead, retention) in this process. */
+  requestLogUpkeep: boolean;
+  /** Request log rows older than this many days are removed (undefined: kept). */
+  requestLogRetentionDays: number | undefined;
+  /** OpenTelemetry traces (src/telemetry/): off unless an exporter or endpoint is named. */
+  tracing: { enabled: boolean; genAi: boolean; contextToProviders: boolean; sdkLogLevel: string | undefined };
 }
 
 /** Proxy variables are also read in lower case, as curl and most tools do; upper case wins. */
@@ -174,6 +189,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perKey: clean.REDEEM_ATTEMPTS_PER_KEY,
       perAddress: clean.REDEEM_ATTEMPTS_PER_ADDRESS,
       windowSeconds: clean.REDEEM_ATTEMPT_WINDOW_SECONDS,
+    },
+    requestLogUpkeep: clean.REQUEST_LOG_UPKEEP,
+    requestLogRetentionDays: clean.REQUEST_LOG_RETENTION_DAYS,
+    tracing: {
+      enabled:
+        Boolean(clean.OTEL_EXPORTER_OTLP_ENDPOINT || clean.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || clean.OTEL_TRACES_EXPORTER) &&
+        clean.OTEL_TRACES_EXPORTER !== 'none' &&
+        !clean.OTEL_SDK_DISABLED,
+      genAi: (clean.OTEL_SEMCONV_STABILITY_OPT_IN ?? '').split(',').some((value) => value.trim() === 'gen_ai_latest_experimental'),
+      contextToProviders: clean.TRACE_CONTEXT_TO_PROVIDERS,
+      sdkLogLevel: clean.OTEL_LOG_LEVEL,
     },
   };
 }

@@ -35,7 +35,8 @@ import { createCors } from './http/cors.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
 import { startHttpServer } from './http/server.ts';
 import { loadSpec } from './http/spec.ts';
-import { repeat, startBackgroundJobs } from './jobs/cron.ts';
+import { REQUEST_LOG_UPKEEP_LEASE, repeat, startBackgroundJobs } from './jobs/cron.ts';
+import { leaseOf } from './jobs/lease.ts';
 import { createSweeper, startHoldsRuntime } from './holds/index.ts';
 import { createLedger } from './ledger/index.ts';
 import { resolveProviders } from './providers/index.ts';
@@ -50,6 +51,7 @@ import { taskKinds } from './tasks/kind.ts';
 import { createTaskWorker } from './tasks/worker.ts';
 import { resolveAdminToken } from './startup/admin-token.ts';
 import { prepareDemo } from './startup/demo.ts';
+import { traceHooks } from './telemetry/hooks.ts';
 
 export type { Gateway, GatewayOverrides } from './gateway-types.ts';
 
@@ -74,7 +76,9 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const metrics = createMetrics({ db, logger, knownModel: modelExists, currency: () => catalogue.current().currency, taskGauges: () => readTaskGauges(db) });
   const catalogue = await createCatalogueStore({
     path: config.cataloguePath,
-    resolveProviders: (entries, options) => resolveProviders(entries, options, { metrics, logger }),
+    // With tracing on, a client span per upstream attempt rides the providers' call hooks.
+    resolveProviders: (entries, options) =>
+      resolveProviders(entries, options, { metrics, logger, calls: traceHooks.current ? [traceHooks.current.calls] : [] }),
     db,
     logger,
     env: process.env,
@@ -91,7 +95,8 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const ledger = createLedger({ db });
   const runtime = await startHoldsRuntime({ db, ledger, logger, config });
   const { instance, settler, holds } = runtime;
-  const requestLogs = createRequestLogs({ db, logger });
+  const upkeepLease = leaseOf(db, { ...REQUEST_LOG_UPKEEP_LEASE, holder: instance.id });
+  const requestLogs = createRequestLogs({ db, logger, upkeep: { retentionDays: config.requestLogRetentionDays, once: upkeepLease } });
   const customers = createCustomerService({
     db,
     apiKeyPrefix: config.apiKeyPrefix,
@@ -145,7 +150,12 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   await settler.replayOrphans();
   const tickers = startBackgroundJobs(
     config,
-    { sweep: () => services.sweeper.sweep(), drainVideos: (stop) => services.videoWorker.drain(stop), webhooks: () => services.alerts.tick() },
+    {
+      sweep: () => services.sweeper.sweep(),
+      drainVideos: (stop) => services.videoWorker.drain(stop),
+      webhooks: () => services.alerts.tick(),
+      requestLogUpkeep: { atStart: () => requestLogs.upkeep.preparePartitions(), run: (stop) => requestLogs.upkeep.run(stop) },
+    },
     logger,
   );
   const { token: adminToken, generated: adminTokenGenerated } = resolveAdminToken(config.adminToken, config.dataDir);

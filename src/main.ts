@@ -7,6 +7,8 @@ import { loadConfig, ROOT_DIR, type Config } from './config.ts';
 import { preflight } from './config/preflight.ts';
 import { reportStartupFailure } from './config/startup-errors.ts';
 import { startGateway, type Gateway } from './gateway.ts';
+import { createLogger } from './logger.ts';
+import { startTracing, type Tracing } from './telemetry/tracing.ts';
 
 export { startGateway, type Gateway } from './gateway.ts';
 
@@ -71,12 +73,16 @@ function consoleLine(dir: string | undefined, url: string): string {
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let config: Config | undefined;
   let gateway: Gateway;
+  let tracing: Tracing | undefined;
   try {
     config = loadConfig(env);
     await preflight(config);
+    const logger = createLogger(config.logLevel);
+    // Before the gateway: its HTTP app and provider clients trace when the hooks are there.
+    tracing = await startTracing(config.tracing, logger);
     // A funded demo key exists only beside the sandbox providers: a production start (SANDBOX=false)
     // creates no customer and prints no key into its logs.
-    gateway = await startGateway(config, { seedDemo: config.sandbox });
+    gateway = await startGateway(config, { seedDemo: config.sandbox, logger });
   } catch (error) {
     reportStartupFailure(error, config);
     process.exit(1);
@@ -94,7 +100,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     firstSignalAt = Date.now();
     process.stderr.write(`${signal}: finishing open requests (up to ${graceSeconds} s), then stopping; send it again to stop at once\n`);
     gateway.close().then(
-      () => process.exit(0),
+      // The spans still buffered go to the collector, waited for a few seconds at most.
+      () =>
+        Promise.race([tracing?.shutdown().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, TRACES_FLUSH_MS))]).then(() => process.exit(0)),
       (error: unknown) => {
         process.stderr.write(`shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
         process.exit(1);
@@ -106,5 +114,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
 }
 
 const REPEAT_SIGNAL_MS = 500;
+const TRACES_FLUSH_MS = 5_000;
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

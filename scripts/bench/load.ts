@@ -81,6 +81,26 @@ export async function closedLoop(pool: Pool, target: Target, body: string, concu
   return { samples, elapsedMs: performance.now() - started };
 }
 
+/**
+ * `ratePerSecond` requests started on a fixed schedule for `durationMs`, whatever the answers'
+ * pace (open loop); returns every completed request. At the same
+ * rate, the work a target does per second whatever its load (timers, batched writes) weighs the
+ * same on each request, so CPU time per request compares across targets and runs.
+ */
+export async function fixedRate(pool: Pool, target: Target, body: string, ratePerSecond: number, durationMs: number): Promise<{ samples: RequestSample[]; elapsedMs: number }> {
+  const samples: RequestSample[] = [];
+  const started = performance.now();
+  const sent: Array<Promise<void>> = [];
+  for (let n = 0; n < (ratePerSecond * durationMs) / 1000; n++) {
+    const due = started + (n * 1000) / ratePerSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    sent.push(sendOnce(pool, target, body).then((sample) => void samples.push(sample)));
+  }
+  await Promise.all(sent);
+  return { samples, elapsedMs: performance.now() - started };
+}
+
 /** What one SSE frame is: a content delta, the stream's end, or neither. */
 export function classifyFrame(api: Api, frame: string): 'delta' | 'stop' | 'other' {
   if (api === 'messages') {

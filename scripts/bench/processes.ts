@@ -55,6 +55,8 @@ export interface GatewaySpec {
   env?: Record<string, string>;
   /** Reuse the customer of an earlier run on the same database (a restart). */
   customer?: { key: string; customerId: string };
+  /** Another checkout to run the gateway from (built there): a baseline beside this one. */
+  cwd?: string;
 }
 
 export function createProcesses(children: ChildGroup, workDir: string) {
@@ -93,7 +95,7 @@ export function createProcesses(children: ChildGroup, workDir: string) {
     else delete env.DATABASE_URL;
     // What `npm start` runs: the build in dist/ (run.ts builds it once), not tsx.
     const node = [...(spec.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${spec.profileDir}`] : []), 'dist/src/main.js'];
-    const child = spawnChild(process.execPath, node, { env, logFile: `${spec.logName}.stderr.log` });
+    const child = spawnChild(process.execPath, node, { env, logFile: `${spec.logName}.stderr.log`, ...(spec.cwd ? { cwd: spec.cwd } : {}) });
     // Request log lines go to a file, as they would to a collector.
     child.stdout!.pipe(fs.createWriteStream(path.join(workDir, `${spec.logName}.log`), { flags: 'a' }));
     const origin = `http://127.0.0.1:${port}`;
@@ -132,11 +134,11 @@ async function provision(admin: Gateway['admin']): Promise<{ key: string; custom
   return { key: key.body.key, customerId: customer.body.id };
 }
 
-/** A fresh database `<name>_bench` beside the one BENCH_DATABASE_URL / DATABASE_URL names, or on the local server. */
-export async function benchDatabase(): Promise<{ url: string; version: string }> {
+/** A fresh database `<name>_bench<suffix>` beside the one BENCH_DATABASE_URL / DATABASE_URL names, or on the local server. */
+export async function benchDatabase(suffix = ''): Promise<{ url: string; version: string }> {
   const serverUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || execFileSync('bash', [path.join(ROOT_DIR, 'scripts/postgres-up.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
   const url = new URL(serverUrl);
-  const name = `${url.pathname.slice(1) || 'gateway'}_bench`;
+  const name = `${url.pathname.slice(1) || 'gateway'}_bench${suffix}`;
   const admin = knexPkg.knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
   try {
     await admin.raw(`drop database if exists ${name} with (force)`);

@@ -19,6 +19,7 @@ import {
   publicUrl,
   trustProxy,
 } from './validators.ts';
+import { TRACING_ENV } from './env-tracing.ts';
 
 export { LOG_LEVELS, type CorsOrigins } from './validators.ts';
 
@@ -193,6 +194,18 @@ export const ENV_SCHEMA = {
     default: [],
     desc: 'Internal addresses and subnets webhooks may reach anyway (`10.0.0.0/8`, `127.0.0.1`), separated by commas; by default a webhook URL on a loopback, private or link-local address is refused, as provider-named URLs are.',
   }),
+  REQUEST_LOG_UPKEEP: flag({
+    default: true,
+    desc: "Run the request log's hourly upkeep in this process: the monthly partitions ahead (also at start) and retention. Any number of replicas may: a lease runs it once across them.",
+  }),
+  REQUEST_LOG_RETENTION_DAYS: integer(
+    1,
+    36_500,
+  )({
+    default: undefined,
+    desc: 'Request log rows older than this many days are removed by an hourly job (whole months of the monthly partitions dropped, the rest in batches), run once across replicas; unset: kept. The journal is never removed: receipts of removed rows are rebuilt from it and say so, and journal exports are unaffected.',
+  }),
+  ...TRACING_ENV,
   REDEEM_ATTEMPTS_PER_KEY: integer(
     1,
     1_000_000,

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import { checkpointedCharge, checkpointedDraws, type CheckpointedDraw } from './delivered.ts';
 import { EMPTY_LOG_FIELDS, type RequestLogs } from '../logs/request-logs.ts';
 import type { SweepMetrics } from '../metrics/hooks.ts';
+import { requestIdTime } from '../shared/ids.ts';
 
 type Usage = NonNullable<CheckpointedDraw['usage']>;
 
@@ -75,7 +76,8 @@ export function createSweeper(deps: { ledger: Ledger; requestLogs: RequestLogs; 
       cost,
       usage_estimated: true,
       interrupted: true,
-      created_at: new Date(),
+      // The arrival its id carries, as the owner's own row would have: either replaces the other.
+      created_at: requestIdTime(purpose.ref),
       swept: true,
     });
   }

@@ -9,6 +9,7 @@ import { CORS_PREFLIGHT } from './cors.ts';
 import { CONSOLE_ASSET } from './steps/console.ts';
 import type { Exchange } from './exchange.ts';
 import { loggedSessionId, sessionIdOf } from '../domain/passthrough/affinity.ts';
+import { requestIdTime } from '../shared/ids.ts';
 import { formatMicros } from '../shared/money.ts';
 
 /** Probes, scrapes, CORS preflights and the console's files would drown the request log (and are access-logged at debug only). */
@@ -21,8 +22,12 @@ export interface AccessLog {
   turn(req: IncomingMessage, exchange: Exchange, status: number, clientGone: boolean): void;
 }
 
+/** An id whose time is further than this from the request's arrival was not minted at arrival. */
+const MISDATED_MS = 10 * 60_000;
+
 export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs; metrics?: RequestMetrics | undefined }): AccessLog {
   const { logger } = deps;
+  let misdated = false;
 
   /** Text from the client for a log line: bounded, one line. */
   const clip = (text: string | undefined): string | undefined => (text === undefined ? undefined : text.replace(/[\r\n\u0000]/g, ' ').slice(0, 200));
@@ -78,8 +83,12 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
     const settled = exchange.outcome.settled;
     if (admin || UNLOGGED.has(operation) || !settled) accessLine(admin, req, exchange, latencyMs, status, clientGone, fields);
     if (admin || UNLOGGED.has(operation)) return;
-    // Dated when the request arrived, not when its row is written (after the charge is durable).
-    const arrivedAt = new Date(Date.now() - latencyMs);
+    // Dated when the request arrived, as its id says (the row's partition key: src/shared/ids.ts).
+    const arrivedAt = requestIdTime(exchange.requestId);
+    if (Math.abs(arrivedAt.getTime() - (Date.now() - latencyMs)) > MISDATED_MS && !misdated) {
+      misdated = true; // once: an id minted elsewhere than newRequestId() files its row under a wrong month
+      logger.error({ request_id: exchange.requestId }, 'request id does not carry its arrival time (mint ids with newRequestId)');
+    }
     const entry = (final: LogFields): RequestLogEntry => ({
       ...EMPTY_LOG_FIELDS,
       model: exchange.model,

@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Failure } from '../domain/failure.ts';
 import type { Logger } from '../logger.ts';
-import { randomBase62 } from '../shared/ids.ts';
+import { newRequestId } from '../shared/ids.ts';
 import { HttpError, renderFailure, shapeOfPath } from './errors.ts';
 
 /** The request target of the packet being parsed, when its request line is readable. */
@@ -68,7 +68,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: u
     socket.destroy();
     return;
   }
-  const requestId = `req_${randomBase62(24)}`;
+  const requestId = newRequestId();
   const code =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? HttpError.HeadersTooLarge

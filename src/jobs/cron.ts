@@ -65,14 +65,33 @@ export function repeat(ms: number, name: string, logger: Logger, work: () => Pro
 }
 
 /** The jobs this process ticks (each may run in any number of replicas): holds, videos, then webhooks. */
+/** The request log's upkeep (partitions ahead, retention): every hour at minute 7, off the hour when other jobs of the operator's tend to run. */
+export const REQUEST_LOG_UPKEEP_SCHEDULE = '0 7 * * * *';
+/** Its lease (src/jobs/lease.ts): a run starts at most once per half hour across replicas; a dead holder's lease runs out in 10 min. */
+export const REQUEST_LOG_UPKEEP_LEASE = { name: 'request-log-upkeep', leaseMs: 10 * 60_000, gapMs: 30 * 60_000 };
+
 export function startBackgroundJobs(
-  config: { holdSweeper: boolean; videoPoller: boolean; webhooks?: boolean },
-  work: { sweep(): Promise<unknown>; drainVideos(stop: AbortSignal): Promise<unknown>; webhooks?(): Promise<unknown> },
+  config: { holdSweeper: boolean; videoPoller: boolean; webhooks?: boolean; requestLogUpkeep?: boolean },
+  work: {
+    sweep(): Promise<unknown>;
+    drainVideos(stop: AbortSignal): Promise<unknown>;
+    webhooks?(): Promise<unknown>;
+    /** The request log's partitions ahead, at start; then its hourly upkeep. */
+    requestLogUpkeep?: { atStart(): Promise<unknown>; run(stop: AbortSignal): Promise<unknown> };
+  },
   logger: Logger,
 ): Ticker[] {
   const tickers: Ticker[] = [];
   if (config.holdSweeper) tickers.push(every('* * * * * *', 'hold-sweeper', logger, () => work.sweep()));
   if (config.videoPoller) tickers.push(every('* * * * * *', 'video-poller', logger, (stop) => work.drainVideos(stop)));
   if (config.webhooks && work.webhooks) tickers.push(every('* * * * * *', 'webhooks', logger, () => work.webhooks!()));
+  const upkeep = work.requestLogUpkeep;
+  if (config.requestLogUpkeep && upkeep) {
+    const ready = upkeep
+      .atStart()
+      .catch((error: unknown) => logger.warn({ err: error, job: 'request-log-upkeep' }, 'not done at start; the hourly run retries'));
+    const ticker = every(REQUEST_LOG_UPKEEP_SCHEDULE, 'request-log-upkeep', logger, (stop) => upkeep.run(stop));
+    tickers.push({ stop: async () => void (await Promise.all([ready, ticker.stop()])) });
+  }
   return tickers;
 }

@@ -154,13 +154,14 @@ const UPDATES = COLUMNS.map((c) => c.split(' ')[0])
   .join(', ');
 /**
  * One row per request id. A sweeper's row (the process was taken for dead) gives way to the
- * owner's own, whichever is written last: the owner knows what the client received. logged_at is
- * the clock at the insert (its default), renewed on a replacement, so the new row is in the time
- * window of when it was written (docs/money.md, "The export watermark").
+ * owner's own, whichever is written last: the owner knows what the client received. Both are dated
+ * by the arrival the id carries (the partition key, part of every unique key), so they meet here.
+ * logged_at is the clock at the insert (its default), renewed on a replacement, so the new row is
+ * in the time window of when it was written (docs/money.md, "The export watermark").
  */
 export const INSERT_LOGS_SQL = `insert into request_logs (${NAMES})
   select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS.join(', ')})
-  on conflict (request_id) do update set ${UPDATES}, logged_at = clock_timestamp() where request_logs.swept and not excluded.swept`;
+  on conflict (request_id, created_at) do update set ${UPDATES}, logged_at = clock_timestamp() where request_logs.swept and not excluded.swept`;
 
 /** Text PostgreSQL cannot hold (NUL, unpaired surrogates) becomes U+FFFD; client-named models may carry it. */
 export const storable = (text: string | null): string | null =>

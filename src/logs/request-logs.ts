@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Logger } from '../logger.ts';
 import { BILLABLE_ENDPOINTS } from './billable.ts';
 import { INSERT_LOGS_SQL, logRow, type RequestLogEntry, type RequestLogRow } from './log-row.ts';
+import { createRequestLogUpkeep, type RequestLogUpkeep, type UpkeepOptions } from './retention.ts';
 
 export { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry, type RequestLogRow } from './log-row.ts';
 
@@ -30,6 +31,8 @@ export interface RequestLogs {
   flush(): Promise<void>;
   list(filter: RequestLogFilter): Promise<{ rows: RequestLogRow[]; hasMore: boolean }>;
   close(): Promise<void>;
+  /** The monthly partitions ahead, and retention (retention.ts). */
+  readonly upkeep: RequestLogUpkeep;
 }
 
 /**
@@ -37,7 +40,14 @@ export interface RequestLogs {
  * `flushMs` or `maxBatch` entries. A batch the database refuses is retried entry by entry so one
  * bad row cannot take others with it; a database outage keeps at most `maxQueue` entries.
  */
-export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: number; maxBatch?: number; maxQueue?: number }): RequestLogs {
+export function createRequestLogs(deps: {
+  db: Knex;
+  logger: Logger;
+  flushMs?: number;
+  maxBatch?: number;
+  maxQueue?: number;
+  upkeep: Omit<UpkeepOptions, 'db' | 'logger'>;
+}): RequestLogs {
   const flushMs = deps.flushMs ?? 200;
   const maxBatch = deps.maxBatch ?? 500;
   const maxQueue = deps.maxQueue ?? 50_000;
@@ -116,5 +126,6 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
       clearInterval(timer);
       await drain();
     },
+    upkeep: createRequestLogUpkeep({ db: deps.db, logger: deps.logger, ...deps.upkeep }),
   };
 }

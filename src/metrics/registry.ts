@@ -1,11 +1,9 @@
 // The gateway's Prometheus metrics: one Registry per gateway (never prom-client's global one, so
 // several gateways in one test process do not collide). Counters and histograms are fed by three
 // hooks (the access-log point, the upstream call, the sweeper); gauges are read at scrape time.
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ROOT_DIR } from '../config.ts';
+import { packageVersion } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createDatabaseGauges, type TaskGaugeReadings } from './database.ts';
 import type { ConnectionMetrics, KeyChangeMetrics, RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics, VideoQueueMetrics } from './hooks.ts';
@@ -175,12 +173,4 @@ function createVideoQueueMetrics(registers: Registry[]): VideoQueueMetrics {
     videoDispatched: (provider, waitedSeconds) => waits.observe({ provider }, Math.max(0, waitedSeconds)),
     videoRequeued: (provider) => requeues.inc({ provider }),
   };
-}
-
-function packageVersion(): string {
-  try {
-    return (JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }

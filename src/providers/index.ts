@@ -14,6 +14,6 @@ export { openaiResponsesCall, openaiResponsesPost } from './openai-responses/wir
 export { isConcurrencyRefusal } from './refusals.ts';
 export { resolveProviders } from './registry.ts';
 export { sanitizeForLog, sanitizeUpstreamMessage, upstreamErrorParts } from './sanitize.ts';
-export { UpstreamError, type UpstreamResponse } from './types.ts';
+export { type CallHooks, UpstreamError, type UpstreamResponse } from './types.ts';
 export { videoAdapters } from './video-adapters.ts';
 export { type NormalisedVideoRequest, type VideoContentItem, type VideoPoll, type VideoVariant } from './video.ts';

@@ -65,6 +65,7 @@ export async function startTestGateway(
       LOG_LEVEL: 'debug',
       VIDEO_POLLER: 'false',
       HOLD_SWEEPER: 'false',
+      REQUEST_LOG_UPKEEP: 'false', // tests run the upkeep by hand (services.requestLogs.upkeep)
       WEBHOOKS: 'false', // tests drive the alerts tick by hand (services.alerts.check/deliver)
       VIDEO_POLL_INTERVAL_MS: '100',
       ...options.env,

@@ -29,6 +29,11 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
   const c = r.charge;
   return (
     <>
+      {r.log_removed ? (
+        <p class="hint">
+          {r.log_removed.explanation} (retention removed the log rows of requests before {new Date(r.log_removed.removed_before).toLocaleString()})
+        </p>
+      ) : null}
       <Section title="Charge">
         {r.billable ? null : (
           <p class="ok" role="note">

@@ -23,6 +23,7 @@ import * as redeemCodes from './20261128120000_redeem_codes.ts';
 import * as commitOrderedTimes from './20261128150000_commit_ordered_times.ts';
 import * as pricedRecordsMark from './20261128160000_priced_records_mark.ts';
 import * as pricePlans from './20261128170000_price_plans.ts';
+import * as requestLogPartitions from './20261128180000_request_log_partitions.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128150000_commit_ordered_times', commitOrderedTimes],
   ['20261128160000_priced_records_mark', pricedRecordsMark],
   ['20261128170000_price_plans', pricePlans],
+  ['20261128180000_request_log_partitions', requestLogPartitions],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -61,7 +61,7 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
             to_char(e.posted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as posted_at,
             e.customer_id, coalesce(e.key_id, l.key_id, v.key_id) as key_id, e.kind, r.ref, v.id is not null as is_task,
             coalesce(l.endpoint, case when v.id is not null then 'videos_create' end) as endpoint,
-            coalesce(l.model, v.model_id, e.purpose ->> 'model') as model, pv.version as price_version,
+            coalesce(l.model, v.model_id, e.purpose ->> 'model', pv.model_id) as model, pv.version as price_version,
             pv.pricing ->> 'rule' as price_rule, pv.pricing -> 'plan' ->> 'name' as plan,
             l.input_tokens, l.output_tokens, l.cache_read_tokens, l.cache_write_tokens,
             (l.usage_detail -> 'price_tier' ->> 'above_input_tokens')::integer as tier_above_input_tokens,
@@ -71,7 +71,7 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
             e.free_units, e.free_amount, e.debits_delta as charged, e.debt_delta as debt, e.purpose -> 'upstream_cost' as upstream_cost
        from ledger_entries e
        cross join lateral (select substr(e.reference, strpos(e.reference, ':') + 1) as ref) r
-       left join request_logs l on l.request_id = r.ref
+       left join request_logs l on l.request_id = r.ref and l.created_at = request_log_created_at(r.ref)
        left join video_tasks v on v.id = r.ref
        left join price_versions pv on pv.id = coalesce(e.price_version_id, l.price_version_id, v.price_version_id)
       where e.kind in ('settle', 'charge', 'true_up') and e.posted_at >= ? and e.posted_at < ? ${customer} ${cursor}

@@ -19,9 +19,11 @@ export interface PriceVersionRow {
 /** The journal kinds a request's or a task's money moves through, in the order they happen. */
 export const RECEIPT_KINDS = ['reserve', 'charge', 'settle', 'release', 'true_up'] as const;
 
+/** The row of a request: its id names its partition (request_log_created_at), so one index probe finds it. */
 export async function requestLog(db: Knex, requestId: string, customerId: string | undefined): Promise<RequestLogRow | undefined> {
   return db('request_logs')
     .where({ request_id: requestId })
+    .whereRaw('created_at = request_log_created_at(?)', [requestId])
     .modify((q) => {
       if (customerId) q.where({ customer_id: customerId });
     })

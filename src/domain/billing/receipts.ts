@@ -12,6 +12,7 @@ import { Failure } from '../failure.ts';
 import type { VideoTaskRow } from '../videos/kind.ts';
 import { AccountError } from '../account/errors.ts';
 import { entriesOf, priceVersion, requestLog, videoTask, type PriceVersionRow } from './receipt-repo.ts';
+import { removedLogRow } from './removed-receipt.ts';
 
 export type HoldOutcome = 'settled' | 'released' | 'pending' | 'none';
 
@@ -49,6 +50,8 @@ export interface Receipt {
   /** Operators only. */
   provider: string | null;
   upstreamRequestId: string | null;
+  /** Retention removed the request's log row: the receipt is rebuilt from the journal (removed-receipt.ts). */
+  logRemoved?: { removedBefore: Date };
 }
 
 const CHARGING = new Set(['charge', 'settle', 'true_up']);
@@ -232,5 +235,12 @@ export async function findReceipt(db: Knex, id: string, customerId?: string): Pr
     return task ? taskReceipt(db, task) : notFound;
   }
   const row = await requestLog(db, id, customerId);
-  return row ? requestReceipt(db, row) : notFound;
+  if (row) return requestReceipt(db, row);
+  const removed = await removedLogRow(db, id, customerId);
+  if (!removed) return notFound;
+  const receipt = await requestReceipt(db, removed.row);
+  // What only the log row knew stays null: the status, and the endpoint and model when the journal does not name them.
+  // Billable: the journal holds money for it, whatever its endpoint was.
+  const model = receipt.model ?? receipt.price?.model_id ?? null;
+  return { ...receipt, billable: true, httpStatus: null, endpoint: receipt.endpoint || null, model, logRemoved: { removedBefore: removed.removedBefore } };
 }

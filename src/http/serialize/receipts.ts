@@ -16,6 +16,7 @@ const EXPLANATIONS: Record<string, string> = {
 };
 
 function explain(receipt: Receipt): string {
+  if (receipt.logRemoved) return 'How usage was measured was in the log row retention removed; the charge is exact, from the journal.';
   if (!receipt.estimated && receipt.type === 'video_task') return 'Billed by the output the provider confirmed (duration and resolution).';
   if (!receipt.estimated) return receipt.reported ? 'The provider reported every count; nothing was estimated.' : 'Nothing was billed by usage.';
   const reasons = (receipt.estimateReason ?? '').split(',').filter(Boolean);
@@ -81,8 +82,12 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
       debt: formatMicros(BigInt(e.debt_delta)),
       created_at: new Date(e.created_at).toISOString(),
     })),
+    log_removed: receipt.logRemoved ? { reason: 'retention', removed_before: receipt.logRemoved.removedBefore.toISOString(), explanation: LOG_REMOVED } : null,
   };
 }
+
+const LOG_REMOVED =
+  "Retention removed this request's log row; the journal, which is never removed, gives the money to the micro-unit. The status, the usage counts and the model name as sent were in the row only.";
 
 export const adminReceiptToWire = (receipt: Receipt, currency: string): AdminComponents['schemas']['AdminReceipt'] => ({
   ...receiptToWire(receipt, currency),

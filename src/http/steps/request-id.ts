@@ -3,7 +3,7 @@
 // request's hold, charge and limits, so it is always minted here: a trusted proxy's `x-request-id`
 // (TRUST_REQUEST_ID) is echoed and recorded beside it, never used as a money reference.
 import type { RequestHandler } from 'express';
-import { randomBase62 } from '../../shared/ids.ts';
+import { newRequestId } from '../../shared/ids.ts';
 import type { AccessLog } from '../access-log.ts';
 import { shapeOfPath } from '../errors.ts';
 import { startExchange } from '../exchange.ts';
@@ -18,7 +18,7 @@ export function requestId(options: { publicSurface: Surface; adminSurface: Surfa
   return (req, res, next) => {
     const incoming = options.trustRequestId ? req.headers['x-request-id'] : undefined;
     const clientRequestId = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : undefined;
-    const id = `req_${randomBase62(24)}`;
+    const id = newRequestId();
     const { exchange, handled } = startExchange(id, clientRequestId);
     const url = req.url ?? '/';
     const mark = url.indexOf('?');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { every } from '../../../src/jobs/cron.ts';
+import { every, startBackgroundJobs } from '../../../src/jobs/cron.ts';
 import { createLogger } from '../../../src/logger.ts';
 
 describe('every (background job clock)', () => {
@@ -19,5 +19,33 @@ describe('every (background job clock)', () => {
     expect(sawStop).to.equal(true);
     await new Promise((r) => setTimeout(r, 1_200));
     expect(runs).to.equal(1);
+  });
+
+  it("the request log's upkeep: its partitions prepared at start, a failure there only a warning, and stop waits for it", async () => {
+    const started: string[] = [];
+    let finish!: () => void;
+    const tickers = startBackgroundJobs(
+      { holdSweeper: false, videoPoller: false, requestLogUpkeep: true },
+      {
+        sweep: async () => undefined,
+        drainVideos: async () => undefined,
+        requestLogUpkeep: {
+          atStart: () => {
+            started.push('partitions');
+            return new Promise<void>((resolve) => (finish = resolve)).then(() => Promise.reject(new Error('lock timeout')));
+          },
+          run: async () => void started.push('run'),
+        },
+      },
+      createLogger('silent'),
+    );
+    expect(started).to.deep.equal(['partitions']);
+    let stopped = false;
+    const stopping = Promise.all(tickers.map((t) => t.stop())).then(() => (stopped = true));
+    for (let turn = 0; turn < 10; turn++) await new Promise((r) => setImmediate(r)); // the ticker's own stop is done by now
+    expect(stopped, 'waits for the preparation under way').to.equal(false);
+    finish();
+    await stopping; // the failure was logged, not thrown
+    expect(started).to.deep.equal(['partitions']);
   });
 });

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { ResolvedProvider } from '../../../src/catalogue/types.ts';
 import { callProviderJson, combineHooks } from '../../../src/providers/call.ts';
 import { callJson } from '../../../src/providers/json-http.ts';
-import { resolveProviders } from '../../../src/providers/registry.ts';
+import { textAndTaskProviders } from '../../helpers/providers.ts';
 import { UpstreamError, type Attempt, type AttemptOutcome, type CallHooks } from '../../../src/providers/types.ts';
 
 interface Told {
@@ -45,21 +45,10 @@ describe('provider-call hooks (call.ts)', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    providers = resolveProviders(
-      [
-        { id: 'text', protocol: 'openai-chat', sandbox: true },
-        { id: 'tasks', protocol: 'ark-video', sandbox: true },
-      ],
-      {
-        env: {},
-        sandbox: true,
-        sandboxUrls: new Map([
-          ['text', base],
-          ['tasks', base],
-        ]),
-      },
-      { metrics: { upstreamAttempt: (id, _ms, outcome, status) => void counted.push([id, outcome, status]) }, calls: [tracing] },
-    );
+    providers = textAndTaskProviders(base, {
+      metrics: { upstreamAttempt: (id, _ms, outcome, status) => void counted.push([id, outcome, status]) },
+      calls: [tracing],
+    });
   });
   beforeEach(() => {
     traceparents = [];
