@@ -191,6 +191,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     consoleDir,
     databaseUnavailable: isDatabaseUnavailable,
     connections: config.connections, // the Responses WebSockets' limits
+    tracing: traceHooks.current, // undefined unless OTEL_* turned tracing on
   });
   const server = await startHttpServer(app.express, {
     host: config.host,

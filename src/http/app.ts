@@ -4,12 +4,11 @@
 // next(failure) and is answered by the error handler in the endpoint's error shape.
 // docs/request-flow.md walks through it; an operator's own middleware goes in with `app.use`.
 import http from 'node:http';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { RequestMetrics } from '../metrics/hooks.ts';
 import type { Services } from '../services.ts';
-import { traceHooks, type TraceHooks } from '../telemetry/hooks.ts';
 import { createAccessLog } from './access-log.ts';
 import type { Cors } from './cors.ts';
 import { authenticate } from './steps/authenticate.ts';
@@ -48,8 +47,8 @@ export interface AppOptions {
   cors?: Cors;
   /** The built web console served at /console/ (CONSOLE); undefined: not served. */
   consoleDir?: string;
-  /** OpenTelemetry tracing (src/telemetry/), when on: its step opens each request's server span. Default: the process's. */
-  tracing?: TraceHooks | undefined;
+  /** OpenTelemetry tracing (src/telemetry/), when on: its step opens each request's server span. Off: undefined. */
+  tracing?: { serverStep(): RequestHandler } | undefined;
   /** Whether an unexpected error means the database cannot be reached now (a 503 to retry, not a 500). */
   databaseUnavailable: (error: unknown) => boolean;
   /** Responses WebSockets (GET /v1/responses upgraded): how many at once, for how long; the handshake's deadline is the head's. */
@@ -79,7 +78,7 @@ export function createApp(options: AppOptions): App {
   app.set('trust proxy', options.trustProxy ?? false); // req.ip for the access log
 
   app.use(requestId({ publicSurface: options.publicSurface, adminSurface: options.adminSurface, accessLog, trustRequestId: options.trustRequestId }));
-  const tracing = options.tracing ?? traceHooks.current;
+  const tracing = options.tracing;
   if (tracing) app.use(tracing.serverStep()); // tracing off: no step at all
   app.use(refuseUnroutable()); // 400 without Host, 417 for an Expect other than 100-continue
   if (options.consoleDir) app.use('/console', serveConsole(options.consoleDir)); // static files, not operations

@@ -13,6 +13,7 @@ export { openaiChatRequest } from './openai-chat/wire.ts';
 export { openaiResponsesCall, openaiResponsesPost } from './openai-responses/wire.ts';
 export { isConcurrencyRefusal } from './refusals.ts';
 export { resolveProviders } from './registry.ts';
+export { type CallLabels, type TaskSpans, taskSpans } from './task-spans.ts';
 export { sanitizeForLog, sanitizeUpstreamMessage, upstreamErrorParts } from './sanitize.ts';
 export { type CallHooks, UpstreamError, type UpstreamResponse } from './types.ts';
 export { videoAdapters } from './video-adapters.ts';

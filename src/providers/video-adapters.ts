@@ -3,8 +3,8 @@
 // span's children): inside the request's trace for a submission made while answering, a trace of
 // its own for the poller's.
 import type { ProviderProtocol } from '../catalogue/types.ts';
-import { traceHooks } from '../telemetry/hooks.ts';
 import { PROTOCOLS } from './protocols.ts';
+import { taskSpans } from './task-spans.ts';
 import { UpstreamError } from './types.ts';
 import type { VideoAdapter } from './video.ts';
 
@@ -18,7 +18,7 @@ const failure = (error: UpstreamError): Record<string, string> => ({ 'gateway.vi
 function traced(adapter: VideoAdapter): VideoAdapter {
   const wrapped = Object.create(adapter) as VideoAdapter;
   wrapped.submit = (provider, upstreamModel, request) => {
-    const hooks = traceHooks.current;
+    const hooks = taskSpans.current;
     if (!hooks) return adapter.submit(provider, upstreamModel, request);
     return hooks.videoTask(
       'submit',
@@ -28,7 +28,7 @@ function traced(adapter: VideoAdapter): VideoAdapter {
     );
   };
   wrapped.poll = (provider, upstreamId) => {
-    const hooks = traceHooks.current;
+    const hooks = taskSpans.current;
     if (!hooks) return adapter.poll(provider, upstreamId);
     return hooks.videoTask(
       'poll',

@@ -1,25 +1,20 @@
 // The seam between the gateway and OpenTelemetry tracing. Nothing here imports OpenTelemetry: the
 // SDK is loaded (src/telemetry/tracing.ts, a dynamic import) only when tracing is on, and sets
-// `traceHooks.current`. With tracing off it stays undefined: the HTTP app has no tracing step, the
-// providers' call hooks are the metrics' alone, and the video adapters read one property; no span
-// object is made and no context is carried.
+// `traceHooks.current` (and the providers' `taskSpans.current`, src/providers/task-spans.ts). With
+// tracing off both stay undefined: the HTTP app has no tracing step, the providers' call hooks are
+// the metrics' alone, and the video adapters read one property; no span object is made and no
+// context is carried.
 //
 // A module-level seam rather than a dependency handed down: tracing is one per process, as the
 // OpenTelemetry SDK is. Upstream calls are traced through the providers' own call hooks
 // (src/providers/call.ts: gateway.ts gives them `calls` when tracing is on), the one place every
 // attempt on either client is told of.
 import type { RequestHandler } from 'express';
-import type { CallHooks } from '../providers/index.ts';
+import type { CallHooks, CallLabels, TaskSpans } from '../providers/index.ts';
 
-/** What an upstream call says about itself on its span; never a URL, a host or a credential. */
-export interface CallLabels {
-  /** The catalogue's provider id (the span's `server.address` and `gen_ai.provider.name`). */
-  provider: string;
-  /** The model name sent upstream. */
-  model?: string;
-}
+export type { CallLabels };
 
-export interface TraceHooks {
+export interface TraceHooks extends TaskSpans {
   /** The Express step that opens each request's server span (right after the request id). */
   serverStep(): RequestHandler;
   /**
@@ -28,11 +23,6 @@ export interface TraceHooks {
    * headers only with TRACE_CONTEXT_TO_PROVIDERS.
    */
   calls: CallHooks<unknown>;
-  /**
-   * A span around a video task's submission or poll: its upstream calls are its children; `result`
-   * names what came of it (an attribute per entry).
-   */
-  videoTask<T>(kind: 'submit' | 'poll', labels: CallLabels, work: () => Promise<T>, result: (outcome: T) => Record<string, string>): Promise<T>;
 }
 
 export const traceHooks: { current?: TraceHooks } = {};
