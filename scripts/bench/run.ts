@@ -32,7 +32,7 @@ import { cpuMs, postgresCpuMeter, rssMb } from './procfs.ts';
 import { renderMarkdown } from './report.ts';
 import type { ApiResults, BenchResults, DatabaseResults } from './results.ts';
 import { round2 } from './summarise.ts';
-import { targetsFor } from './targets.ts';
+import { BARE_PROXY, targetsFor, type BareProxies } from './targets.ts';
 
 const options = parseOptions(process.argv.slice(2));
 const { plan } = options;
@@ -48,6 +48,8 @@ interface Shared {
   processes: ReturnType<typeof createProcesses>;
   upstream: Upstream;
   peer: Peer | undefined;
+  /** The bare Node proxy in front of each API's upstream: the floor of CPU per proxied request. */
+  bare: BareProxies;
   cataloguePath: string;
   postgres?: { url: string; version: string };
 }
@@ -65,7 +67,9 @@ async function main(): Promise<void> {
   const peerOrWhy = options.peer ? await processes.startPeer() : { unavailable: 'skipped (--no-peer)' };
   const peer = 'origin' in peerOrWhy ? peerOrWhy : undefined;
   log(peer ? `peer ${peer.version} on ${peer.origin}` : `peer unavailable: ${(peerOrWhy as { unavailable: string }).unavailable}`);
-  const shared: Shared = { workDir, processes, upstream, peer, cataloguePath: writeCatalogue(workDir, upstream), postgres };
+  const bare: BareProxies = {};
+  for (const api of options.apis) bare[api] = await processes.startBareProxy(api === 'messages' ? upstream.anthropic : new URL(upstream.chat).origin, `bare-proxy-${api}`);
+  const shared: Shared = { workDir, processes, upstream, peer, bare, cataloguePath: writeCatalogue(workDir, upstream), postgres };
 
   const databases: DatabaseResults[] = [];
   for (const kind of options.databases) databases.push(await runDatabase(kind, shared));
@@ -90,7 +94,7 @@ async function main(): Promise<void> {
 }
 
 async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<DatabaseResults> {
-  const { workDir, processes, upstream, peer } = shared;
+  const { workDir, processes, upstream, peer, bare } = shared;
   const label = kind === 'postgres' ? `PostgreSQL ${shared.postgres!.version}` : `the embedded database (PGlite ${pgliteVersion()}, own process)`;
   const logName = `gateway-${kind}`;
   const spec: GatewaySpec = {
@@ -118,7 +122,12 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
   log(`--- ${label}: gateway on ${gateway.origin} (pid ${gateway.pid}${gateway.dbPid ? `, database process ${gateway.dbPid}` : ''})`);
   // Whose CPU time a target costs: the direct target's is the upstream's own; the gateway's is its
   // own process, its database's is counted apart.
-  const cpu: Record<string, () => number> = { direct: () => cpuMs(upstream.pid), gateway: () => cpuMs(gateway.pid, true), ...(peer ? { peer: () => cpuMs(peer.pid) } : {}) };
+  const cpuOf = (api: Api): Record<string, () => number> => ({
+    direct: () => cpuMs(upstream.pid),
+    [BARE_PROXY]: () => cpuMs(bare[api]!.pid),
+    gateway: () => cpuMs(gateway.pid, true),
+    ...(peer ? { peer: () => cpuMs(peer.pid) } : {}),
+  });
   const dbCpu = kind === 'postgres' ? postgresCpuMeter(new URL(shared.postgres!.url).pathname.slice(1)) : () => (gateway.dbPid ? cpuMs(gateway.dbPid, true) : 0);
   const customer = { key: gateway.key, customerId: gateway.customerId };
   const restart = async (env: Record<string, string> = {}) => {
@@ -132,11 +141,12 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
 
   const apis: Partial<Record<Api, ApiResults>> = {};
   for (const api of options.apis) {
-    const ctx = { plan, targets: targetsFor(api, upstream, gateway, peer), cpu, dbCpu, log: (m: string) => phaseLog(`${api}: ${m}`) };
+    const ctx = { plan, targets: targetsFor(api, upstream, gateway, peer, bare), cpu: cpuOf(api), dbCpu, log: (m: string) => phaseLog(`${api}: ${m}`) };
     const latency = await latencyPhase(ctx);
     const throughput = await throughputPhase(ctx, 50, plan.throughputRounds, plan.throughputMs);
     const wide = await throughputPhase(ctx, 200, plan.wideRounds, plan.wideMs);
-    apis[api] = { latency, throughput, wide, ...(await streamPhase(ctx)) };
+    // The bare proxy is a floor for the non-streaming phases; the streaming ones compare the gateway with direct and the peer.
+    apis[api] = { latency, throughput, wide, ...(await streamPhase({ ...ctx, targets: ctx.targets.filter((t) => t.name !== BARE_PROXY) })) };
   }
   // What the load phases left: the heap they grew is not given back to the system.
   const rssAfterLoad = { gatewayMb: round2(rssMb(gateway.pid)), ...(gateway.dbPid ? { databaseMb: round2(rssMb(gateway.dbPid)) } : {}) };
