@@ -1,14 +1,14 @@
 // ESLint: typescript-eslint's recommended rules, the floating-promise checks that keep every
 // hold's ending awaited or explicitly `void`, and the direction of imports between the layers
-// (http -> domain -> ledger / providers / catalogue -> db). Formatting is Prettier's (`npm run lint`
-// runs both).
+// (http -> domain -> tasks -> ledger / providers / catalogue -> db; test/unit/lint/layers.test.ts
+// shows the zones fire). Formatting is Prettier's (`npm run lint` runs both).
 import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import local from './scripts/eslint-layers.js';
 
-/** Folders under src/ that the given layer must not import (at run time or for types). */
+/** Folders under src/ (a layer, or a folder within one) that the given folder must not import (at run time or for types). */
 const zone = (target, from, message) => ({ target, from, message });
 
 export default defineConfig(
@@ -33,25 +33,41 @@ export default defineConfig(
           root: import.meta.dirname,
           zones: [
             zone('domain', ['http'], 'The domain is transport-free: return values and write through domain/sink.ts.'),
-            zone('providers', ['http', 'domain'], 'Providers implement contracts they own; the domain depends on them, not the reverse.'),
+            zone(
+              'tasks',
+              ['http', 'domain', 'jobs', 'sandbox', 'cli'],
+              'The task engine runs every kind without knowing any: products register kinds (src/gateway.ts) and call the engine, never the reverse.',
+            ),
+            zone('domain/videos', ['domain/responses'], 'A task kind never imports another: what kinds share belongs in src/tasks.'),
+            zone('domain/responses', ['domain/videos'], 'A task kind never imports another: what kinds share belongs in src/tasks.'),
+            zone(
+              'metrics',
+              ['http', 'domain', 'tasks', 'holds', 'jobs'],
+              'Metrics are fed by hooks and readers that src/gateway.ts hands them (the task gauges: src/tasks/gauges.ts); they import no feature.',
+            ),
+            zone('providers', ['http', 'domain', 'tasks'], 'Providers implement contracts they own; the domain depends on them, not the reverse.'),
             zone('sandbox', ['http', 'domain'], 'Simulators stand for real providers: they know nothing of the gateway.'),
             zone(
               'ledger',
-              ['http', 'domain', 'providers', 'holds', 'jobs'],
+              ['http', 'domain', 'providers', 'holds', 'jobs', 'tasks'],
               'The ledger (the book, SQL only) is below the domain and the holds runtime that calls it.',
             ),
             zone(
               'holds',
-              ['http', 'domain', 'providers'],
+              ['http', 'domain', 'providers', 'tasks'],
               "The holds runtime (this process's holds, grants, lease, sweeper) calls the ledger's face; the domain calls it.",
             ),
-            zone('catalogue', ['http', 'domain', 'providers'], 'The catalogue is below providers: gateway.ts gives it resolveProviders.'),
-            zone('customers', ['http', 'domain', 'providers'], 'Customers are below the domain.'),
-            zone('pricing', ['http', 'domain', 'providers', 'ledger'], 'Pricing is pure arithmetic over the catalogue.'),
-            zone('db', ['http', 'domain', 'providers', 'ledger', 'holds', 'catalogue', 'customers', 'pricing', 'jobs'], 'The database layer knows no feature.'),
+            zone('catalogue', ['http', 'domain', 'providers', 'tasks'], 'The catalogue is below providers: gateway.ts gives it resolveProviders.'),
+            zone('customers', ['http', 'domain', 'providers', 'tasks'], 'Customers are below the domain.'),
+            zone('pricing', ['http', 'domain', 'providers', 'ledger', 'tasks'], 'Pricing is pure arithmetic over the catalogue.'),
+            zone(
+              'db',
+              ['http', 'domain', 'providers', 'ledger', 'holds', 'catalogue', 'customers', 'pricing', 'jobs', 'tasks'],
+              'The database layer knows no feature.',
+            ),
             zone(
               'shared',
-              ['http', 'domain', 'providers', 'ledger', 'holds', 'catalogue', 'customers', 'pricing', 'db', 'jobs', 'logs', 'metrics', 'sandbox'],
+              ['http', 'domain', 'providers', 'ledger', 'holds', 'catalogue', 'customers', 'pricing', 'db', 'jobs', 'logs', 'metrics', 'sandbox', 'tasks'],
               'Shared helpers depend on nothing of ours.',
             ),
           ],

@@ -72,7 +72,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Open a Responses WebSocket (OpenAI's WebSocket mode; an HTTP upgrade, not a JSON call)
+         * @description **A WebSocket upgrade, not a request-response call.** `GET /v1/responses` with `Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, a `Sec-WebSocket-Key` and the API key (`Authorization: Bearer`) opens OpenAI's Responses WebSocket mode (what Codex CLI uses when a provider has `supports_websockets = true`). The key is checked before the upgrade completes: a refused key gets the HTTP error below and no `101`. After the `101`, each text message the client sends is one `response.create` (`x-websocket-client-messages`: the body of `POST /v1/responses` plus `type`, without `stream` or `background`), and the gateway sends each event of that response as one text message (`ResponsesWebSocketServerEvent`: the data of the SSE stream's events, as the provider sent them). Each `response.create` is one turn, relayed to the model's provider over the same path as `POST /v1/responses` (bridged onto the provider's HTTP+SSE endpoint), held and settled on its own like an HTTP response and logged as a `responses_create` request; the key's rate and concurrency limits count each turn. Turns run one at a time per connection, in the order sent (`stream_id` is accepted and echoed on the turn's events, but lanes do not run in parallel). `generate: false` is a warm-up, answered by the gateway itself and free: a `response.created` and an empty `response.completed` whose id a later turn may continue. `previous_response_id` continues a response of the same customer (another's is refused in the turn); with `store: false` the connection remembers its most recent response (input and output items) and a turn continuing it is sent to the provider with that context. A refused turn is answered with an `error` message (`ResponsesWebSocketError`: the HTTP status and the error body `POST /v1/responses` would have given) and the connection stays open for the next turn. A connection lasts at most 60 minutes (`WEBSOCKET_MAX_AGE_SECONDS`) and is closed with code 1001 then, and when the gateway shuts down, after its turn in flight (cut and settled for what was delivered once the grace period ends). A message larger than `BODY_LIMIT_BYTES` closes the connection with code 1009. Without `Upgrade: websocket` the answer is 426.
+         */
+        get: operations["responses_websocket"];
         put?: never;
         /**
          * Create a model response (OpenAI Responses, JSON or SSE stream)
@@ -463,7 +467,7 @@ export interface paths {
         };
         /**
          * The calling customer's request log, newest first
-         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended (`logged_at`; `created_at` is when the request arrived). Pass a page's `last_id` as `after` for the next page.
+         * @description Every request of the customer, through any of its keys, as operators see it but for internal routing (provider, upstream ids). A row appears once the request's charge is final, a moment after its answer ended (`logged_at`; `created_at` is when the request arrived). Pass a page's `last_id` as `after` for the next page. `billable=true` leaves out the free reads (a console's own calls among them).
          *     Paging by time: `from` and `to` select rows by `logged_at`, and a period is served only once it is final (the watermark: no row can still be logged before it). A `to` after the watermark is answered 425 with `retry-after`, never in part; without `to`, the list ends at the watermark, named in the `watermark` header and field. So windows `from=<previous to>&to=<watermark or earlier>` never miss a row, whenever its request arrived. A row an owner's report replaced (a request swept as interrupted, then reported by its process) is logged again, in a later window.
          */
         get: operations["requests_list"];
@@ -529,6 +533,26 @@ export interface paths {
         get: operations["usage_export"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credits/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a code for credit on the calling customer's wallet
+         * @description Credits the code's amount once, on any replica, as a `top_up` journal entry whose reference is the code's id (`top_up:redeem:rc_...`); a debt the wallet owes is repaid from it first. The same customer redeeming the same code again (with any of its keys) gets the same answer, 200, and no second credit. Any code that cannot be redeemed gets one refusal (400 `redeem_code_refused`) that does not say whether it was unknown, expired, withdrawn or used. Codes that fail count against limits per key and per client address (429 `redeem_attempts_exceeded`).
+         */
+        post: operations["credits_redeem"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1183,50 +1207,6 @@ export interface components {
         };
         /** @description The data of one server-sent event of a streamed chat completion. Frames are `data: <json>` then a blank line, with no `event:` line; the stream ends with `data: [DONE]` (not JSON). An error after the 200 (from the provider, or the gateway cutting the answer: the provider stopped, the connection broke, the gateway is restarting) is one `data: {"error": {...}}` frame ending the stream without `[DONE]`; the OpenAI SDKs raise it as an `APIError`. */
         ChatCompletionStreamEvent: components["schemas"]["ChatCompletionChunk"] | components["schemas"]["Error"];
-        /** @description The OpenAI Responses request. The gateway reads `model`, `stream`, `background`, `max_output_tokens` and `previous_response_id`, and forwards the body unchanged except `model` (mapped to the route's upstream name): `store`, `include`, input items and their ids, tools and every other field, including ones not described here, reach the provider as sent, and the provider decides whether it supports them. */
-        ResponseCreateParams: {
-            /** @description A public model id of group `responses`, e.g. `sandbox/responses-model`. */
-            model: string;
-            /** @description A string, or an array of input items (messages, function call outputs, reasoning and other items, passed through). */
-            input?: string | {
-                [key: string]: unknown;
-            }[];
-            instructions?: string | null;
-            /** @description true: the answer comes as server-sent events (`event:` and `data:` lines, each event with `type` and `sequence_number`). */
-            stream?: boolean | null;
-            /** @description true: the provider answers at once with a `queued` response; poll it with `GET /v1/responses/{response_id}`. */
-            background?: boolean | null;
-            /** @description Whether the provider keeps the response (default true at OpenAI); never changed by the gateway. */
-            store?: boolean | null;
-            /** @description Continues an earlier response of the same customer, on the provider account that served it (no failover to another). Another customer's id, or one the gateway never relayed, is 404. */
-            previous_response_id?: string | null;
-            /** @description e.g. `reasoning.encrypted_content`; passed through. */
-            include?: string[] | null;
-            /** @description Upper bound on output tokens, reasoning included. At most the model's `max_output_tokens` (1000000 when the catalogue names none). Without it (Codex never sends it) the reservation takes the model's `max_output_tokens` (32768 when the catalogue names none); output is never billed past that bound. */
-            max_output_tokens?: number | null;
-            /** @description `auto`, `default`, `flex`, `priority`...; the answer reports the tier used, which sets the price multiplier. */
-            service_tier?: string | null;
-            tools?: {
-                [key: string]: unknown;
-            }[] | null;
-            tool_choice?: unknown;
-            parallel_tool_calls?: boolean | null;
-            reasoning?: {
-                [key: string]: unknown;
-            } | null;
-            text?: {
-                [key: string]: unknown;
-            } | null;
-            prompt_cache_key?: string | null;
-            safety_identifier?: string | null;
-            metadata?: {
-                [key: string]: string;
-            } | null;
-            /** @description The gateway's own switch, never sent to a provider: `true` answers a quote (200, `TokenQuote`) of what this request would hold and how it would be billed, holding, sending and charging nothing; checked exactly as the request. `false` or absent: the request (a `false` is forwarded as sent). */
-            dry_run?: boolean;
-        } & {
-            [key: string]: unknown;
-        };
         /** @description Token usage as the provider reported it. `input_tokens` includes `cached_tokens` (billed at the model's cache-read price) and `cache_write_tokens` (billed at its cache-write price); the rest of the input is billed at the input price. `output_tokens` includes `reasoning_tokens` (billed as output). The tier the response reports (`service_tier`) multiplies all of it as the catalogue prices it. */
         ResponseUsage: {
             input_tokens: number;
@@ -1277,6 +1257,86 @@ export interface components {
             item?: {
                 [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A turn refused on a Responses WebSocket (OpenAI's `ResponseWsError`): the HTTP status and the error `POST /v1/responses` would have answered with (an unknown model, a low balance `insufficient_quota`, the key's rate or concurrency limit `rate_limit_exceeded`, another customer's `previous_response_id`, the provider's refusal). The connection stays open.
+         * @example {
+         *       "type": "error",
+         *       "status": 429,
+         *       "error": {
+         *         "type": "rate_limit_error",
+         *         "code": "rate_limit_exceeded",
+         *         "message": "This key has 2 requests in flight, its concurrency limit. Please try again in 1s.",
+         *         "param": null,
+         *         "headers": {
+         *           "retry-after": "1"
+         *         }
+         *       }
+         *     }
+         */
+        ResponsesWebSocketError: {
+            /** @constant */
+            type: "error";
+            /** @description The HTTP status the same request would have got from `POST /v1/responses`. */
+            status?: number;
+            /** @description The turn's `stream_id`, when it sent one. */
+            stream_id?: string;
+            error: {
+                type: string;
+                code: string | null;
+                message: string;
+                param: string | null;
+                /** @description Headers the HTTP answer would have carried (`retry-after`, rate-limit headers). */
+                headers?: {
+                    [key: string]: string;
+                };
+            };
+        };
+        /** @description A message the gateway sends on a Responses WebSocket: one event of the turn's response, the data of the SSE event `POST /v1/responses` with `stream: true` would have carried (as the provider sent it, `model` the public id, unknown event types included; plus `stream_id` when the turn had one), or an `error` for a refused turn. A turn ends with `response.completed`, `response.incomplete`, `response.failed` or `error`. */
+        ResponsesWebSocketServerEvent: components["schemas"]["ResponseStreamEvent"] | components["schemas"]["ResponsesWebSocketError"];
+        /** @description The OpenAI Responses request. The gateway reads `model`, `stream`, `background`, `max_output_tokens` and `previous_response_id`, and forwards the body unchanged except `model` (mapped to the route's upstream name): `store`, `include`, input items and their ids, tools and every other field, including ones not described here, reach the provider as sent, and the provider decides whether it supports them. */
+        ResponseCreateParams: {
+            /** @description A public model id of group `responses`, e.g. `sandbox/responses-model`. */
+            model: string;
+            /** @description A string, or an array of input items (messages, function call outputs, reasoning and other items, passed through). */
+            input?: string | {
+                [key: string]: unknown;
+            }[];
+            instructions?: string | null;
+            /** @description true: the answer comes as server-sent events (`event:` and `data:` lines, each event with `type` and `sequence_number`). */
+            stream?: boolean | null;
+            /** @description true: the provider answers at once with a `queued` response; poll it with `GET /v1/responses/{response_id}`. */
+            background?: boolean | null;
+            /** @description Whether the provider keeps the response (default true at OpenAI); never changed by the gateway. */
+            store?: boolean | null;
+            /** @description Continues an earlier response of the same customer, on the provider account that served it (no failover to another). Another customer's id, or one the gateway never relayed, is 404. */
+            previous_response_id?: string | null;
+            /** @description e.g. `reasoning.encrypted_content`; passed through. */
+            include?: string[] | null;
+            /** @description Upper bound on output tokens, reasoning included. At most the model's `max_output_tokens` (1000000 when the catalogue names none). Without it (Codex never sends it) the reservation takes the model's `max_output_tokens` (32768 when the catalogue names none); output is never billed past that bound. */
+            max_output_tokens?: number | null;
+            /** @description `auto`, `default`, `flex`, `priority`...; the answer reports the tier used, which sets the price multiplier. */
+            service_tier?: string | null;
+            tools?: {
+                [key: string]: unknown;
+            }[] | null;
+            tool_choice?: unknown;
+            parallel_tool_calls?: boolean | null;
+            reasoning?: {
+                [key: string]: unknown;
+            } | null;
+            text?: {
+                [key: string]: unknown;
+            } | null;
+            prompt_cache_key?: string | null;
+            safety_identifier?: string | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description The gateway's own switch, never sent to a provider: `true` answers a quote (200, `TokenQuote`) of what this request would hold and how it would be billed, holding, sending and charging nothing; checked exactly as the request. `false` or absent: the request (a `false` is forwarded as sent). */
+            dry_run?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -1629,6 +1689,7 @@ export interface components {
             };
             /** @description Set once the task is settled. */
             billing: {
+                /** @description What the delivered output cost: posted to the wallet, plus any part the balance could not cover, recorded as debt (the task's receipt shows each part). */
                 amount: components["schemas"]["Decimal"];
                 currency: string;
                 /** @description Whole billed seconds of the delivered output; null when an operator settled the task by amount. */
@@ -1667,6 +1728,8 @@ export interface components {
              * @enum {string}
              */
             role?: "first_frame" | "last_frame" | "reference_image" | "reference_video" | "reference_audio";
+            /** @description `video_url` only: the input video's length in seconds, as far as the caller knows it. The hold counts it (without it, the most the model's provider bills for one input video); the task is charged the input seconds the provider metered, whatever was declared. */
+            seconds?: number;
         };
         /** @description A video generation request, as JSON or multipart/form-data (the OpenAI SDK sends multipart with bracket-encoded keys, numbers and booleans as strings). It is checked against the model's catalogue entry: allowed seconds, priced resolution tiers, sizes and ratios, accepted content types and roles, inline Base64, and whether the model takes `generate_audio`, `watermark` and `reference_images`. An option the model's provider cannot carry is refused with 400 naming the field and the model; nothing is dropped. Unknown fields are refused. */
         VideoCreateRequest: {
@@ -1711,7 +1774,7 @@ export interface components {
             size: string | null;
             /** @description The tier's price per billed second at this version. */
             per_second: components["schemas"]["Decimal"];
-            /** @description The requested seconds at that price, before free units. */
+            /** @description The requested seconds at that price, before free units, plus the seconds of any input video the provider may bill (each `video_url` input at its declared `seconds`, else at the most the model bills for one). */
             cost: components["schemas"]["Decimal"];
             /** @description Units of the model's free allowance the hold would take (seconds for video models). */
             free_units: number;
@@ -1865,7 +1928,7 @@ export interface components {
              */
             watermark: string;
         };
-        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (posted, and any debt the balance could not cover), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
+        /** @description What one request or one video task cost, and why: the provider's usage as it reported it, the price version and its unit prices, what was held before the call and what became of the hold, what was charged (from the hold, from the balance beyond it, and any debt the balance could not cover; what an operator waived), the free units spent, and whether usage was measured or estimated. Built from the request's log row (or the task's row) and its journal entries. Never holds prompts, outputs or keys. */
         Receipt: {
             /** @constant */
             object: "receipt";
@@ -1899,6 +1962,8 @@ export interface components {
              * @description When the hold ended (its last journal entry); null while it is open or when nothing was held.
              */
             settled_at: string | null;
+            /** @description False for a request that cannot be charged (a read of the wallet, key, log or usage, discovery, a token count, a task's status): it was free, nothing was held or charged, and it is never settled. True for requests to operations that create paid work (whatever became of them) and for video tasks. The same rule as the request log's `billable` filter. */
+            billable: boolean;
             currency: string;
             /** @description The price version the request or task was priced at, with its unit prices as the catalogue set them. */
             price: {
@@ -1945,11 +2010,18 @@ export interface components {
                 /** @description What of the hold went back to the balance. */
                 released: components["schemas"]["Decimal"] | null;
             };
+            /** @description Whatever the provider reported as delivered is charged in full: from the hold first, then from the available balance, then as debt (docs/money.md). */
             charge: {
-                /** @description Posted to the wallet's debits (settle, charge and true-up entries). */
+                /** @description Posted to the wallet's debits (settle, charge and true-up entries) = from_hold + from_balance. */
                 amount: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the hold paid (the request's reservation, or its draw from a credit grant and the grant's spare room). */
+                from_hold: components["schemas"]["Decimal"];
+                /** @description Of `amount`, what the available balance paid beyond the hold (usage above the estimate, a charge that found its grant gone, a late report). */
+                from_balance: components["schemas"]["Decimal"];
                 /** @description Of the cost, what the balance could not cover, recorded as debt (repaid by the next credit). */
                 debt: components["schemas"]["Decimal"];
+                /** @description What an operator explicitly waived: delivered and priced, knowingly not charged (an operator settling a hold below what was delivered). Not part of `total`. */
+                waived: components["schemas"]["Decimal"];
                 /** @description Posted after the hold ended (the serving process reported late; see docs/money.md). */
                 true_up: components["schemas"]["Decimal"];
                 /** @description amount + debt. */
@@ -1999,6 +2071,24 @@ export interface components {
             total_spend: components["schemas"]["Decimal"];
             /** @description By day, then model. */
             data: components["schemas"]["UsageRow"][];
+        };
+        RedeemRequest: {
+            /** @description The code as given (`7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA`): case, spaces and hyphens do not matter, and O, I and L are read as 0, 1 and 1. */
+            code: string;
+        };
+        /** @description A redeemed code's credit. Redeeming the same code again with any key of the same customer answers exactly this again, and credits nothing more. */
+        Redemption: {
+            /** @constant */
+            object: "credit_redemption";
+            /** @description The code's id (`rc_...`); the code itself is never stored or shown again. */
+            code_id: string;
+            /** @description The credit (a debt the wallet owed is repaid from it first). */
+            amount: components["schemas"]["Decimal"];
+            currency: string;
+            /** Format: date-time */
+            redeemed_at: string;
+            /** @description The journal entry's reference (`top_up:redeem:` and the code's id). */
+            reference: string;
         };
         /** @description A customer's billing alerts. When the available balance (credits - debits - what requests and video tasks hold) falls below `low_balance_threshold`, one `balance.low` webhook is sent and the alert disarms (`armed: false`); once the balance is back at or above the threshold it re-arms. With `video_events`, every video task that ends from then on (completed, failed, cancelled) is announced as `video.completed`, `video.failed` or `video.cancelled`. Webhooks are signed as Standard Webhooks: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed by the base64 part of webhook_secret>`; a receiver answers 2xx, anything else is retried with exponential backoff (5 s doubling, 12 attempts) under the same `webhook-id`. */
         AlertSettings: {
@@ -2612,6 +2702,27 @@ export interface components {
                 "application/x-ndjson": string;
             };
         };
+        /** @description The code cannot be redeemed (`redeem_code_refused`: the one answer for a code that is unknown, mistyped, expired, withdrawn or used by another customer, which never says which), the body is invalid, or the wallet cannot record more credit (`wallet_limit_exceeded`). */
+        RedeemCodeRefused: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many codes that could not be redeemed were tried with this key, or from this client address, in the current window (`REDEEM_ATTEMPTS_PER_KEY`, `REDEEM_ATTEMPTS_PER_ADDRESS`); retry after `retry-after` seconds. No code was looked at. */
+        RedeemAttemptsExceeded: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The settings are invalid: a webhook URL that is not a public http(s) address, or video events without a URL. */
         WebhookUrlRefused: {
             headers: {
@@ -2684,6 +2795,16 @@ export interface components {
          * @example 50
          */
         PageLimit: number;
+        /**
+         * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+         * @example messages_create
+         */
+        RequestLogEndpoint: string;
+        /**
+         * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+         * @example true
+         */
+        RequestLogBillable: boolean;
         /**
          * @description A request id (the `request-id` header of its answer, `req_...`) or a video task id (`vt_...`, the id `POST /v1/videos` answered). An id outside this pattern names nothing: 404, like an unknown one.
          * @example req_7hX2kQ9mZ4pL1vB8nC3dF6sA
@@ -3045,6 +3166,85 @@ export interface operations {
             504: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    responses_websocket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `websocket` (required for the upgrade; without it the answer is 426).
+                 * @example websocket
+                 */
+                Upgrade?: string;
+                /**
+                 * @description `13` (RFC 6455).
+                 * @example 13
+                 */
+                "Sec-WebSocket-Version"?: string;
+                /**
+                 * @description A random 16-byte value in Base64 (RFC 6455).
+                 * @example dGhlIHNhbXBsZSBub25jZQ==
+                 */
+                "Sec-WebSocket-Key"?: string;
+                /**
+                 * @description `responses_websockets=2026-02-06` (Codex sends it); accepted, not required.
+                 * @example responses_websockets=2026-02-06
+                 */
+                "OpenAI-Beta"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the WebSocket is open. There is no HTTP body; from here on the gateway sends the messages below (one JSON text message per event) and reads `response.create` messages (`x-websocket-client-messages`). */
+            101: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsesWebSocketServerEvent"];
+                };
+            };
+            /** @description A WebSocket upgrade that RFC 6455 does not allow: not `Sec-WebSocket-Version: 13`, or no valid `Sec-WebSocket-Key`. */
+            400: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description Not a WebSocket upgrade: this path takes `GET` only as a WebSocket (`Upgrade: websocket`); HTTP clients call `POST /v1/responses`. */
+            426: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    /** @description `websocket` */
+                    upgrade?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description The gateway cannot take another WebSocket now: it has `WEBSOCKET_MAX_CONNECTIONS` open, or it is shutting down, or its database is unreachable. Retry (Codex falls back to HTTP). */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4521,6 +4721,16 @@ export interface operations {
                  */
                 key_id?: string;
                 /**
+                 * @description Only requests to this operation (its operationId, e.g. `messages_create`).
+                 * @example messages_create
+                 */
+                endpoint?: components["parameters"]["RequestLogEndpoint"];
+                /**
+                 * @description `true`: only billable requests: those to operations that create paid work (messages, chat completions, responses and their compaction, video creation), whatever their outcome, and any other request the gateway priced. `false`: only the rest, which are free and never settled (reads of the wallet, key, log and usage, discovery, token counts, task status). Absent: every request.
+                 * @example true
+                 */
+                billable?: components["parameters"]["RequestLogBillable"];
+                /**
                  * @description Only requests answered with this HTTP status.
                  * @example 200
                  */
@@ -4722,6 +4932,55 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             425: components["responses"]["PeriodNotFinal"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    credits_redeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "7KQ2-M9XD-4TBW-P0RC-HV6N-E8JA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeemRequest"];
+            };
+        };
+        responses: {
+            /** @description Credited (or credited before, by this customer: the same answer). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credit_redemption",
+                     *       "code_id": "rc_3Fh8Kq2Lm9Np4Rs7Tv1W",
+                     *       "amount": "5.000000",
+                     *       "currency": "USD",
+                     *       "redeemed_at": "2026-11-28T12:00:00.000Z",
+                     *       "reference": "top_up:redeem:rc_3Fh8Kq2Lm9Np4Rs7Tv1W"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Redemption"];
+                };
+            };
+            400: components["responses"]["RedeemCodeRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RedeemAttemptsExceeded"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

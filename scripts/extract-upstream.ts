@@ -63,6 +63,19 @@ const EXTRACTIONS: Extraction[] = [
     ],
     extra: [['schemas', 'ErrorResponse']],
   },
+  {
+    file: 'openai-responses-websocket.yaml',
+    title: 'OpenAI API: Responses WebSocket mode messages (subset vendored for the gateway)',
+    summary:
+      'the messages of the Responses WebSocket mode (wss://.../v1/responses), which the document describes by schemas ' +
+      'only, with no operation: ResponsesClientEvent (response.create), ResponsesServerEvent (every stream event plus ' +
+      'stream_id, and ResponseWsError), and every component they reference.',
+    operations: [],
+    extra: [
+      ['schemas', 'ResponsesClientEvent'],
+      ['schemas', 'ResponsesServerEvent'],
+    ],
+  },
 ];
 
 const REPOSITORY = 'https://github.com/openai/openai-openapi';

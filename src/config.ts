@@ -78,6 +78,9 @@ export interface Config {
     bodyIdleTimeoutMs: number;
     /** Open connections on the API port beyond this are closed at accept. */
     maxConnections: number;
+    /** Responses WebSockets this process keeps open at once, and for how long each. */
+    maxWebSockets: number;
+    webSocketMaxAgeMs: number;
   };
   /** The forward proxy of provider calls (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); undefined: direct. */
   egressProxy: EgressProxy | undefined;
@@ -85,6 +88,8 @@ export interface Config {
   webhooks: boolean;
   /** Internal addresses and subnets webhooks may reach anyway. */
   webhookAllowInternal: string[];
+  /** Failed redeem-code attempts allowed per key and per client address in each window. */
+  redeemAttempts: { perKey: number; perAddress: number; windowSeconds: number };
 }
 
 /** Proxy variables are also read in lower case, as curl and most tools do; upper case wins. */
@@ -159,9 +164,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: clean.HTTP_KEEPALIVE_TIMEOUT_MS,
       bodyIdleTimeoutMs: clean.HTTP_BODY_IDLE_TIMEOUT_MS,
       maxConnections: clean.MAX_CONNECTIONS,
+      maxWebSockets: clean.WEBSOCKET_MAX_CONNECTIONS,
+      webSocketMaxAgeMs: clean.WEBSOCKET_MAX_AGE_SECONDS * 1000,
     },
     egressProxy: egressProxy({ httpProxy: clean.HTTP_PROXY, httpsProxy: clean.HTTPS_PROXY, noProxy: clean.NO_PROXY }),
     webhooks: clean.WEBHOOKS,
     webhookAllowInternal: clean.WEBHOOK_ALLOW_INTERNAL,
+    redeemAttempts: {
+      perKey: clean.REDEEM_ATTEMPTS_PER_KEY,
+      perAddress: clean.REDEEM_ATTEMPTS_PER_ADDRESS,
+      windowSeconds: clean.REDEEM_ATTEMPT_WINDOW_SECONDS,
+    },
   };
 }

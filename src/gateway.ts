@@ -3,8 +3,9 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { ROOT_DIR, type Config } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { openDatabase, pgliteDirFor, type Knex } from './db/knex.ts';
+import { createLogger } from './logger.ts';
+import type { Gateway, GatewayOverrides } from './gateway-types.ts';
+import { openDatabase, pgliteDirFor } from './db/knex.ts';
 import { createCatalogueStore, readCatalogueProviders } from './catalogue/store.ts';
 import { followKeyChanges } from './customers/key-changes.ts';
 import { createCustomerService } from './customers/service.ts';
@@ -14,18 +15,19 @@ import { createTokenQuotes } from './domain/billing/token-quote.ts';
 import { createAlerts } from './domain/alerts/service.ts';
 import { webhookEgress } from './domain/alerts/egress.ts';
 import { createChatService } from './domain/chat/service.ts';
-import { backgroundPoller } from './domain/responses/background-outcome.ts';
 import { createResponseIds } from './domain/responses/ids.ts';
+import { responseTaskKind } from './domain/responses/kind.ts';
 import { createResponsesService } from './domain/responses/service.ts';
 import { createGeminiService } from './domain/gemini/service.ts';
 import { createDiscoveryService } from './domain/discovery/service.ts';
 import { createHealthService } from './domain/health/service.ts';
 import { createHoldsReview } from './domain/holds/service.ts';
 import { createMessagesService } from './domain/messages/service.ts';
+import { createRedeemCodes } from './domain/redeem/service.ts';
 import { createPassthrough } from './domain/passthrough/core.ts';
+import { videoTaskKind } from './domain/videos/kind.ts';
 import { createVideoReview } from './domain/videos/review.ts';
 import { createVideoService } from './domain/videos/service.ts';
-import { createVideoWorker } from './domain/videos/worker.ts';
 import { createApp } from './http/app.ts';
 import { createCors } from './http/cors.ts';
 import { adminHandlers, publicHandlers } from './http/handlers/index.ts';
@@ -39,42 +41,16 @@ import { resolveProviders } from './providers/registry.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { startMetricsServer } from './metrics/server.ts';
 import { createRequestLogs } from './logs/request-logs.ts';
-import { startSandbox, type Simulator } from './sandbox/index.ts';
+import { startSandbox } from './sandbox/index.ts';
 import type { Services } from './services.ts';
 import { waitUntil } from './shared/wait.ts';
+import { readTaskGauges } from './tasks/gauges.ts';
+import { taskKinds } from './tasks/kind.ts';
+import { createTaskWorker } from './tasks/worker.ts';
 import { resolveAdminToken } from './startup/admin-token.ts';
-import { prepareDemo, type DemoCredentials } from './startup/demo.ts';
+import { prepareDemo } from './startup/demo.ts';
 
-export interface Gateway {
-  url: string;
-  adminToken: string;
-  adminTokenGenerated: boolean;
-  demo: DemoCredentials | undefined;
-  services: Services;
-  db: Knex;
-  /** The web console's files (CONSOLE), served at /console/; undefined when off. */
-  consoleDir: string | undefined;
-  /** GET /metrics without authentication, when METRICS_PORT is set. */
-  metricsUrl: string | undefined;
-  /** The running simulated upstreams by sandbox provider id (sandbox mode). */
-  simulators: ReadonlyMap<string, Simulator>;
-  /**
-   * Graceful stop: readiness fails at once, open requests and streams run up to the grace period,
-   * what is still open then is cut and settled for what was delivered, settlements are flushed,
-   * and the database closes last.
-   */
-  close(options?: { graceMs?: number }): Promise<void>;
-  /** Posts queued grant charges and gives back grants no request is drawing from (tests, benchmarks). */
-  quiesce(): Promise<void>;
-}
-
-export interface GatewayOverrides {
-  /** An already migrated database (tests share one per process). */
-  db?: Knex;
-  logger?: Logger;
-  /** Create the demo customer on an empty database (npm start with sandbox providers does; tests do not). */
-  seedDemo?: boolean;
-}
+export type { Gateway, GatewayOverrides } from './gateway-types.ts';
 
 export async function startGateway(config: Config, overrides: GatewayOverrides = {}): Promise<Gateway> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
@@ -91,9 +67,10 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
         process.exit(1);
       },
     }));
-  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath)) : undefined;
+  const sandbox = config.sandbox ? await startSandbox(readCatalogueProviders(config.cataloguePath), { dataDir: config.dataDir }) : undefined;
   // Before the catalogue: the task providers' clients report to it (its gauges read the catalogue only when scraped).
-  const metrics = createMetrics({ db, logger, knownModel: (id) => catalogue.current().models.has(id), currency: () => catalogue.current().currency });
+  const modelExists = (id: string) => catalogue.current().models.has(id);
+  const metrics = createMetrics({ db, logger, knownModel: modelExists, currency: () => catalogue.current().currency, taskGauges: () => readTaskGauges(db) });
   const catalogue = await createCatalogueStore({
     path: config.cataloguePath,
     resolveProviders: (entries, options) => resolveProviders(entries, options, { metrics, logger }),
@@ -117,9 +94,10 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const customers = createCustomerService({
     db,
     apiKeyPrefix: config.apiKeyPrefix,
-    modelExists: (id) => catalogue.current().models.has(id),
+    modelExists,
     keyCacheMs: config.keyCacheMs,
     keyWarmMs: config.keyWarmMs,
+    ...(overrides.now ? { now: overrides.now } : {}),
   });
   const keyWarmth =
     config.keyCacheMs > 0 && config.keyWarmMs > 0
@@ -134,11 +112,13 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
   const passthrough = createPassthrough({ discovery, holds, logger, shutdown: cut.signal, metrics });
   const quote = createTokenQuotes({ passthrough, ledger });
   const responseIds = createResponseIds({ db, logger });
-  const responsesPoller = backgroundPoller({ catalogue, ids: responseIds }); // background responses ride the video poller
+  const kinds = taskKinds(videoTaskKind, responseTaskKind({ ids: responseIds })); // the task engine's kinds, by name
+  const tasks = { db, ledger, logger, catalogue, kinds, pollMs: config.videoPollIntervalMs, metrics };
   const services: Services = {
     customers,
     account: createAccountService({ db, ledger, customers, discovery, requestLogs }),
     billing: createBillingService({ db, ledger, discovery }),
+    redeem: createRedeemCodes({ db, ledger, limits: config.redeemAttempts }),
     alerts: createAlerts({ db, logger, discovery, egress: webhookEgress(config.webhookAllowInternal) }),
     catalogue,
     discovery,
@@ -150,10 +130,10 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     sweeper: createSweeper({ ledger, requestLogs, logger, staleSeconds: config.staleReservationSeconds, metrics }),
     messages: createMessagesService({ passthrough, discovery, quote }),
     chat: createChatService({ passthrough, quote }),
-    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, db, ledger, logger, pollMs: config.videoPollIntervalMs, quote }),
+    responses: createResponsesService({ passthrough, discovery, catalogue, ids: responseIds, tasks, quote }),
     gemini: createGeminiService({ passthrough, discovery }),
-    videos: createVideoService({ db, ledger, discovery, catalogue, logger, pollIntervalMs: config.videoPollIntervalMs, onRequeue: metrics.videoRequeued }),
-    videoWorker: createVideoWorker({ db, ledger, logger, catalogue, pollIntervalMs: config.videoPollIntervalMs, metrics, responses: responsesPoller }),
+    videos: createVideoService({ tasks, discovery }),
+    videoWorker: createTaskWorker({ ...tasks, pollIntervalMs: config.videoPollIntervalMs }),
     videoReview: createVideoReview({ db, ledger }),
     requestLogs,
     metrics,
@@ -195,6 +175,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     metrics,
     cors: createCors(config.corsOrigins),
     consoleDir,
+    connections: config.connections, // the Responses WebSockets' limits
   });
   const server = await startHttpServer(app.express, {
     host: config.host,
@@ -202,6 +183,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     logger,
     draining: () => draining,
     classes: app.classes,
+    upgrade: app.sockets,
     limits: config.connections,
     metrics,
   });
@@ -217,6 +199,7 @@ export async function startGateway(config: Config, overrides: GatewayOverrides =
     // Still listening while draining: readiness answers 503 (load balancers stop sending) and
     // requests that arrive meanwhile are served, with `connection: close`.
     draining = true;
+    app.sockets.drain(); // WebSockets close after their turn in flight (each is an open request until then)
     await waitUntil(() => server.inFlight() === 0, graceMs);
     if (server.inFlight() > 0) {
       logger.warn({ open_requests: server.inFlight() }, 'grace period over: cutting open requests and settling what they delivered');

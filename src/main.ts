@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig, type Config } from './config.ts';
+import { loadConfig, ROOT_DIR, type Config } from './config.ts';
 import { preflight } from './config/preflight.ts';
 import { reportStartupFailure } from './config/startup-errors.ts';
 import { startGateway, type Gateway } from './gateway.ts';
@@ -37,9 +37,23 @@ function printWelcome(gateway: Gateway, config: Config): void {
       `Revoke it when you no longer want it: npm run admin -- keys revoke ${gateway.demo.key_id}`,
     );
   } else {
-    lines.push('Create a customer and a key:', '  npm run admin -- customers create --name "Acme"');
+    lines.push(
+      config.adminToken ? 'Create a customer and a key (in a shell with this ADMIN_TOKEN):' : 'Create a customer and a key:',
+      `  ${adminCli(config, reachable(gateway.url))} customers create --name "Acme"`,
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+/**
+ * The operator CLI as it reaches this gateway from this host, whatever the shell's PORT and HOST:
+ * its address, and where its generated token is kept (ADMIN_TOKEN is never printed).
+ */
+function adminCli(config: Config, url: string): string {
+  const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  const dataDir = config.adminToken ? '' : ` DATA_DIR=${quote(config.dataDir)}`;
+  const npm = process.cwd() === ROOT_DIR ? 'npm' : `npm --prefix ${quote(ROOT_DIR)}`;
+  return `GATEWAY_URL=${quote(url)}${dataDir} ${npm} run -s admin --`;
 }
 
 /** Where the web console is, or why it is not there. */

@@ -10,9 +10,10 @@ import type { GeminiService } from './domain/gemini/service.ts';
 import type { HealthService } from './domain/health/service.ts';
 import type { HoldsReview } from './domain/holds/service.ts';
 import type { MessagesService } from './domain/messages/service.ts';
+import type { RedeemCodes } from './domain/redeem/service.ts';
 import type { VideoReview } from './domain/videos/review.ts';
 import type { VideoService } from './domain/videos/service.ts';
-import type { VideoWorker } from './domain/videos/worker.ts';
+import type { TaskWorker } from './tasks/worker.ts';
 import type { Holds } from './holds/holds.ts';
 import type { Ledger } from './ledger/service.ts';
 import type { Settler } from './holds/settler.ts';
@@ -27,6 +28,8 @@ export interface Services {
   account: AccountService;
   /** Receipts and usage exports (a caller's own, or any for operators). */
   billing: BillingService;
+  /** Redeem codes: batches minted by operators, redeemed by customers for credit. */
+  redeem: RedeemCodes;
   /** Low-balance alerts and video events as signed webhooks, and their delivery log. */
   alerts: Alerts;
   catalogue: CatalogueStore;
@@ -42,7 +45,8 @@ export interface Services {
   responses: ResponsesService;
   gemini: GeminiService;
   videos: VideoService;
-  videoWorker: VideoWorker;
+  /** The task engine's poller (every kind: videos, background responses), named for its first kind. */
+  videoWorker: TaskWorker;
   videoReview: VideoReview;
   requestLogs: RequestLogs;
   metrics: Metrics;

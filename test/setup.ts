@@ -1,8 +1,27 @@
-// Root hooks for every mocha run: one database per process, closed at the end.
-import { closeTestDatabase } from './helpers/db.ts';
+// Root hooks and global fixtures for every mocha run: one database per process, closed at the end.
+// Under --parallel each worker runs file after file with the root hooks around each one, so a
+// worker keeps its database open across files (opening one costs a PGlite start and the
+// migrations); the worker ends with the run, and the main process drops its PostgreSQL database.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT_DIR } from '../src/config.ts';
+import { closeTestDatabase, dropWorkerDatabases, inParallelWorker } from './helpers/db.ts';
 
 export const mochaHooks = {
   async afterAll(): Promise<void> {
-    await closeTestDatabase();
+    if (!inParallelWorker()) await closeTestDatabase();
   },
 };
+
+/**
+ * Once per run, in the main process, before any file: the web console's build, which the console
+ * tests serve (built here rather than by each of them: two files rebuilding dist/console at once,
+ * in two workers, would swap it under each other).
+ */
+export function mochaGlobalSetup(): void {
+  execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts/build-console.js'), '--quiet'], { stdio: 'inherit' });
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  await dropWorkerDatabases();
+}

@@ -4,10 +4,11 @@
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import type { CatalogueStore } from '../../src/catalogue/store.ts';
-import { CLAIM_DUE_SQL } from '../../src/domain/videos/repo.ts';
-import { createVideoWorker } from '../../src/domain/videos/worker.ts';
 import { createLedger } from '../../src/ledger/service.ts';
 import { createLogger } from '../../src/logger.ts';
+import { taskKinds } from '../../src/tasks/kind.ts';
+import { CLAIM_DUE_SQL } from '../../src/tasks/repo.ts';
+import { createTaskWorker } from '../../src/tasks/worker.ts';
 
 export interface IdleTick {
   ticks: number;
@@ -23,7 +24,7 @@ export interface IdleTick {
 export async function measureIdleTick(db: Knex, ticks: number): Promise<IdleTick> {
   // An idle tick never reaches the catalogue: nothing is claimed, nothing is polled.
   const catalogue = { current: () => ({ providers: new Map() }) } as unknown as CatalogueStore;
-  const worker = createVideoWorker({ db, ledger: createLedger({ db }), logger: createLogger('silent'), catalogue });
+  const worker = createTaskWorker({ db, ledger: createLedger({ db }), logger: createLogger('silent'), catalogue, kinds: taskKinds() });
   let queries = 0;
   const count = () => void queries++;
   db.on('query', count);

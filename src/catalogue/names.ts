@@ -21,6 +21,10 @@ export interface NameIndex {
   resolve(name: string): NamedModel | undefined;
   /** Aliases the operator lists in /v1/models, with the model each answers for. */
   listedAliases: ReadonlyArray<{ alias: string; model: ResolvedModel }>;
+  /** Every alias and the model that answers it now. */
+  aliases: ReadonlyMap<string, ResolvedModel>;
+  /** Every pattern that takes names now, and its model. */
+  patterns: ReadonlyMap<string, ResolvedModel>;
 }
 
 /** A trailing variant marker as Claude Code shows model names (`claude-opus-4-8[1m]`). */
@@ -83,5 +87,7 @@ export function buildNameIndex(models: ReadonlyMap<string, ResolvedModel>): Name
       return byGlob(name);
     },
     listedAliases: [...aliases].filter(([name, model]) => listed.has(`${name} ${model.id}`)).map(([alias, model]) => ({ alias, model })),
+    aliases,
+    patterns: byPattern,
   };
 }

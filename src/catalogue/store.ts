@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { parseCatalogue } from './load.ts';
+import { providerStates, type ProviderState } from './provider-states.ts';
 import { syncPriceVersions, type PriceVersion } from './price-versions.ts';
 import { buildNameIndex, type NamedModel } from './names.ts';
-import type { Catalogue, ModelEntry, ProviderEntry, RegistryOptions, ResolvedProvider } from './types.ts';
+import type { Catalogue, ModelEntry, ProviderEntry, RegistryOptions, ResolvedProvider, RouteEntry } from './types.ts';
 
 export interface ResolvedRoute {
   provider: ResolvedProvider;
@@ -19,6 +20,8 @@ export interface ResolvedModel extends Omit<ModelEntry, 'routes'> {
   priceVersion: PriceVersion;
   /** Routes whose provider is enabled, by priority (lowest first). Empty: nothing can serve it. */
   routes: ResolvedRoute[];
+  /** Every route the file gives it, enabled or not (the operators' view of the catalogue). */
+  declaredRoutes: RouteEntry[];
 }
 
 export interface LoadedCatalogue {
@@ -36,6 +39,12 @@ export interface LoadedCatalogue {
   resolveName(name: string): NamedModel | undefined;
   /** Aliases the operator lists in /v1/models, with their model. */
   listedAliases: ReadonlyArray<{ alias: string; model: ResolvedModel }>;
+  /** Every alias and the model that answers it now. */
+  aliases: ReadonlyMap<string, ResolvedModel>;
+  /** Every pattern that takes names now, and its model. */
+  patterns: ReadonlyMap<string, ResolvedModel>;
+  /** Every provider of the file and whether it is callable now (never its credential or host). */
+  providerStates: readonly ProviderState[];
 }
 
 export type ReloadSuccess = {
@@ -101,7 +110,7 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
         return provider ? [{ provider, upstreamModel, priority: route.priority ?? 1 }] : [];
       })
       .sort((a, b) => a.priority - b.priority);
-    models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes });
+    models.set(model.id, { ...model, public: model.public ?? true, priceVersion: versions.get(model.id)!, routes, declaredRoutes: model.routes });
   }
   const names = buildNameIndex(models);
   return {
@@ -115,6 +124,9 @@ function resolve(catalogue: Catalogue, versions: Map<string, PriceVersion>, cont
     named: (name) => names.resolve(name)?.model,
     resolveName: (name) => names.resolve(name),
     listedAliases: names.listedAliases,
+    aliases: names.aliases,
+    patterns: names.patterns,
+    providerStates: providerStates(catalogue.providers, providers, deps),
   };
 }
 

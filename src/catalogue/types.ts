@@ -56,7 +56,7 @@ export interface ProviderEntry {
   max_queue_wait_seconds?: number;
 }
 
-/** How the gateway queues a video provider's tasks (see src/domain/videos/queue.ts). */
+/** How the gateway queues a video provider's tasks (see src/tasks/queue.ts and refusals.ts). */
 export interface ProviderQueue {
   /** Undefined: no limit of ours (the provider's own refusals still queue tasks). */
   maxConcurrent: number | undefined;
@@ -143,6 +143,12 @@ export interface VideoSpec {
   inline_base64: boolean | { max_bytes: number };
   content_types: Array<'text' | 'image_url' | 'video_url' | 'audio_url'>;
   reference_images?: { max: number };
+  /**
+   * Models taking video_url inputs: the seconds of one reference video the hold counts when the
+   * request declares none (providers bill input video seconds, DashScope and MiniMax among them).
+   * Default: the model's longest output (`seconds`).
+   */
+  reference_video_seconds?: number;
   /** `generate_audio` is accepted (the provider has a sound switch). Default false: refused. */
   audio?: boolean;
   /** `watermark` is accepted. Default false: refused. */
@@ -151,6 +157,17 @@ export interface VideoSpec {
   ratios?: string[];
   /** Accepted `size` values ("1280x720"), each a priced tier and a ratio. Absent: `size` is refused. */
   sizes?: Record<string, VideoSizeEntry>;
+}
+
+/**
+ * Input tokens one media block is held at, by kind (image, document, file, audio), where a model's
+ * provider bills them otherwise than its protocol's defaults (src/domain/passthrough/media.ts).
+ */
+export interface MediaTokensEntry {
+  image?: number;
+  document?: number;
+  file?: number;
+  audio?: number;
 }
 
 /** Another name a model answers to; in /v1/models only when `listed`. */
@@ -173,6 +190,8 @@ export interface ModelEntry {
   routes: RouteEntry[];
   context_window?: number;
   max_output_tokens?: number;
+  /** Token models: what a media block is held at, overriding the protocol's defaults. */
+  media_tokens?: MediaTokensEntry;
   free_quota?: FreeQuota;
   price: TokenPrice | VideoPrice;
   video?: VideoSpec;

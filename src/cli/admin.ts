@@ -1,6 +1,7 @@
 // `npm run admin -- <resource> <action> [args]`: the operator API from a terminal. It calls a
 // running gateway over HTTP (the embedded database admits one process), with ADMIN_TOKEN or the
 // token `npm start` generated into DATA_DIR.
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -44,15 +45,21 @@ function errorLine(status: number, text: string): string {
   return `HTTP ${status}: ${text.slice(0, 300).replace(/\s+/g, ' ') || '(no body)'}`;
 }
 
-export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/** Where the CLI writes: the process's own streams, or (tests running it in-process) a capture. */
+export interface CliOutput {
+  stdout: { write(chunk: string | Uint8Array): unknown };
+  stderr: { write(chunk: string): unknown };
+}
+
+export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env, out: CliOutput = process): Promise<number> {
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(joinNegativeValues(argv));
   } catch (error) {
-    process.stderr.write(`${(error as Error).message.split('\n')[0]}\n`);
+    out.stderr.write(`${(error as Error).message.split('\n')[0]}\n`);
     return 2;
   }
-  return run(parsed, env);
+  return run(parsed, env, out);
 }
 
 function parseCommandLine(argv: string[]) {
@@ -72,6 +79,8 @@ function parseCommandLine(argv: string[]) {
       endpoint: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
       status: { type: 'string' },
       actor: { type: 'string' },
       reason: { type: 'string' },
@@ -89,24 +98,35 @@ function parseCommandLine(argv: string[]) {
       url: { type: 'string' },
       'video-events': { type: 'string' },
       'rotate-secret': { type: 'boolean' },
+      count: { type: 'string' },
+      note: { type: 'string' },
+      batch: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
 }
 
-async function run({ values, positionals }: ReturnType<typeof parseCommandLine>, env: NodeJS.ProcessEnv): Promise<number> {
+async function run({ values, positionals }: ReturnType<typeof parseCommandLine>, env: NodeJS.ProcessEnv, out: CliOutput): Promise<number> {
   const [resource, action, ...rest] = positionals;
   const command = COMMANDS[`${resource} ${action}`];
   if (values.help || !command) {
-    process.stderr.write(`${usage()}\n`);
+    out.stderr.write(`${usage()}\n`);
     return values.help ? 0 : 2;
   }
-  const token = env.ADMIN_TOKEN || readStoredAdminToken(path.resolve(env.DATA_DIR || './data'));
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const token = env.ADMIN_TOKEN || readStoredAdminToken(dataDir);
   if (!token) {
-    process.stderr.write('No admin token: set ADMIN_TOKEN or start the gateway once with `npm start`.\n');
+    out.stderr.write(
+      `No admin token: set ADMIN_TOKEN to the gateway's (a gateway started without one keeps the token it generated in DATA_DIR/admin-token; there is none in ${dataDir}).\n`,
+    );
     return 2;
   }
   const base = gatewayUrl(env);
+  if (command.render && values.out && fs.existsSync(values.out)) {
+    process.stderr.write(`${values.out} exists: the answer is shown once, so name a new file.\n`);
+    return 2;
+  }
   try {
     const body = command.body?.(values as Record<string, string | undefined>);
     const response = await fetch(base + command.path(rest, values as Record<string, string | undefined>), {
@@ -116,25 +136,34 @@ async function run({ values, positionals }: ReturnType<typeof parseCommandLine>,
     });
     if (response.ok && response.body && !(response.headers.get('content-type') ?? '').startsWith('application/json')) {
       // An export (CSV, NDJSON) goes to stdout as it arrives.
-      for await (const chunk of response.body) process.stdout.write(chunk);
+      for await (const chunk of response.body) out.stdout.write(chunk);
       return 0;
     }
     const text = await response.text();
     if (!response.ok) {
-      process.stderr.write(`${errorLine(response.status, text)}\n`);
+      out.stderr.write(`${errorLine(response.status, text)}\n`);
       return 1;
     }
-    process.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`}\n`);
+    if (command.render && text) return writeRendered(out, command.render(JSON.parse(text)), values.out);
+    out.stdout.write(`${text ? JSON.stringify(JSON.parse(text), null, 2) : `(${response.status})`}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n${usage()}\n`);
+      out.stderr.write(`${error.message}\n${usage()}\n`);
       return 2;
     }
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    process.stderr.write(`Cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}: is it running? Set GATEWAY_URL if it listens elsewhere.\n`);
+    out.stderr.write(`Cannot reach the gateway at ${base}${cause ? ` (${cause})` : ''}: is it running? Set GATEWAY_URL if it listens elsewhere.\n`);
     return 1;
   }
+}
+
+/** A rendered answer (CSV with secrets in it): to a new file only this user may read, or to stdout. */
+function writeRendered(out: CliOutput, { text, note }: { text: string; note: string }, file: string | undefined): number {
+  if (file) fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+  else out.stdout.write(text);
+  out.stderr.write(`${note}${file ? ` Written to ${file}.` : ''}\n`);
+  return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

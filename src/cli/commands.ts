@@ -1,12 +1,8 @@
 // The operator CLI's commands: each maps its arguments to one admin API call.
-export interface Command {
-  usage: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path(positionals: string[], options?: Record<string, string | undefined>): string;
-  body?(options: Record<string, string | undefined>): unknown;
-}
+import { defined, enc, integer, query, UsageError, type Command } from './command-parts.ts';
+import { REDEEM_COMMANDS } from './redeem-commands.ts';
 
-export class UsageError extends Error {}
+export { enc, query, UsageError, type Command } from './command-parts.ts';
 
 type Options = Record<string, string | undefined>;
 
@@ -22,19 +18,12 @@ const list = (value: string | undefined) =>
 const orNull = <T>(value: string | undefined, parse: (v: string) => T): T | null | undefined =>
   value === undefined ? undefined : ['none', 'never', 'all'].includes(value) ? null : parse(value);
 
-function integer(value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`not a whole number: ${value}`);
-  return Number(value);
-}
-
 /** `25.00/month` (day, month or total). */
 function spend(value: string): { amount: string; period: string } {
   const [amount, period] = value.split('/');
   if (!amount || !period) throw new UsageError(`--spend takes AMOUNT/PERIOD, e.g. 25.00/month: ${value}`);
   return { amount, period };
 }
-
-const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
 /** The key fields `keys create` and `keys update` share, only those given. */
 function keyFields(o: Options): Record<string, unknown> {
@@ -45,16 +34,6 @@ function keyFields(o: Options): Record<string, unknown> {
     expires_at: orNull(o.expires, (v) => v),
     ...(Object.keys(limits).length ? { limits } : {}),
   });
-}
-
-export function query(params: Record<string, string | undefined>): string {
-  const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
-  return entries.length ? `?${new URLSearchParams(entries).toString()}` : '';
-}
-
-export function enc(value: string | undefined): string {
-  if (!value) throw new UsageError('missing an id argument');
-  return encodeURIComponent(value);
 }
 
 export const COMMANDS: Record<string, Command> = {
@@ -130,7 +109,12 @@ export const COMMANDS: Record<string, Command> = {
     method: 'GET',
     path: ([id], o = {}) => `/admin/v1/customers/${enc(id)}/ledger${query({ limit: o.limit, before: o.before })}`,
   },
-  'ledger reconcile': { usage: 'ledger reconcile', method: 'GET', path: () => '/admin/v1/ledger/reconciliation' },
+  'ledger reconcile': {
+    usage:
+      'ledger reconcile [--since ISO] [--until ISO]   (wallets against the journal; charges in the window, default the last 24 h, against their priced usage)',
+    method: 'GET',
+    path: (_, o = {}) => `/admin/v1/ledger/reconciliation${query({ since: o.since, until: o.until })}`,
+  },
   'holds list': {
     usage: 'holds list [--status pending] [--stale] [--customer ID] [--limit N]',
     method: 'GET',
@@ -174,7 +158,8 @@ export const COMMANDS: Record<string, Command> = {
       `/admin/v1/request-logs${query({ customer_id: o.customer, model: o.model, endpoint: o.endpoint, from: o.from, to: o.to, limit: o.limit, before: o.before })}`,
   },
   'receipts get': {
-    usage: 'receipts get REQUEST_ID|TASK_ID   (usage as reported, price version, hold, charge, free units, estimated or not)',
+    usage:
+      'receipts get REQUEST_ID|TASK_ID   (usage as reported, price version, hold, charge: from the hold, from the balance, debt, waived; free units, estimated or not)',
     method: 'GET',
     path: ([id]) => `/admin/v1/receipts/${enc(id)}`,
   },
@@ -196,6 +181,7 @@ export const COMMANDS: Record<string, Command> = {
         rotate_secret: o['rotate-secret'] === undefined ? undefined : true,
       }),
   },
+  ...REDEEM_COMMANDS,
   'webhooks list': {
     usage: 'webhooks list [--customer ID] [--status pending|delivered|failed] [--limit N] [--before MSG_ID]   (every attempt of each)',
     method: 'GET',

@@ -1,4 +1,4 @@
-// The configuration table of README.md, rendered from the schema so the two cannot
+// The configuration table of docs/configuration.md, rendered from the schema so the two cannot
 // drift: `npm run docs:config` rewrites it between its markers, and test/unit/config/env.test.ts
 // fails when the committed document differs.
 import { DEFAULT_SHOWN, ENV_SCHEMA, type EnvName } from './env.ts';
@@ -19,6 +19,6 @@ export function renderConfigTable(): string {
 export function withConfigTable(readme: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
-  if (start === -1 || end < start) throw new Error(`README.md has no ${TABLE_START} ... ${TABLE_END} section`);
+  if (start === -1 || end < start) throw new Error(`docs/configuration.md has no ${TABLE_START} ... ${TABLE_END} section`);
   return `${readme.slice(0, start + TABLE_START.length)}\n${renderConfigTable()}\n${readme.slice(end)}`;
 }

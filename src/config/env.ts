@@ -1,5 +1,5 @@
 // Every environment variable the gateway reads, in one table: how it is parsed, its default and
-// what it means. loadConfig() validates against it, the README's table is rendered
+// what it means. loadConfig() validates against it, the table in docs/configuration.md is rendered
 // from it (test/unit/config/env.test.ts fails when the two differ), and nothing else in src/
 // reads process.env for settings (provider credentials are named by the catalogue instead).
 import { str } from 'envalid';
@@ -30,7 +30,7 @@ export const ENV_SCHEMA = {
   HOST: listenHost({ default: '127.0.0.1', desc: 'Address the HTTP API listens on; `0.0.0.0` in a container.' }),
   DATA_DIR: str({
     default: './data',
-    desc: 'Embedded database (`pglite/`), generated admin token, demo credentials and the settlement outbox. Must be writable; keep it on a volume.',
+    desc: "Embedded database (`pglite/`), generated admin token, demo credentials, the settlement outbox and the sandbox providers' tasks (`sandbox/`, so their videos can be downloaded after a restart). Must be writable; keep it on a volume.",
   }),
   DATABASE_URL: postgresUrl({
     default: undefined,
@@ -137,6 +137,20 @@ export const ENV_SCHEMA = {
     default: 10_000,
     desc: 'Open client connections on the API port beyond this are closed as soon as they are accepted (`gateway_http_connections_refused_total`). Keep it under half the process file-descriptor limit: a proxied request also holds an upstream socket.',
   }),
+  WEBSOCKET_MAX_CONNECTIONS: integer(
+    1,
+    1_000_000,
+  )({
+    default: 1_000,
+    desc: 'Open Responses WebSockets (`GET /v1/responses` upgraded, Codex) this process takes; an upgrade beyond them is answered 503 before it completes (Codex then uses HTTP). Each connection remembers its most recent `store: false` response, up to `BODY_LIMIT_BYTES` of it.',
+  }),
+  WEBSOCKET_MAX_AGE_SECONDS: integer(
+    1,
+    86_400,
+  )({
+    default: 3_600,
+    desc: "A Responses WebSocket is closed (code 1001) this long after it opened, after its turn in flight, as OpenAI's own closes after 60 minutes; clients open a new one.",
+  }),
   CORS_ORIGINS: corsOrigins({
     default: new Set<string>(),
     desc: 'Browser pages of these origins may call the public API (CORS): origins separated by commas (`https://app.example.com`), or `*` for any page. Keys travel in headers, so credentials are never allowed; `/admin` and `/metrics` never answer cross-origin.',
@@ -179,6 +193,24 @@ export const ENV_SCHEMA = {
     default: [],
     desc: 'Internal addresses and subnets webhooks may reach anyway (`10.0.0.0/8`, `127.0.0.1`), separated by commas; by default a webhook URL on a loopback, private or link-local address is refused, as provider-named URLs are.',
   }),
+  REDEEM_ATTEMPTS_PER_KEY: integer(
+    1,
+    1_000_000,
+  )({
+    default: 10,
+    desc: 'Redeem codes an API key may try without success per `REDEEM_ATTEMPT_WINDOW_SECONDS` (`POST /v1/credits/redeem`); past it, 429 until the window ends. Successful redemptions do not count. Counted in the database, so the limit holds across replicas.',
+  }),
+  REDEEM_ATTEMPTS_PER_ADDRESS: integer(
+    1,
+    1_000_000,
+  )({
+    default: 30,
+    desc: "The same per client address (an IPv6 client by its /64), whatever key it uses. Behind a load balancer set `TRUST_PROXY`, or every client shares the balancer's address.",
+  }),
+  REDEEM_ATTEMPT_WINDOW_SECONDS: integer(
+    60,
+    86_400,
+  )({ default: 900, desc: 'The window the redeem attempt limits count in (fixed windows on the database clock).' }),
 } as const;
 
 export type EnvName = keyof typeof ENV_SCHEMA;

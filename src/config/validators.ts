@@ -115,7 +115,7 @@ export const corsOrigins = makeValidator<CorsOrigins>((raw) => {
 
 /**
  * The schema. `default: undefined` marks an optional variable with no fixed default; when the
- * default is computed (see loadConfig), `DEFAULT_SHOWN` says what the README shows instead.
+ * default is computed (see loadConfig), `DEFAULT_SHOWN` says what docs/configuration.md shows instead.
  */
 
 /** A forward proxy for provider calls. Its credentials (user:password@) are never repeated. */

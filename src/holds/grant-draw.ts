@@ -8,8 +8,11 @@ export interface Draw {
   readonly grantRef: string;
   readonly customerId: string;
   readonly bound: bigint;
-  /** Charges `amount` (taking any excess from the grant's free part) and ends the draw. */
-  charge(amount: bigint, purpose: Record<string, unknown>): Promise<ChargeResult>;
+  /**
+   * Charges `amount` in full and ends the draw: from the grant (the draw's bound, and beyond it
+   * the grant's free part), then from the customer's balance, then as debt.
+   */
+  charge(amount: bigint, purpose: Record<string, unknown>, priceVersionId?: bigint | null): Promise<ChargeResult>;
   release(): void;
   /** What was delivered so far, priced, with what the sweeper needs for the request's log row. */
   checkpoint(charge: bigint, usage: Record<string, unknown> | undefined): void;
@@ -61,21 +64,22 @@ export function openDraw(g: Grant, ref: string, bound: bigint, purpose: Record<s
     grantRef: g.ref,
     customerId: g.customerId,
     bound,
-    charge(amount, chargePurpose) {
-      if (!end()) return Promise.resolve({ charged: 0n, uncovered: 0n, replayed: true });
+    charge(amount, chargePurpose, priceVersionId) {
+      if (!end()) return Promise.resolve({ charged: 0n, debt: 0n, replayed: true });
       // The draw has ended, so the grant's free part now includes its bound: a charge above the
-      // bound (input beyond the estimate) takes the rest from what no other draw holds.
+      // bound (input beyond the estimate) takes from what no other draw holds, and the ledger
+      // takes the rest from the balance behind the grant (or records it as debt).
       const room = free(g) > 0n ? free(g) : 0n;
-      const posted = amount <= room ? amount : room;
-      g.committed += posted;
-      // Stores on a copy, not `{ ...chargePurpose, reserved, ... }`: properties after a spread take a
+      const fromGrant = amount <= room ? amount : room;
+      g.committed += fromGrant;
+      // A store on a copy, not `{ ...chargePurpose, reserved }`: a property after a spread takes a
       // slow path in this V8 (Node 20), about 1 us a charge.
       const purpose: Record<string, unknown> = { ...chargePurpose };
       purpose.reserved = bound.toString();
-      if (amount > posted) purpose.uncovered = (amount - posted).toString();
-      return flusher.queue({ ref, grantRef: g.ref, customerId: g.customerId, amount: posted, purpose }, (outcome) => {
-        g.committed -= posted;
-        if (outcome === 'from_grant') g.held -= posted;
+      const charge = { ref, grantRef: g.ref, customerId: g.customerId, amount, fromGrant, priceVersionId: priceVersionId ?? null, purpose };
+      return flusher.queue(charge, (outcome) => {
+        g.committed -= fromGrant;
+        if (outcome === 'from_grant') g.held -= fromGrant;
       });
     },
     release: () => void end(),

@@ -1,6 +1,7 @@
 // Posts the charges of requests that drew from grants: queued in memory, written every `flushMs`
 // (or at once past `maxBatch`) as one statement for all customers. A charge the batch skips (its
-// grant already returned) goes through the single-charge path; a batch the database cannot take
+// grant already returned) and a charge beyond what its grant pays (usage above the estimate: the
+// balance, then debt, pay the rest) go through the single-charge path; a batch the database cannot take
 // (an outage) goes to the settler's outbox and is retried until it lands. What a crash can lose is
 // the charges still in the queue: at most one flush window of usage, never the customer's money.
 import type { Logger } from '../logger.ts';
@@ -12,10 +13,10 @@ import type { Settler } from './settler.ts';
 import type { WalletQueue } from '../ledger/wallet-queue.ts';
 
 export interface ChargeResult {
+  /** Posted to the customer's debits (from the grant, then the balance). */
   charged: bigint;
-  uncovered: bigint;
   /** Recorded as the customer's debt (the balance could not cover it). */
-  debt?: bigint;
+  debt: bigint;
   replayed: boolean;
 }
 
@@ -23,7 +24,7 @@ export interface ChargeResult {
 export type ChargeOutcome = 'from_grant' | 'direct';
 
 export interface GrantFlusher {
-  queue(charge: ChargeInput & { amount: bigint }, posted: (outcome: ChargeOutcome) => void): Promise<ChargeResult>;
+  queue(charge: ChargeInput, posted: (outcome: ChargeOutcome) => void): Promise<ChargeResult>;
   /** Writes everything queued now (shutdown, tests). */
   flush(): Promise<void>;
   queued(): number;
@@ -49,8 +50,6 @@ export function createGrantFlusher(deps: {
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
-  const uncoveredOf = (purpose: Record<string, unknown> | undefined) => BigInt(String(purpose?.uncovered ?? '0'));
-
   async function alone(entry: Queued): Promise<void> {
     let result: Awaited<ReturnType<typeof deps.chargeAlone>>;
     try {
@@ -62,28 +61,35 @@ export function createGrantFlusher(deps: {
     if (typeof result === 'string') {
       deps.logger.error({ ref: entry.charge.ref, error: result }, 'charge refused');
       entry.posted('direct');
-      return entry.resolve({ charged: 0n, uncovered: entry.charge.amount, replayed: false });
+      return entry.resolve({ charged: 0n, debt: 0n, replayed: false });
     }
     entry.posted(result.fromGrant ? 'from_grant' : 'direct');
-    entry.resolve({ charged: result.charged, uncovered: result.uncovered + uncoveredOf(entry.charge.purpose), debt: result.debt, replayed: result.replayed });
+    entry.resolve({ charged: result.charged, debt: result.debt, replayed: result.replayed });
   }
 
   /** Durable before anything else: the outbox file, then retries until the database takes it. */
   function viaOutbox(entry: Queued): void {
     void deps.settler.submit({ kind: 'charge', ...entry.charge }).then((result) => {
       const charged = typeof result === 'string' ? 0n : 'charged' in result ? result.charged : 0n;
-      const debt = typeof result === 'object' && 'debt' in result ? (result.debt ?? 0n) : 0n;
+      const debt = typeof result === 'object' && 'debt' in result ? result.debt : 0n;
       entry.posted('from_grant');
-      entry.resolve({ charged, uncovered: uncoveredOf(entry.charge.purpose), debt, replayed: false });
+      entry.resolve({ charged, debt, replayed: false });
     });
   }
 
-  async function flushBatch(batch: Queued[]): Promise<void> {
+  /** Whether the grant pays the whole charge (the batch statement's case). */
+  const wholeFromGrant = (q: Queued) => (q.charge.fromGrant ?? q.charge.amount) === q.charge.amount;
+
+  async function flushBatch(taken: Queued[]): Promise<void> {
+    for (const entry of taken.filter((q) => !wholeFromGrant(q))) await alone(entry);
+    const batch = taken.filter(wholeFromGrant);
+    if (batch.length === 0) return;
     const items: ChargeItem[] = batch.map((q) => ({
       ref: q.charge.ref,
       grantRef: q.charge.grantRef,
       customerId: q.charge.customerId,
       amount: q.charge.amount.toString(),
+      version: q.charge.priceVersionId === undefined || q.charge.priceVersionId === null ? null : q.charge.priceVersionId.toString(),
       purpose: q.charge.purpose ?? {},
     }));
     let rows: Array<Record<string, unknown>>;
@@ -105,7 +111,7 @@ export function createGrantFlusher(deps: {
         continue;
       }
       entry.posted('from_grant');
-      entry.resolve({ charged: entry.charge.amount, uncovered: uncoveredOf(entry.charge.purpose), replayed: false });
+      entry.resolve({ charged: entry.charge.amount, debt: 0n, replayed: false });
     }
   }
 

@@ -99,7 +99,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
     return hold;
   }
 
-  function drawHold(draw: NonNullable<Awaited<ReturnType<Grants['draw']>>>, keyId: string | null): Hold {
+  function drawHold(draw: NonNullable<Awaited<ReturnType<Grants['draw']>>>, keyId: string | null, priceVersionId: bigint | null): Hold {
     draws++;
     const end = () => {
       if (hold.ended) return false;
@@ -120,12 +120,11 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
         if (!end()) return LedgerError.AlreadySettled;
         const amount = chargeAmount(charge, 0n, null).amount;
         // The charge entry names the key, as a settle entry does: the key's spend is reported from it.
-        const result = await draw.charge(amount, keyId ? { key_id: keyId, ...purpose } : (purpose ?? {}));
+        const result = await draw.charge(amount, keyId ? { key_id: keyId, ...purpose } : (purpose ?? {}), priceVersionId);
         return {
           ref: draw.ref,
           charged: result.charged,
-          uncovered: result.uncovered,
-          debt: result.debt ?? 0n,
+          debt: result.debt,
           freeUnitsUsed: 0n,
           freeAmount: 0n,
           replayed: result.replayed,
@@ -165,7 +164,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
     if (deps.grants && !freeToHold && !input.limits) {
       const bound = chargeAmount(input.bound, 0n, null).amount;
       const draw = await deps.grants.draw(input.customerId, input.ref, bound, input.purpose);
-      if (draw) return drawHold(draw, keyOf(input));
+      if (draw) return drawHold(draw, keyOf(input), input.priceVersionId ?? null);
     }
     const first = await reserve(input);
     if (first !== LedgerError.InsufficientFunds || !deps.grants) return first;

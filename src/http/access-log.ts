@@ -23,6 +23,8 @@ function assignFields<T extends LogFields>(to: T, from: LogFields): T {
 export interface AccessLog {
   /** Called once the response closed: records the exchange when its handler is done. */
   finish(admin: boolean, req: IncomingMessage, res: ServerResponse, exchange: Exchange): void;
+  /** Records an exchange without an HTTP response of its own (a WebSocket turn; `req` is the upgrade's). */
+  turn(req: IncomingMessage, exchange: Exchange, status: number, clientGone: boolean): void;
 }
 
 export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs; metrics?: RequestMetrics | undefined }): AccessLog {
@@ -130,9 +132,15 @@ export function createAccessLog(deps: { logger: Logger; requestLogs: RequestLogs
   return {
     finish(admin, req, res, exchange) {
       const latencyMs = Number(process.hrtime.bigint() - exchange.started) / 1e6;
-      const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
-      const clientGone = !res.writableFinished;
+      // A WebSocket's 101 went out through the ws package, not this response (src/http/websocket/upgrade.ts).
+      const upgraded = res.statusCode === 101;
+      const status = res.writableFinished || res.headersSent || upgraded ? res.statusCode : 499;
+      const clientGone = !res.writableFinished && !upgraded;
       void exchange.done.then(() => record(admin, req, exchange, latencyMs, status, clientGone));
+    },
+    turn(req, exchange, status, clientGone) {
+      const latencyMs = Number(process.hrtime.bigint() - exchange.started) / 1e6;
+      void exchange.done.then(() => record(false, req, exchange, latencyMs, status, clientGone));
     },
   };
 }

@@ -5,6 +5,7 @@
 // docs/request-flow.md walks through it; an operator's own middleware goes in with `app.use`.
 import http from 'node:http';
 import express, { type Express } from 'express';
+import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { RequestMetrics } from '../metrics/hooks.ts';
 import type { Services } from '../services.ts';
@@ -21,6 +22,7 @@ import { route } from './steps/route.ts';
 import type { Surface } from './steps/state.ts';
 import { refuseUnroutable } from './steps/unroutable.ts';
 import { validateRequest } from './steps/validate.ts';
+import { createResponsesSockets, type ResponsesSockets } from './websocket/upgrade.ts';
 
 export type { Surface };
 
@@ -45,6 +47,8 @@ export interface AppOptions {
   cors?: Cors;
   /** The built web console served at /console/ (CONSOLE); undefined: not served. */
   consoleDir?: string;
+  /** Responses WebSockets (GET /v1/responses upgraded): how many at once, for how long; the handshake's deadline is the head's. */
+  connections?: Pick<Config['connections'], 'maxWebSockets' | 'webSocketMaxAgeMs' | 'headersTimeoutMs'>;
 }
 
 export interface App {
@@ -56,6 +60,8 @@ export interface App {
    * request keeps one shared hidden class (docs/performance.md).
    */
   classes: { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse };
+  /** The upgrades it takes over (the Responses WebSocket), for the server; drained at shutdown. */
+  sockets: ResponsesSockets;
 }
 
 export function createApp(options: AppOptions): App {
@@ -75,10 +81,21 @@ export function createApp(options: AppOptions): App {
   app.use(authenticate({ adminToken: options.adminToken, customers: services.customers }));
   app.use(readRequestBody(options.bodyLimitBytes, options.bodyIdleTimeoutMs));
   app.use(validateRequest()); // openapi-backend's validator
-  app.use(dispatch({ logger, services, validateResponses: options.validateResponses }));
+  const limits = options.connections ?? { maxWebSockets: 1_000, webSocketMaxAgeMs: 3_600_000, headersTimeoutMs: 30_000 };
+  const sockets = createResponsesSockets({
+    app,
+    services,
+    logger,
+    accessLog,
+    maxConnections: limits.maxWebSockets,
+    maxAgeMs: limits.webSocketMaxAgeMs,
+    handshakeMs: limits.headersTimeoutMs,
+    maxMessageBytes: options.bodyLimitBytes,
+  });
+  app.use(dispatch({ logger, services, validateResponses: options.validateResponses, upgradeOf: sockets.upgradeOf }));
   app.use(errorHandler(logger));
 
-  return { express: app, classes: bornWithPrototypes(app) };
+  return { express: app, classes: bornWithPrototypes(app), sockets };
 }
 
 /**

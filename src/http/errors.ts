@@ -8,6 +8,7 @@ import { AccountError } from '../domain/account/errors.ts';
 import { AlertError } from '../domain/alerts/errors.ts';
 import { Failure } from '../domain/failure.ts';
 import { PassthroughError } from '../domain/passthrough/errors.ts';
+import { RedeemError } from '../domain/redeem/errors.ts';
 import { VideoError } from '../domain/videos/errors.ts';
 import { LedgerError } from '../ledger/errors.ts';
 import { anthropicErrorType } from '../providers/anthropic/errors.ts';
@@ -26,8 +27,14 @@ export enum HttpError {
   MalformedHttp = 'malformed_http',
   RequestTimeout = 'request_timeout',
   ExpectationFailed = 'expectation_failed',
-  /** A WebSocket upgrade of /v1/responses: the Responses API is served over HTTP only. */
-  WebSocketNotSupported = 'websocket_not_supported',
+  /** GET /v1/responses without `Upgrade: websocket`: the path takes GET only as a WebSocket. */
+  WebSocketRequired = 'websocket_required',
+  /** A WebSocket upgrade RFC 6455 does not allow (version, key). */
+  WebSocketHandshakeInvalid = 'websocket_handshake_invalid',
+  /** WEBSOCKET_MAX_CONNECTIONS are open, or the gateway is draining. */
+  WebSocketConnectionsExhausted = 'websocket_connections_exhausted',
+  /** A WebSocket reached its age (OpenAI's code): closed, the client opens another. */
+  WebSocketLifetimeReached = 'websocket_connection_limit_reached',
   UnsupportedMediaType = 'unsupported_media_type',
   DatabaseUnavailable = 'database_unavailable',
   NotImplemented = 'not_implemented',
@@ -35,7 +42,7 @@ export enum HttpError {
   Internal = 'internal_error',
 }
 
-export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError | AlertError;
+export type ErrorCode = HttpError | PassthroughError | VideoError | CustomerError | LedgerError | CatalogueError | AccountError | AlertError | RedeemError;
 
 export interface AnthropicErrorBody {
   type: 'error';
@@ -74,10 +81,25 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [HttpError.RequestTimeout]: { status: 408, type: 'timeout_error', message: 'The request headers did not arrive in time.' },
   [HttpError.ExpectationFailed]: { status: 417, type: 'invalid_request_error', message: 'The only expectation served is `Expect: 100-continue`.' },
   [HttpError.UnsupportedMediaType]: { status: 415, type: 'invalid_request_error' },
-  [HttpError.WebSocketNotSupported]: {
+  [HttpError.WebSocketRequired]: {
     status: 426,
     type: 'invalid_request_error',
-    message: 'The Responses API is served over HTTP here: POST /v1/responses (stream: true for events). WebSocket mode is not available.',
+    message: 'GET /v1/responses opens a WebSocket (send Upgrade: websocket); over plain HTTP call POST /v1/responses.',
+  },
+  [HttpError.WebSocketHandshakeInvalid]: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The WebSocket handshake needs Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key of 16 bytes in Base64.',
+  },
+  [HttpError.WebSocketLifetimeReached]: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Responses websocket connection limit reached (60 minutes). Create a new websocket connection to continue.',
+  },
+  [HttpError.WebSocketConnectionsExhausted]: {
+    status: 503,
+    type: 'api_error',
+    message: 'This gateway has as many WebSocket connections open as it takes; retry shortly or use POST /v1/responses.',
   },
   [HttpError.DatabaseUnavailable]: {
     status: 503,
@@ -134,6 +156,13 @@ const MAPPINGS: Record<ErrorCode, Mapping> = {
   [AccountError.PeriodNotFinal]: { status: 425, type: 'invalid_request_error' },
   [AlertError.WebhookUrlRefused]: invalid(),
   [AlertError.WebhookUrlRequired]: invalid(),
+
+  [RedeemError.CodeRefused]: invalid(),
+  [RedeemError.AttemptsExceeded]: { status: 429, type: 'rate_limit_error' },
+  [RedeemError.BatchNotFound]: notFound(),
+  [RedeemError.CodeNotFound]: notFound(),
+  [RedeemError.CodeRedeemed]: conflict(),
+  [RedeemError.ExpiryPassed]: invalid(),
 
   [LedgerError.InsufficientFunds]: { status: 402, type: 'billing_error', message: 'The wallet balance does not cover this amount.' },
   [LedgerError.ReferenceConflict]: conflict('This reference was already used for a different amount or customer.'),

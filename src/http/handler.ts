@@ -4,6 +4,7 @@ import type { Failure } from '../domain/failure.ts';
 import type { Sink } from '../domain/sink.ts';
 import type { LogFields } from '../logs/request-logs.ts';
 import type { Services } from '../services.ts';
+import type { WebSocketUpgrade } from './websocket/upgrade.ts';
 
 /** The validated request as a handler sees it. */
 export interface RequestContext<Body = unknown> {
@@ -23,6 +24,10 @@ export interface RequestContext<Body = unknown> {
   services: Services;
   /** For replies written piece by piece (streams, proxied bytes). Its signal aborts when the client leaves. */
   sink: Sink;
+  /** A WebSocket upgrade (`Upgrade: websocket` on GET /v1/responses), to accept or refuse; undefined on plain HTTP. */
+  upgrade?: WebSocketUpgrade | undefined;
+  /** The client's address: the peer, or the client a proxy trusted by TRUST_PROXY names (as the access log's `client_ip`). */
+  clientAddress: string;
 }
 
 /** What a request leaves for its log row: fields known at the end, and the settlement's outcome. */

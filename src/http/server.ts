@@ -1,13 +1,14 @@
 // The listening socket: counts open requests for the drain, asks clients to reconnect elsewhere
 // once draining, answers malformed HTTP itself, bounds what a connection may cost before it has
 // sent a request (docs/operations.md, "Connections"), and never times out a long response.
-import type http from 'node:http';
+import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import type { ConnectionMetrics } from '../metrics/hooks.ts';
 import { closeIfBodyStalls, createBoundedServer, type ConnectionLimits } from '../shared/bounded-server.ts';
 import { listen } from '../shared/listen.ts';
 import { answerClientError, trackAnswered, trackRequest } from './client-error.ts';
+import { servePlain, type UpgradeHandler } from './upgrade.ts';
 
 export type { ConnectionLimits };
 
@@ -33,6 +34,8 @@ export async function startHttpServer(
     metrics?: ConnectionMetrics;
     /** The classes requests and responses are made with (src/http/app.ts: born with Express's prototypes). */
     classes?: Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
+    /** The upgrades the app takes over (WebSockets); any other request with `Upgrade` is served as plain HTTP. */
+    upgrade?: UpgradeHandler;
   },
 ): Promise<HttpServer> {
   const { limits, metrics } = options;
@@ -67,6 +70,7 @@ export async function startHttpServer(
   // Clients (both SDKs) retry a connection closed at accept past the cap.
   server.on('drop', () => metrics?.connectionRefused());
   server.on('connection', (socket: Counted) => {
+    if (servePlain.served(socket)) return; // an upgrade served as plain HTTP comes back here: counted once
     metrics?.connectionOpened();
     socket.once('close', () => {
       metrics?.connectionClosed();
@@ -79,6 +83,20 @@ export async function startHttpServer(
     answerClientError(error, socket, options.logger);
   });
   server.on('checkExpectation', serve);
+  // With an 'upgrade' listener Node hands every request carrying `Upgrade` here, whatever its path.
+  // The app's own (a WebSocket of GET /v1/responses) is answered on its socket, counted for the
+  // drain until the socket closes; any other (h2c from curl --http2, a WebSocket elsewhere) is
+  // served as plain HTTP, as Node does without the listener (RFC 9110 lets a server ignore Upgrade).
+  server.on('upgrade', (req: http.IncomingMessage, socket: Counted, head: Buffer) => {
+    if (!options.upgrade?.accepts(req)) return servePlain(server, req, socket, head);
+    const Response = options.classes?.ServerResponse ?? http.ServerResponse;
+    const res = new Response(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as never);
+    res.once('finish', () => socket.end()); // answered in HTTP (a refusal): nothing more on this connection
+    count(req, res);
+    options.upgrade.serve(req, res, socket, head);
+  });
   const url = await listen(server, options.port, options.host);
   return {
     url,

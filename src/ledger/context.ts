@@ -58,5 +58,14 @@ export function chargeAmount(charge: Charge, freeUnits: bigint, unit: string | n
   return applyFree(charge.lines, freeUnits);
 }
 
+/**
+ * A charge's purpose with what it was priced from (`priced`, src/pricing/priced.ts): a fixed
+ * amount (a checkpoint, an operator's figure) is priced as itself; usage lines bring their own.
+ */
+export function withPriced(purpose: Record<string, unknown> | undefined, charge: Charge): Record<string, unknown> {
+  if (purpose?.priced !== undefined || !('amount' in charge)) return purpose ?? {};
+  return { ...purpose, priced: { amount: charge.amount.toString() } };
+}
+
 export const unitsWanted = (charge: Charge, quota: FreeQuota): bigint =>
   'amount' in charge ? 0n : quota.unit === 'requests' ? 1n : charge.lines.reduce((sum, line) => sum + line.units, 0n);

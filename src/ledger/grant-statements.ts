@@ -25,9 +25,13 @@ export function growGrant(input: {
   const purpose = JSON.stringify({ grant: true, owner: input.owner });
   return {
     name: 'ledger_grant_grow',
-    sql: `with avail as (
+    // Lock order as everywhere: the grant's reservation row (when it exists), then the wallet.
+    // `avail` reads the lock's count, so the lock is taken before `moved` updates the wallet; a
+    // grow that took the wallet first deadlocked with a charge beyond its draw (grant, then wallet).
+    sql: `with grant_row as (select ref from reservations where ref = ? for update),
+       avail as (
          select least(?::bigint, (credits_posted - debits_posted - debits_pending + ?::bigint) / ?::bigint - ?::bigint) as amount
-         from wallets where customer_id = ?),
+         from wallets where customer_id = ? and (select count(*) from grant_row) >= 0),
        moved as (
          update wallets w set debits_pending = w.debits_pending + avail.amount, updated_at = now()
          from avail where w.customer_id = ? and avail.amount >= ?::bigint and avail.amount > 0
@@ -45,6 +49,7 @@ export function growGrant(input: {
      select case when (select count(*) from moved) = (select count(*) from entry) then (select amount from entry)
                  else 1 / (select count(*) from entry) end as granted`,
     bindings: [
+      input.ref,
       s(input.want),
       s(input.held),
       s(input.share),
@@ -70,6 +75,8 @@ export interface ChargeItem {
   grantRef: string;
   customerId: string;
   amount: string;
+  /** The price version the usage was priced at, or null. */
+  version: string | null;
   purpose: Record<string, unknown>;
 }
 
@@ -82,12 +89,14 @@ export function chargeBatch(items: ChargeItem[]): Statement {
   return {
     name: 'ledger_grant_charge_batch',
     sql: `with req as (
-         select * from jsonb_to_recordset(?::jsonb) as r(ref text, "grantRef" text, "customerId" text, amount bigint, purpose jsonb)),
+         select * from jsonb_to_recordset(?::jsonb) as r(ref text, "grantRef" text, "customerId" text, amount bigint, version bigint, purpose jsonb)),
        ok as (
-         select req.* from req join reservations g on g.ref = req."grantRef" and g.status = 'pending' and g.kind = 'grant'),
+         -- Locks the grants before the wallets (the order every ledger operation keeps).
+         select req.* from req join reservations g on g.ref = req."grantRef" and g.status = 'pending' and g.kind = 'grant'
+         order by g.ref for update of g),
        entry as (
-         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, purpose, key_id)
-         select "customerId", 'charge', 'charge:' || ref, "grantRef", amount, amount, -amount, purpose, purpose ->> 'key_id' from ok
+         insert into ledger_entries (customer_id, kind, reference, reservation_ref, amount, debits_delta, pending_delta, price_version_id, purpose, key_id)
+         select "customerId", 'charge', 'charge:' || ref, "grantRef", amount, amount, -amount, version, purpose, purpose ->> 'key_id' from ok
          on conflict (reference) do nothing
          returning reference, reservation_ref, customer_id, amount, key_id),
        ${keySpendCte('entry')},

@@ -5,10 +5,10 @@
 //   concurrency: the key's pending reservations (a video task counts until it is settled);
 //   rate: the key's reservations created in the last 60 s (a sliding window; requests refused
 //         before a reservation, for a bad body or a limit, do not count);
-//   spend: the key's posted spend in its period (key_spend_daily) plus its pending reservations.
+//   spend: what the key was charged in its period (key_spend_daily: posted and debt) plus its
+//          pending reservations. A limit refuses the next request; it never caps a delivered one.
 // Keys with a limit never draw from a credit grant (src/holds/holds.ts), so all their holds are
-// reservations here. Lock order: the key, then the free-quota row, then the wallet (reserve.ts);
-// a settle takes its reservation first, then the key (resolve.ts).
+// reservations here. Lock order: the key, then the free-quota row, then the wallet (reserve.ts).
 import type { Knex } from 'knex';
 import { formatMicros } from '../shared/money.ts';
 import { LedgerError } from './errors.ts';
@@ -146,16 +146,4 @@ export async function enforceKeyLimits(trx: Knex.Transaction, keyId: string, key
     }
   }
   return rate;
-}
-
-/**
- * How much a settle of the key's reservation may post beyond what it reserved (usage above the
- * estimate) without passing the key's spend limit; null when the key has none. Takes the key's
- * lock, inside the settle's transaction, after the reservation's.
- */
-export async function spendRoomBeyondReservation(trx: Knex.Transaction, keyId: string): Promise<bigint | null> {
-  const key = await lockKey(trx, keyId);
-  if (!key || key.spend_limit === null || key.spend_period === null) return null;
-  const room = key.spend_limit - (await spent(trx, keyId, key.spend_period)); // the reservation is still pending: counted
-  return room > 0n ? room : 0n;
 }

@@ -1,8 +1,9 @@
-// Posted spend per API key and UTC day (key_spend_daily). Every statement that posts a settle or
-// charge entry naming a key adds its amount here in the same transaction, so spend limits read a
+// Spend per API key and UTC day (key_spend_daily): what the key's requests were charged, posted
+// or recorded as debt. Every statement that posts a settle, charge or true-up entry naming a key
+// adds its amount and debt here in the same transaction, so spend limits read a
 // few rows instead of summing the journal: on PostgreSQL with 2 million entries for one key, the
 // month's sum took 219 ms through a journal index and 0.03 ms here (scripts/explain-key-spend.ts).
-// Reconciliation proves the rollup equals the journal's settle and charge entries.
+// Reconciliation proves the rollup equals the journal's settle, charge and true-up entries.
 import type { Knex } from 'knex';
 
 export type SpendPeriod = 'day' | 'month' | 'total';
@@ -13,7 +14,7 @@ const TODAY = `(now() at time zone 'UTC')::date`;
 export const periodStartSql = (period: SpendPeriod): string =>
   period === 'day' ? TODAY : period === 'month' ? `date_trunc('month', now() at time zone 'UTC')::date` : `'-infinity'::date`;
 
-/** Adds `amount` posted for `keyId` today, inside the posting's transaction. */
+/** Adds `amount` charged to `keyId` today (posted plus debt), inside the posting's transaction. */
 export async function addKeySpend(trx: Knex.Transaction, keyId: string | null | undefined, amount: bigint): Promise<void> {
   if (!keyId || amount === 0n) return; // a true-up below its floor gives spend back
   await trx.raw(
@@ -59,11 +60,11 @@ export interface KeySpendMismatch {
   expected: bigint;
 }
 
-/** Days on which a key's rollup differs from its settle and charge entries. */
+/** Days on which a key's rollup differs from what its settle, charge and true-up entries charged (posted plus debt). */
 export async function reconcileKeySpend(db: Knex): Promise<KeySpendMismatch[]> {
   const { rows } = await db.raw<{ rows: Array<{ customer_id: string; key_id: string; day: string; rollup: string; expected: string }> }>(
     `with journal as (
-       select key_id, (created_at at time zone 'UTC')::date as day, sum(amount)::bigint as amount
+       select key_id, (created_at at time zone 'UTC')::date as day, sum(amount + debt_delta)::bigint as amount
          from ledger_entries where key_id is not null and kind in ('settle', 'charge', 'true_up') group by 1, 2),
      diff as (
        select coalesce(j.key_id, r.key_id) as key_id, coalesce(j.day, r.day) as day,

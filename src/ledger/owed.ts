@@ -70,12 +70,18 @@ export async function trueUp(trx: Knex.Transaction, input: TrueUp): Promise<{ en
     purpose: { ...input.purpose, floor: input.floor.toString(), actual: input.actual.toString(), ...(debt > 0n ? { debt: debt.toString() } : {}) },
     key_id: input.keyId,
   });
-  await addKeySpend(trx, input.keyId, debited);
+  await addKeySpend(trx, input.keyId, debited + debt);
   return { entry, replayed: false };
 }
 
-/** What an entry charged in all: posted debits plus the debt it recorded. */
-export const chargedInAll = (entry: EntryRow): bigint => BigInt(entry.amount) + BigInt(entry.debt_delta ?? 0n);
+/** What an operator waived on an entry (`purpose.waived`, micro-units): priced, and knowingly not charged. */
+export const waivedOn = (entry: Pick<EntryRow, 'purpose'>): bigint => {
+  const waived = (entry.purpose as { waived?: unknown } | null)?.waived;
+  return typeof waived === 'string' && /^\d+$/.test(waived) ? BigInt(waived) : 0n;
+};
+
+/** What an entry settled in all: posted debits, the debt it recorded, and what an operator waived. */
+export const chargedInAll = (entry: EntryRow): bigint => BigInt(entry.amount) + BigInt(entry.debt_delta ?? 0n) + waivedOn(entry);
 
 /** Repays the customer's debt from the available balance after a credit (`reference`'s). */
 export async function repayDebt(trx: Knex.Transaction, customerId: string, reference: string): Promise<void> {

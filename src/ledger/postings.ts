@@ -1,4 +1,5 @@
 // Posted money that no reservation precedes: top-ups and operator adjustments.
+import type { Knex } from 'knex';
 import { LedgerAbort, validAmount, type LedgerContext } from './context.ts';
 import { LedgerError } from './errors.ts';
 import { postOwed, repayDebt } from './owed.ts';
@@ -17,7 +18,19 @@ export async function topUp(
   { ref, customerId, amount, purpose }: { ref: string; customerId: string; amount: bigint; purpose?: Purpose },
 ): Promise<Posted | LedgerError> {
   if (!validAmount(amount, false)) return LedgerError.InvalidAmount;
-  return postOnce(ctx, 'top_up', `top_up:${ref}`, customerId, amount, { credits: amount }, purpose ?? {});
+  return ctx.run((trx) => postWithin(trx, 'top_up', `top_up:${ref}`, customerId, amount, { credits: amount }, purpose ?? {}));
+}
+
+/**
+ * The same top-up inside the caller's transaction (a redeemed code's status and its credit commit
+ * together, or neither); a failure throws LedgerAbort, rolling it back.
+ */
+export async function topUpWithin(
+  trx: Knex.Transaction,
+  { ref, customerId, amount, purpose }: { ref: string; customerId: string; amount: bigint; purpose?: Purpose },
+): Promise<Posted> {
+  if (!validAmount(amount, false)) throw new LedgerAbort(LedgerError.InvalidAmount);
+  return postWithin(trx, 'top_up', `top_up:${ref}`, customerId, amount, { credits: amount }, purpose ?? {});
 }
 
 export interface Adjustment {
@@ -35,12 +48,12 @@ export interface Adjustment {
 export async function adjust(ctx: LedgerContext, { ref, customerId, amount, reason, actor, recordDebt }: Adjustment): Promise<Posted | LedgerError> {
   if (amount === 0n || !validAmount(amount < 0n ? -amount : amount, false)) return LedgerError.InvalidAmount;
   const deltas = amount > 0n ? { credits: amount } : { debits: -amount };
-  return postOnce(ctx, 'adjustment', `adjustment:${ref}`, customerId, amount, deltas, { reason, actor }, recordDebt === true);
+  return ctx.run((trx) => postWithin(trx, 'adjustment', `adjustment:${ref}`, customerId, amount, deltas, { reason, actor }, recordDebt === true));
 }
 
 /** Once per reference; a reused reference must match exactly. */
-function postOnce(
-  ctx: LedgerContext,
+async function postWithin(
+  trx: Knex.Transaction,
   kind: 'top_up' | 'adjustment',
   reference: string,
   customerId: string,
@@ -48,36 +61,34 @@ function postOnce(
   deltas: { credits?: bigint; debits?: bigint },
   purpose: Purpose,
   recordDebt = false,
-) {
-  return ctx.run(async (trx) => {
-    const existing = await findEntry(trx, reference);
-    if (existing) {
-      if (existing.customer_id !== customerId || existing.amount !== amount) throw new LedgerAbort(LedgerError.ReferenceConflict);
-      return { entry: existing, replayed: true };
-    }
-    if (!(await customerExists(trx, customerId))) throw new LedgerAbort(LedgerError.CustomerNotFound);
-    await ensureWallet(trx, customerId);
-    const moved = await moveWallet(trx, customerId, deltas).catch((error: unknown) => {
-      // bigint out of range: the wallet's running totals cannot grow by this much.
-      throw (error as { code?: unknown }).code === NUMERIC_OUT_OF_RANGE ? new LedgerAbort(LedgerError.WalletLimitExceeded) : error;
-    });
-    let debits = deltas.debits ?? 0n;
-    let debt = 0n;
-    if (!moved) {
-      if (!recordDebt || !deltas.debits) throw new LedgerAbort(LedgerError.InsufficientFunds);
-      ({ debited: debits, debt } = await postOwed(trx, customerId, deltas.debits));
-    }
-    const entry = await insertEntry(trx, {
-      customer_id: customerId,
-      kind,
-      reference,
-      amount,
-      credits_delta: deltas.credits ?? 0n,
-      debits_delta: debits,
-      debt_delta: debt,
-      purpose: debt > 0n ? { ...purpose, debt: debt.toString() } : purpose,
-    });
-    if (deltas.credits) await repayDebt(trx, customerId, reference); // a debt is paid before the balance is spent
-    return { entry, replayed: false };
+): Promise<Posted> {
+  const existing = await findEntry(trx, reference);
+  if (existing) {
+    if (existing.customer_id !== customerId || existing.amount !== amount) throw new LedgerAbort(LedgerError.ReferenceConflict);
+    return { entry: existing, replayed: true };
+  }
+  if (!(await customerExists(trx, customerId))) throw new LedgerAbort(LedgerError.CustomerNotFound);
+  await ensureWallet(trx, customerId);
+  const moved = await moveWallet(trx, customerId, deltas).catch((error: unknown) => {
+    // bigint out of range: the wallet's running totals cannot grow by this much.
+    throw (error as { code?: unknown }).code === NUMERIC_OUT_OF_RANGE ? new LedgerAbort(LedgerError.WalletLimitExceeded) : error;
   });
+  let debits = deltas.debits ?? 0n;
+  let debt = 0n;
+  if (!moved) {
+    if (!recordDebt || !deltas.debits) throw new LedgerAbort(LedgerError.InsufficientFunds);
+    ({ debited: debits, debt } = await postOwed(trx, customerId, deltas.debits));
+  }
+  const entry = await insertEntry(trx, {
+    customer_id: customerId,
+    kind,
+    reference,
+    amount,
+    credits_delta: deltas.credits ?? 0n,
+    debits_delta: debits,
+    debt_delta: debt,
+    purpose: debt > 0n ? { ...purpose, debt: debt.toString() } : purpose,
+  });
+  if (deltas.credits) await repayDebt(trx, customerId, reference); // a debt is paid before the balance is spent
+  return { entry, replayed: false };
 }

@@ -1,12 +1,11 @@
 // Ending a reservation: settle (post what was used, release the rest) or release (post nothing).
 // Each takes effect once per reference however often it is repeated.
 import type { Knex } from 'knex';
-import { chargeAmount, LedgerAbort, validAmount, type Charge, type LedgerContext } from './context.ts';
+import { chargeAmount, LedgerAbort, validAmount, withPriced, type Charge, type LedgerContext } from './context.ts';
 import { LedgerError } from './errors.ts';
 import { resolveFreeHold } from './free-quota.ts';
-import { spendRoomBeyondReservation } from './key-limits.ts';
 import { addKeySpend } from './key-spend.ts';
-import { chargedInAll, endedByOther, trueUp } from './owed.ts';
+import { chargedInAll, endedByOther, postOwed, trueUp } from './owed.ts';
 import { findEntry, insertEntry, moveWallet, type ReservationRow } from './repo.ts';
 import type { Purpose } from './reserve.ts';
 import { settledBy, settleItem, settleStatement } from './statements.ts';
@@ -21,12 +20,10 @@ export interface SettleInput {
 
 export interface Settled {
   ref: string;
-  /** Posted to the customer's debits. */
+  /** Posted to the customer's debits: from the reservation, and beyond it from the available balance. */
   charged: bigint;
-  /** What the usage cost beyond the reservation and the balance could not cover (not posted). */
-  uncovered: bigint;
-  /** Recorded as the customer's debt (a late report beyond what the balance covered). */
-  debt?: bigint;
+  /** What the balance could not cover, recorded as the customer's debt: charged + debt is what the usage cost. */
+  debt: bigint;
   freeUnitsUsed: bigint;
   freeAmount: bigint;
   replayed: boolean;
@@ -38,17 +35,19 @@ export interface Released {
   replayed: boolean;
 }
 
-export async function settle(ctx: LedgerContext, { ref, charge, purpose, customerId }: SettleInput): Promise<Settled | LedgerError> {
+export async function settle(ctx: LedgerContext, input: SettleInput): Promise<Settled | LedgerError> {
+  const { ref, charge, customerId } = input;
   if ('amount' in charge && !validAmount(charge.amount)) return LedgerError.InvalidAmount;
+  const purpose = withPriced(input.purpose, charge);
   // Without free units the charge does not depend on the reservation: try the one-statement form.
   const plain = chargeAmount(charge, 0n, null).amount;
   if (validAmount(plain)) {
-    const fast = { ref, charge: plain, purpose: purpose ?? {} };
+    const fast = { ref, charge: plain, purpose };
     const single = settleStatement(fast);
     const charged = settledBy(
       await (customerId ? ctx.wallets.run(customerId, { kind: 'settle', ref, single, item: settleItem(fast) }) : ctx.wallets.alone(single)),
     );
-    if (charged !== undefined) return { ref, charged, uncovered: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
+    if (charged !== undefined) return { ref, charged, debt: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
   }
   return ctx.run(async (trx) => {
     const reservation = await trx('reservations').where({ ref }).forUpdate().first<ReservationRow | undefined>();
@@ -58,19 +57,14 @@ export async function settle(ctx: LedgerContext, { ref, charge, purpose, custome
     if (!validAmount(cost.amount)) throw new LedgerAbort(LedgerError.InvalidAmount);
     // Lock order everywhere: reservation, key, free-quota row, wallet (reserve takes the last
     // three in the same order); the reverse order deadlocks parallel requests of one customer.
-    // The extra beyond the reservation is posted only as far as the key's spend limit and the
-    // balance cover it.
-    let charged = cost.amount;
-    if (charged > reservation.amount && reservation.key_id) {
-      const room = await spendRoomBeyondReservation(trx, reservation.key_id);
-      if (room !== null && charged > reservation.amount + room) charged = reservation.amount + room;
-    }
     await settleFreeHold(trx, reservation, cost.freeUnitsUsed);
-    if (!(await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged }))) {
-      charged = reservation.amount;
-      await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: charged });
-    }
-    const uncovered = cost.amount - charged;
+    // What was delivered is charged in full, never capped: the reservation first, then the
+    // available balance, then the customer's debt. (A key's spend limit refuses the next request;
+    // it never reduces a delivered one.) Posting at most the reservation keeps available >= 0.
+    const fromHold = cost.amount < reservation.amount ? cost.amount : reservation.amount;
+    await moveWallet(trx, reservation.customer_id, { pending: -reservation.amount, debits: fromHold });
+    const owed = cost.amount > fromHold ? await postOwed(trx, reservation.customer_id, cost.amount - fromHold) : { debited: 0n, debt: 0n };
+    const charged = fromHold + owed.debited;
     await trx('reservations').where({ ref }).update({ status: 'settled', resolved_at: trx.fn.now() });
     await insertEntry(trx, {
       customer_id: reservation.customer_id,
@@ -80,14 +74,15 @@ export async function settle(ctx: LedgerContext, { ref, charge, purpose, custome
       amount: charged,
       debits_delta: charged,
       pending_delta: -reservation.amount,
+      debt_delta: owed.debt,
       free_units: cost.freeUnitsUsed,
       free_amount: cost.freeAmount,
       price_version_id: reservation.price_version_id,
-      purpose: { ...reservation.purpose, ...purpose, reserved: reservation.amount.toString(), ...(uncovered > 0n ? { uncovered: uncovered.toString() } : {}) },
+      purpose: { ...reservation.purpose, ...purpose, reserved: reservation.amount.toString(), ...(owed.debt > 0n ? { debt: owed.debt.toString() } : {}) },
       key_id: reservation.key_id,
     });
-    await addKeySpend(trx, reservation.key_id, charged);
-    return { ref, charged, uncovered, freeUnitsUsed: cost.freeUnitsUsed, freeAmount: cost.freeAmount, replayed: false };
+    await addKeySpend(trx, reservation.key_id, charged + owed.debt);
+    return { ref, charged, debt: owed.debt, freeUnitsUsed: cost.freeUnitsUsed, freeAmount: cost.freeAmount, replayed: false };
   });
 }
 
@@ -102,12 +97,12 @@ async function lateOrReplay(trx: Knex.Transaction, reservation: ReservationRow, 
   const entry = (await findEntry(trx, `${reservation.status === 'settled' ? 'settle' : 'release'}:${ref}`))!;
   const late = endedByOther(entry.purpose) && !endedByOther(purpose);
   if (!late && reservation.status === 'released') throw new LedgerAbort(LedgerError.AlreadyReleased);
-  const floor = reservation.status === 'settled' ? chargedInAll(entry) : 0n;
-  const uncovered = BigInt(String((entry.purpose as { uncovered?: string }).uncovered ?? '0'));
+  const settled = reservation.status === 'settled';
+  const floor = settled ? chargedInAll(entry) : 0n;
   const replay = {
     ref,
-    charged: reservation.status === 'settled' ? entry.amount : 0n,
-    uncovered,
+    charged: settled ? entry.amount : 0n,
+    debt: settled ? BigInt(entry.debt_delta) : 0n,
     freeUnitsUsed: entry.free_units,
     freeAmount: entry.free_amount,
   };
@@ -122,7 +117,7 @@ async function lateOrReplay(trx: Knex.Transaction, reservation: ReservationRow, 
     priceVersionId: reservation.price_version_id,
     purpose: { ...reservation.purpose, ...purpose, late_report: true },
   });
-  const debt = BigInt(entry.debt_delta) + (posted ? BigInt(posted.entry.debt_delta) : 0n);
+  const debt = replay.debt + (posted ? BigInt(posted.entry.debt_delta) : 0n);
   return { ...replay, charged: replay.charged + (posted ? BigInt(posted.entry.amount) : 0n), debt, replayed: posted?.replayed ?? false };
 }
 

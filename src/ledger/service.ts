@@ -7,7 +7,7 @@ import type { FreeQuota } from '../catalogue/types.ts';
 import { charge, type ChargeInput, type Charged } from './charge.ts';
 import { createLedgerContext, type LedgerContext } from './context.ts';
 import type { LedgerError } from './errors.ts';
-import { adjust, topUp, type Adjustment, type Posted } from './postings.ts';
+import { adjust, topUp, topUpWithin, type Adjustment, type Posted } from './postings.ts';
 import {
   balance,
   debtOutstanding,
@@ -21,6 +21,7 @@ import {
   type ReconciliationMismatch,
   type ReservationFilter,
 } from './queries.ts';
+import { checkPriced, type PricedCheck, type PricedDifference } from './priced-check.ts';
 import type { EntryRow, ReservationRow } from './repo.ts';
 import type { KeyLimitRefusal } from './key-limits.ts';
 import { keySpend, reconcileKeySpend, type KeySpend, type KeySpendMismatch } from './key-spend.ts';
@@ -39,6 +40,8 @@ export type {
   KeySpend,
   KeySpendMismatch,
   Posted,
+  PricedCheck,
+  PricedDifference,
   ReconciliationMismatch,
   Released,
   ReserveInput,
@@ -63,6 +66,8 @@ export interface Ledger {
   /** One request's charge from a credit grant (the grant's hold, or the balance once it is gone). */
   charge(input: ChargeInput): Promise<Charged | LedgerError>;
   topUp(input: { ref: string; customerId: string; amount: bigint; purpose?: Record<string, unknown> }): Promise<Posted | LedgerError>;
+  /** The same top-up inside the caller's transaction (committed with its own change, or not at all); throws LedgerAbort. */
+  topUpWithin(trx: Knex.Transaction, input: { ref: string; customerId: string; amount: bigint; purpose?: Record<string, unknown> }): Promise<Posted>;
   /** Positive credits the wallet, negative debits it (never below zero available: refused, or debt when asked). */
   adjust(input: Adjustment): Promise<Posted | LedgerError>;
   balance(customerId: string): Promise<Balance | LedgerError>;
@@ -75,6 +80,8 @@ export interface Ledger {
   staleHolds(staleSeconds: number): Promise<{ count: number; amount: bigint; refs: string[] }>;
   liveOwners(owners: string[], staleSeconds: number): Promise<Set<string>>;
   reconcile(): Promise<ReconciliationMismatch[]>;
+  /** Every request and task charged in the window against its usage priced again (src/ledger/priced-check.ts). */
+  reconcilePriced(window: { since: Date; until: Date; limit?: number }): Promise<PricedCheck>;
   /** Days on which a key's spend rollup differs from its journal entries. */
   reconcileKeySpend(): Promise<KeySpendMismatch[]>;
   /** What a key has posted today, this month and ever (UTC). */
@@ -100,6 +107,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     charge: (input) => charge(ctx, input),
     context: ctx,
     topUp: (input) => topUp(ctx, input),
+    topUpWithin: (trx, input) => topUpWithin(trx, input),
     adjust: (input) => adjust(ctx, input),
     balance: (customerId) => balance(ctx, customerId),
     journal: (customerId, page) => journal(ctx, customerId, page),
@@ -108,6 +116,7 @@ export function createLedger(deps: { db: Knex; now?: () => Date }): Ledger {
     staleHolds: (staleSeconds) => staleHolds(ctx, staleSeconds),
     liveOwners: (owners, staleSeconds) => liveOwners(ctx, owners, staleSeconds),
     reconcile: () => reconcile(ctx),
+    reconcilePriced: (window) => checkPriced(ctx.db, window),
     reconcileKeySpend: () => reconcileKeySpend(ctx.db),
     keySpend: (keyId) => keySpend(ctx.db, keyId),
     accountBalance: (customerId) => accountBalance(ctx.db, customerId),

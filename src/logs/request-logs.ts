@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Logger } from '../logger.ts';
+import { BILLABLE_ENDPOINTS } from './billable.ts';
 import { INSERT_LOGS_SQL, logRow, type RequestLogEntry, type RequestLogRow } from './log-row.ts';
 
 export { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry, type RequestLogRow } from './log-row.ts';
@@ -11,6 +12,8 @@ export interface RequestLogFilter {
   model?: string;
   endpoint?: string;
   status?: number;
+  /** true: billable requests only (billable.ts); false: only the others. */
+  billable?: boolean;
   /** Inclusive, on logged_at (when the row was written), as `to`. */
   from?: Date;
   /** Exclusive, on logged_at: final only at or below the watermark (src/domain/account/window.ts). */
@@ -98,6 +101,8 @@ export function createRequestLogs(deps: { db: Knex; logger: Logger; flushMs?: nu
           if (filter.model) q.where('model', filter.model);
           if (filter.endpoint) q.where('endpoint', filter.endpoint);
           if (filter.status !== undefined) q.where('status', filter.status);
+          if (filter.billable === true) q.where((w) => w.whereIn('endpoint', BILLABLE_ENDPOINTS).orWhereNotNull('price_version_id'));
+          if (filter.billable === false) q.whereNotIn('endpoint', BILLABLE_ENDPOINTS).whereNull('price_version_id');
           if (filter.from) q.where('logged_at', '>=', filter.from);
           if (filter.to) q.where('logged_at', '<', filter.to);
           if (filter.before !== undefined) q.where('id', '<', filter.before.toString());

@@ -1,9 +1,9 @@
 // Gauges read from the database when Prometheus scrapes, so the request path is not touched for
-// them and every replica reports the same shared truth: pending holds, video tasks by status and
-// the poller's lag. The connection pool's use is read from knex's pool (this process only).
+// them and every replica reports the same shared truth: pending holds, tasks by status, the
+// poller's lag and the providers' queues (read by the task engine's own query, given here by
+// src/gateway.ts). The connection pool's use is read from knex's pool (this process only).
 import type { Knex } from 'knex';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { waitingByProvider } from '../domain/videos/queue.ts';
 import type { Logger } from '../logger.ts';
 
 const SCRAPE_QUERY_TIMEOUT_MS = 5000;
@@ -21,7 +21,22 @@ interface PoolLike {
   numPendingCreates(): number;
 }
 
-export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logger: Logger; currency: () => string }): DatabaseGauges {
+/** What the task engine reports of its tasks when scraped. */
+export interface TaskGaugeReadings {
+  byStatus: Array<{ status: string; tasks: number }>;
+  lagSeconds: number;
+  queues: Array<{ provider_id: string; depth: number; oldest_wait_s: number }>;
+}
+
+export interface DatabaseGaugeDeps {
+  db: Knex;
+  logger: Logger;
+  currency: () => string;
+  /** The tasks' readings (src/tasks/gauges.ts); without it the task gauges stay empty. */
+  taskGauges?: () => Promise<TaskGaugeReadings>;
+}
+
+export function createDatabaseGauges(registry: Registry, deps: DatabaseGaugeDeps): DatabaseGauges {
   const registers = [registry];
   const pendingHolds = new Gauge({
     name: 'gateway_reservations_pending',
@@ -90,15 +105,8 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
     const holds = await db.raw<{ rows: Array<{ kind: string; holds: string | number | bigint; amount: string | number | bigint }> }>(
       "select kind, count(*) as holds, coalesce(sum(amount), 0) as amount from reservations where status = 'pending' group by kind",
     );
-    const tasks = await db.raw<{ rows: Array<{ status: string; tasks: string | number | bigint }> }>(
-      'select status, count(*) as tasks from video_tasks group by status',
-    );
-    // The same predicate as the poller's claim (src/domain/videos/repo.ts), on its partial index.
-    const lag = await db.raw<{ rows: Array<{ lag: string | number | null }> }>(
-      `select extract(epoch from now() - min(next_poll_at)) as lag from video_tasks
-        where status in ('submitting', 'queued', 'in_progress') and next_poll_at <= now() and (lease_until is null or lease_until < now())`,
-    );
-    return { holds: holds.rows, tasks: tasks.rows, lag: lag.rows[0]?.lag, queues: await waitingByProvider(db) };
+    const tasks = deps.taskGauges ? await deps.taskGauges() : { byStatus: [], lagSeconds: 0, queues: [] };
+    return { holds: holds.rows, tasks };
   }
 
   return {
@@ -118,10 +126,10 @@ export function createDatabaseGauges(registry: Registry, deps: { db: Knex; logge
           pendingAmount.set({ kind, currency }, Number(BigInt(row?.amount ?? 0)) / 1e6);
         }
         for (const status of ['waiting', 'submitting', 'queued', 'in_progress', 'completed', 'failed', 'cancelled', 'review']) {
-          videoTasks.set({ status }, Number(snapshot.tasks.find((r) => r.status === status)?.tasks ?? 0));
+          videoTasks.set({ status }, snapshot.tasks.byStatus.find((r) => r.status === status)?.tasks ?? 0);
         }
-        pollerLag.set(Math.max(0, Number(snapshot.lag ?? 0)));
-        for (const queue of snapshot.queues) {
+        pollerLag.set(snapshot.tasks.lagSeconds);
+        for (const queue of snapshot.tasks.queues) {
           queueDepth.set({ provider: queue.provider_id }, queue.depth);
           queueOldest.set({ provider: queue.provider_id }, queue.oldest_wait_s);
         }

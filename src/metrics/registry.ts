@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ROOT_DIR } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { createDatabaseGauges } from './database.ts';
+import { createDatabaseGauges, type TaskGaugeReadings } from './database.ts';
 import type { ConnectionMetrics, KeyChangeMetrics, RequestMetrics, RequestObservation, SweepMetrics, UpstreamMetrics, VideoQueueMetrics } from './hooks.ts';
 
 export interface Metrics extends RequestMetrics, UpstreamMetrics, SweepMetrics, KeyChangeMetrics, ConnectionMetrics, VideoQueueMetrics {
@@ -22,6 +22,8 @@ export interface MetricsDeps {
   /** Whether a model id is in the catalogue: anything else a client sends is labelled `unknown`. */
   knownModel(id: string): boolean;
   currency(): string;
+  /** The task engine's readings at scrape time (tasks by status, the poller's lag, the queues). */
+  taskGauges?(): Promise<TaskGaugeReadings>;
 }
 
 // Requests range from a cached model list (under a millisecond) to streams of several minutes.

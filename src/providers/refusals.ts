@@ -1,5 +1,5 @@
 // Two refusals of a new video task every adapter names the same way, whatever its provider's wire
-// says (issue 25's contract with the gateway's queue, src/domain/videos/queue.ts):
+// says (issue 25's contract with the gateway's queue, src/tasks/queue.ts and refusals.ts):
 // - the account's concurrency (or rate) is full: a 429 with code `provider_concurrency`; the task
 //   waits in the gateway's queue and is sent again with backoff, never failed for it;
 // - the account itself cannot take work (arrears, an exhausted balance or plan, a spending cap):

@@ -30,6 +30,12 @@ export interface NormalisedVideoRequest {
   reference_images: Array<{ url: string }>;
   generate_audio: boolean | null;
   watermark: boolean | null;
+  /**
+   * Seconds of input video the hold counts: each video_url input at its declared `seconds`, else
+   * the model's `reference_video_seconds`. The provider's metered input seconds are what is charged.
+   * Absent (older rows, no video input): none.
+   */
+  reference_video_seconds?: number;
 }
 
 /** What an upstream says about a task, in the platform's terms. */

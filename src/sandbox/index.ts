@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ProviderProtocol } from '../catalogue/types.ts';
 import { startAnthropicSimulator } from './anthropic/server.ts';
 import { startArkSimulator } from './ark/server.ts';
@@ -10,27 +11,34 @@ import { startOpenAIResponsesSimulator } from './openai-responses/server.ts';
 import { startOpenAIVideosSimulator } from './openai-videos/server.ts';
 import { startVertexVeoSimulator } from './vertex-veo/server.ts';
 
-import type { Simulator } from './simulator.ts';
+import type { Simulator, SimulatorOptions } from './simulator.ts';
 
 export type { Simulator } from './simulator.ts';
 
 /** Simulators by protocol. A sandbox provider whose protocol has none is listed and priced but has no upstream to call. */
-export const simulatorFactories: Partial<Record<ProviderProtocol, () => Promise<Simulator>>> = {
+export const simulatorFactories: Partial<Record<ProviderProtocol, (options: SimulatorOptions) => Promise<Simulator>>> = {
   anthropic: () => startAnthropicSimulator(),
   'openai-chat': () => startOpenAIChatSimulator(),
   'openai-responses': () => startOpenAIResponsesSimulator(),
   gemini: () => startGeminiSimulator(),
   'vertex-gemini': () => startGeminiSimulator({ vertex: true }),
-  'ark-video': () => startArkSimulator(),
-  'openai-videos': () => startOpenAIVideosSimulator(),
-  'minimax-video-v2': () => startMiniMaxSimulator(),
-  'dashscope-video': () => startDashScopeSimulator(),
-  'kling-video': () => startKlingSimulator(),
-  'vertex-veo': () => startVertexVeoSimulator(),
+  'ark-video': (options) => startArkSimulator(options),
+  'openai-videos': (options) => startOpenAIVideosSimulator(options),
+  'minimax-video-v2': (options) => startMiniMaxSimulator(options),
+  'dashscope-video': (options) => startDashScopeSimulator(options),
+  'kling-video': (options) => startKlingSimulator(options),
+  'vertex-veo': (options) => startVertexVeoSimulator(options),
 };
 
-/** Starts one simulator per sandbox provider and returns their base URLs (and the credentials some hand out) by provider id. */
-export async function startSandbox(providers: ReadonlyArray<{ id: string; protocol: ProviderProtocol; sandbox?: boolean }>): Promise<{
+/**
+ * Starts one simulator per sandbox provider and returns their base URLs (and the credentials some
+ * hand out) by provider id. Task simulators keep their tasks in `DATA_DIR/sandbox/<provider id>.jsonl`,
+ * so a restarted gateway's simulators still serve the tasks and files of the last run.
+ */
+export async function startSandbox(
+  providers: ReadonlyArray<{ id: string; protocol: ProviderProtocol; sandbox?: boolean }>,
+  options: { dataDir?: string } = {},
+): Promise<{
   urls: Map<string, string>;
   credentials: Map<string, string>;
   simulators: Map<string, Simulator>;
@@ -43,7 +51,7 @@ export async function startSandbox(providers: ReadonlyArray<{ id: string; protoc
   for (const provider of providers) {
     const factory = provider.sandbox ? simulatorFactories[provider.protocol] : undefined;
     if (!factory) continue;
-    const simulator = await factory();
+    const simulator = await factory(options.dataDir ? { stateFile: path.join(options.dataDir, 'sandbox', `${provider.id}.jsonl`) } : {});
     running.push(simulator);
     urls.set(provider.id, simulator.baseUrl);
     if (simulator.credential) credentials.set(provider.id, simulator.credential);

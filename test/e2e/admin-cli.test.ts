@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { runAdminCli } from '../../src/cli/admin.ts';
 import { ROOT_DIR } from '../../src/config.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
@@ -14,30 +15,44 @@ describe('npm run admin (operator CLI over the admin API)', function () {
   });
   after(async () => gateway.close());
 
-  const admin = async (args: string[], env: Record<string, string> = {}) => {
+  const environment = (env: Record<string, string>) => ({ ...process.env, GATEWAY_URL: gateway.url, ADMIN_TOKEN: gateway.adminToken, ...env });
+  /** `npm run admin -- ...` as an operator types it: the script, its process and its exit code. */
+  const adminProcess = async (args: string[], env: Record<string, string> = {}) => {
     try {
-      const { stdout, stderr } = await run('npm', ['run', '-s', 'admin', '--', ...args], {
-        cwd: ROOT_DIR,
-        env: { ...process.env, GATEWAY_URL: gateway.url, ADMIN_TOKEN: gateway.adminToken, ...env },
-      });
+      const { stdout, stderr } = await run('npm', ['run', '-s', 'admin', '--', ...args], { cwd: ROOT_DIR, env: environment(env) });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
+  /**
+   * The same CLI run in this process (what `npm run admin` runs, without starting npm and node each
+   * time): its exit code and what it wrote to stdout and stderr. The first and last tests go
+   * through the process, for the script and the exit codes as a shell sees them.
+   */
+  const admin = async (args: string[], env: Record<string, string> = {}) => {
+    let stdout = '';
+    let stderr = '';
+    const decoder = new TextDecoder();
+    const code = await runAdminCli(args, environment(env), {
+      stdout: { write: (chunk: string | Uint8Array) => (stdout += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })) },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+    });
+    return { code, stdout, stderr };
+  };
 
   it('creates a customer and a key, lists and revokes it', async () => {
-    const customer = JSON.parse((await admin(['customers', 'create', '--name', 'CLI Co', '--external-reference', 'cli-1'])).stdout);
+    const customer = JSON.parse((await adminProcess(['customers', 'create', '--name', 'CLI Co', '--external-reference', 'cli-1'])).stdout);
     expect(customer).to.include({ object: 'customer', name: 'CLI Co', external_reference: 'cli-1' });
-    const key = JSON.parse((await admin(['keys', 'create', customer.id, '--name', 'ops', '--allow', 'sandbox/claude-haiku'])).stdout);
+    const key = JSON.parse((await adminProcess(['keys', 'create', customer.id, '--name', 'ops', '--allow', 'sandbox/claude-haiku'])).stdout);
     expect(key.key).to.match(/^sk-gw-/);
     expect(key.allowed_models).to.deep.equal(['sandbox/claude-haiku']);
-    const listed = JSON.parse((await admin(['keys', 'list', customer.id])).stdout);
+    const listed = JSON.parse((await adminProcess(['keys', 'list', customer.id])).stdout);
     expect(listed.data.map((k: { id: string }) => k.id)).to.deep.equal([key.id]);
-    const revoked = JSON.parse((await admin(['keys', 'revoke', key.id])).stdout);
+    const revoked = JSON.parse((await adminProcess(['keys', 'revoke', key.id])).stdout);
     expect(revoked.status).to.equal('revoked');
-    const reload = JSON.parse((await admin(['catalogue', 'reload'])).stdout);
+    const reload = JSON.parse((await adminProcess(['catalogue', 'reload'])).stdout);
     expect(reload.status).to.equal('unchanged');
   });
 
@@ -52,6 +67,16 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     const journal = JSON.parse((await admin(['ledger', 'list', customer.id, '--limit', '1'])).stdout);
     expect(journal.data[0].reference).to.equal('top_up:inv-9');
     expect(JSON.parse((await admin(['ledger', 'reconcile'])).stdout).ok).to.equal(true);
+    // The window of charges priced again, as the operator names it.
+    const windowed = JSON.parse((await admin(['ledger', 'reconcile', '--since', '2026-01-01T00:00:00Z', '--until', '2026-01-02T00:00:00Z'])).stdout);
+    expect(windowed.priced).to.deep.equal({
+      since: '2026-01-01T00:00:00.000Z',
+      until: '2026-01-02T00:00:00.000Z',
+      checked: 0,
+      legacy: 0,
+      difference_count: 0,
+      differences: [],
+    });
     await fetch(`${gateway.url}/v1/models`);
     await gateway.requestLogs('endpoint=models_list');
     const logs = JSON.parse((await admin(['logs', 'list', '--endpoint', 'models_list', '--limit', '5'])).stdout);
@@ -131,6 +156,7 @@ describe('npm run admin (operator CLI over the admin API)', function () {
     await gateway.requestLog(requestId);
     const receipt = JSON.parse((await admin(['receipts', 'get', requestId])).stdout);
     expect(receipt).to.include({ object: 'receipt', id: requestId, provider: 'sandbox-anthropic' });
+    expect(receipt.charge).to.deep.include({ from_hold: receipt.charge.amount, from_balance: '0.000000', debt: '0.000000', waived: '0.000000' });
     const csv = await admin(['usage', 'export', '--customer', made.customerId]);
     expect(csv.code, csv.stderr).to.equal(0);
     const rows = csv.stdout.trimEnd().split('\r\n');
@@ -158,21 +184,21 @@ describe('npm run admin (operator CLI over the admin API)', function () {
   });
 
   it('exits non-zero with one line per failure, and with usage on nonsense', async () => {
-    const missing = await admin(['customers', 'get', 'cus_nobody']);
+    const missing = await adminProcess(['customers', 'get', 'cus_nobody']);
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.match(/^HTTP 404 customer_not_found: .+\n$/);
-    const wrongToken = await admin(['customers', 'get', 'cus_nobody'], { ADMIN_TOKEN: 'nope' });
+    const wrongToken = await adminProcess(['customers', 'get', 'cus_nobody'], { ADMIN_TOKEN: 'nope' });
     expect(wrongToken.stderr).to.match(/^HTTP 401 [a-z_]+: .+\n$/);
-    const nonsense = await admin(['frobnicate']);
+    const nonsense = await adminProcess(['frobnicate']);
     expect(nonsense.code).to.equal(2);
     expect(nonsense.stderr).to.include('usage: npm run admin');
-    const badOption = await admin(['customers', 'list', '--frob']);
+    const badOption = await adminProcess(['customers', 'list', '--frob']);
     expect(badOption.code).to.equal(2);
     expect(badOption.stderr.trim().split('\n')).to.have.length(1);
     // Without GATEWAY_URL the CLI finds the gateway of PORT and HOST.
-    const viaPort = await admin(['ledger', 'reconcile'], { GATEWAY_URL: '', PORT: new URL(gateway.url).port, HOST: '0.0.0.0' });
+    const viaPort = await adminProcess(['ledger', 'reconcile'], { GATEWAY_URL: '', PORT: new URL(gateway.url).port, HOST: '0.0.0.0' });
     expect(viaPort.code, viaPort.stderr).to.equal(0);
-    const nobody = await admin(['ledger', 'reconcile'], { GATEWAY_URL: 'http://127.0.0.1:2' });
+    const nobody = await adminProcess(['ledger', 'reconcile'], { GATEWAY_URL: 'http://127.0.0.1:2' });
     expect(nobody.code).to.equal(1);
     expect(nobody.stderr).to.match(/^Cannot reach the gateway at http:\/\/127\.0\.0\.1:2 \(ECONNREFUSED\): is it running\?/);
   });

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import type { AnthropicSimulator } from '../../src/sandbox/anthropic/server.ts';
+import { fundedCustomer } from '../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const HAIKU = 'sandbox/claude-haiku'; // no free quota: every token is paid, at 1 and 5 micro-units
@@ -14,14 +15,16 @@ describe('official @anthropic-ai/sdk against the gateway and the simulated upstr
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
     primary = gateway.simulators.get('sandbox-anthropic') as AnthropicSimulator;
     backup = gateway.simulators.get('sandbox-anthropic-backup') as AnthropicSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
   });
-  afterEach(async () => gateway.close());
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '1.00' }));
+  });
+  after(async () => gateway?.close());
 
   const client = (options: Partial<ConstructorParameters<typeof Anthropic>[0]> = {}) =>
     new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, ...options });

@@ -1,15 +1,16 @@
-// The Codex CLI as a client: its recorded requests replayed through the gateway, and the real CLI
-// (pinned in test/e2e/codex, installed with `npm ci --prefix test/e2e/codex`) running `codex exec`
-// with the README's configuration against the gateway and the sandbox Responses provider.
+// The Codex CLI as a client: its recorded requests (HTTP, and WebSocket sessions) replayed through
+// the gateway, and the real CLI (pinned in test/e2e/codex, installed with `npm ci --prefix
+// test/e2e/codex`) running `codex exec` with the README's configuration against the gateway and the
+// sandbox Responses provider, over HTTP and over WebSocket (supports_websockets = true).
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../src/config.ts';
 import type { OpenAIResponsesSimulator } from '../../src/sandbox/openai-responses/server.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems } from '../helpers/responses.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { parseSse } from '../helpers/upstream-contract.ts';
+import { parseSse, validateWebSocketMessage } from '../helpers/upstream-contract.ts';
+import { openSocket } from '../helpers/websocket.ts';
 import { CODEX_VERSION, runCodex } from './codex/run.ts';
 
 const FIXTURES = path.join(ROOT_DIR, 'test/fixtures/codex', CODEX_VERSION);
@@ -75,20 +76,42 @@ describe(`Codex CLI ${CODEX_VERSION} as a client`, function () {
     });
   }
 
-  it('answers the recorded WebSocket upgrade with 426 and closes the connection', async () => {
-    const recorded = fixture('websocket-upgrade.json');
-    const { hostname, port } = new URL(gateway.url);
-    const head = Object.entries({ ...recorded.headers, host: `${hostname}:${port}`, authorization: `Bearer ${key}` }).map(([h, v]) => `${h}: ${v}`);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(port), hostname, () => socket.write(`${recorded.method} ${recorded.path} HTTP/1.1\r\n${head.join('\r\n')}\r\n\r\n`));
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk.toString()));
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
+  for (const name of ['websocket-exec.json', 'websocket-function-call-output.json']) {
+    it(`replays ${name} over a WebSocket: the warm-up answered free, each turn sent with the context it continues, billed exactly`, async () => {
+      const recorded = JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as Fixture & { messages: Array<Record<string, unknown>> };
+      const headers = Object.fromEntries(
+        Object.entries(recorded.headers).filter(([h]) => !NOT_REPLAYED.has(h) && !h.startsWith('sec-websocket') && h !== 'upgrade'),
+      );
+      expect(recorded.messages.flatMap((m) => validateWebSocketMessage('client', m))).to.deep.equal([]);
+      const [before, paid] = [primary.exchanges.length, await debits()];
+      if (name.includes('function-call')) primary.next({ call: { name: 'exec_command', arguments: '{"cmd":"echo hello-from-tool"}' } });
+      const socket = await openSocket(gateway.url, key, headers);
+      let previous: { id: string; items: unknown[] } | undefined;
+      for (const message of recorded.messages) {
+        const sent: Record<string, unknown> = {
+          ...message,
+          model: RESPONSES_MODEL,
+          ...(message.previous_response_id ? { previous_response_id: previous!.id } : {}),
+        };
+        const events = await socket.turn(sent);
+        const last = events.at(-1)!;
+        expect(last.type, JSON.stringify(last)).to.equal('response.completed');
+        const { type: _type, generate, ...body } = sent;
+        const input = [...(message.previous_response_id ? previous!.items : []), ...(body.input as unknown[])];
+        if (generate === false) expect(last.response.output).to.deep.equal([]);
+        else {
+          const upstream = primary.exchanges.at(-1)!.body!;
+          const { previous_response_id: _chained, ...rest } = body;
+          expect(upstream).to.deep.equal({ ...rest, model: 'sandbox-responses', input });
+        }
+        previous = { id: last.response.id, items: [...input, ...last.response.output] };
+      }
+      socket.ws.close();
+      const turns = recorded.messages.filter((m) => m.generate !== false).length;
+      expect(primary.exchanges.length - before).to.equal(turns);
+      expect(await debits()).to.equal(sum(paid, responsesCost(...billedSince(before))));
     });
-    expect(answer).to.match(/^HTTP\/1\.1 426 /);
-    expect(answer).to.include('"code":"websocket_not_supported"');
-  });
+  }
 
   it('runs `codex exec` with the README configuration: the answer printed, billed exactly as the provider counted it', async () => {
     const [before, paid] = [primary.exchanges.length, await debits()];
@@ -116,14 +139,37 @@ describe(`Codex CLI ${CODEX_VERSION} as a client`, function () {
     expect(await debits()).to.equal(sum(paid, responsesCost(...billedSince(before))));
   });
 
-  it('falls back to HTTP after one refused WebSocket attempt when the provider is marked supports_websockets', async () => {
+  it('runs `codex exec` over WebSocket (supports_websockets = true): one upgrade, no POST, billed exactly per turn', async () => {
     const [before, paid, logged] = [primary.exchanges.length, await debits(), gateway.logs.length];
     const run = await runCodex({ baseUrl: `${gateway.url}/v1`, key, prompt: 'say hi', model: 'gpt-5.5', websockets: true });
     expect(run.code, run.stderr).to.equal(0);
-    const refused = gateway.logs.slice(logged).filter((l) => l.path === '/v1/responses' && l.status === 426);
-    expect(refused, 'one upgrade attempt, then HTTP').to.have.length(1);
     expect(run.stdout).to.include('Hello from the sandbox model.');
+    expect(run.stderr).to.not.include('Falling back');
+    const lines = gateway.logs.slice(logged).filter((l) => l.msg === 'request' && l.path === '/v1/responses');
+    expect(lines.filter((l) => l.operation === 'responses_websocket').map((l) => l.status)).to.deep.equal([101]);
+    expect(lines.filter((l) => l.method === 'POST')).to.have.length(0);
+    const billed = billedSince(before);
+    expect(billed).to.have.length(1);
+    expect(run.stderr.replace(/,/g, '')).to.include(`tokens used\n${billed[0]!.total_tokens}`);
+    expect(await debits()).to.equal(sum(paid, responsesCost(...billed)));
+    const [turn] = await gateway.requestLogs(`customer_id=${customerId}&endpoint=responses_create`);
+    expect(turn).to.include({ model: RESPONSES_MODEL, status: 200, stream: true, usage_estimated: false, cost: responsesCost(...billed) });
+    console.log(`      codex exec over WebSocket took ${run.ms} ms`);
+  });
+
+  it('runs a tool turn over WebSocket: the second turn continues the first on the socket (store: false), both billed', async () => {
+    const [before, paid] = [primary.exchanges.length, await debits()];
+    primary.next({ call: { name: 'exec_command', arguments: '{"cmd":"echo hello-from-tool"}' } });
+    const run = await runCodex({ baseUrl: `${gateway.url}/v1`, key, prompt: 'run echo hello-from-tool', model: 'gpt-5.5', websockets: true });
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stderr).to.include('hello-from-tool');
+    const sent = primary.exchanges.slice(before);
+    expect(sent).to.have.length(2);
+    expect(sent[1]!.body).to.not.have.property('previous_response_id'); // the socket's context, sent in full
+    const input = sent[1]!.body!.input as Array<Record<string, unknown>>;
+    expect(input.slice(0, (sent[0]!.body!.input as unknown[]).length)).to.deep.equal(sent[0]!.body!.input);
+    expect(input.find((i) => i.type === 'function_call')).to.include({ name: 'exec_command' });
+    expect(input.at(-1)).to.include({ type: 'function_call_output' });
     expect(await debits()).to.equal(sum(paid, responsesCost(...billedSince(before))));
-    console.log(`      codex exec with the WebSocket refused took ${run.ms} ms`);
   });
 });

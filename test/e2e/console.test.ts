@@ -38,7 +38,6 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
   let videoKey: { id: string; key: string };
 
   before(async () => {
-    execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts/build-console.js'), '--quiet'], { stdio: 'inherit' });
     const executablePath = execFileSync('bash', [path.join(ROOT_DIR, 'scripts/chromium-up.sh')], { encoding: 'utf8' }).trim();
     gateway = await startTestGateway({ env: { WEBHOOK_ALLOW_INTERNAL: '127.0.0.1', WEBHOOKS: 'true' } }); // the alerts job ticks as in production
     browser = await chromium.launch({ executablePath });
@@ -341,6 +340,8 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
     await page.getByRole('link', { name: `Receipt of ${requestId}` }).click();
     await page.getByRole('heading', { level: 1, name: `Receipt ${requestId}` }).waitFor();
     expect(await page.locator('dt:text-is("Charged") + dd').textContent()).to.equal(`${receipt.charge.total} USD`);
+    expect(await page.locator('dt:text-is("From the hold") + dd').textContent()).to.equal(`${receipt.charge.from_hold} USD`);
+    expect(await page.locator('dt:text-is("From the balance, beyond the hold") + dd').textContent()).to.equal(`${receipt.charge.from_balance} USD`);
     expect(await page.getByRole('link', { name: 'Request logs' }).first().getAttribute('aria-current')).to.equal('page');
 
     await page.getByRole('link', { name: 'Holds' }).click();
@@ -350,7 +351,9 @@ describe(`console: operators and customers in Chromium (${usingPostgres() ? 'Pos
       .waitFor();
 
     await page.getByRole('link', { name: 'Reconciliation' }).click();
-    await page.getByText(/^OK: every wallet equals its journal/).waitFor();
+    await page.getByText(/^OK: every wallet equals its journal, every charge its priced usage/).waitFor();
+    const checked = (await gateway.admin('GET', '/admin/v1/ledger/reconciliation')).body.priced.checked;
+    await page.getByText(new RegExp(`${checked} requests and tasks charged from .+ priced again`)).waitFor();
 
     await page.getByRole('link', { name: 'Catalogue' }).click();
     const pricing = (await fetch(`${gateway.url}/v1/models/pricing`).then((r) => r.json())) as any;

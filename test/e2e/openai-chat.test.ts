@@ -5,6 +5,7 @@ import { estimateChatInput } from '../../src/domain/chat/fields.ts';
 import { estimateTokens } from '../../src/domain/passthrough/estimate.ts';
 import type { OpenAIChatSimulator } from '../../src/sandbox/openai-chat/server.ts';
 import { CHAT_MODEL, chatCost } from '../helpers/chat.ts';
+import { fundedCustomer } from '../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
@@ -22,17 +23,19 @@ describe('official openai SDK: chat completions against the gateway and the simu
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
     primary = gateway.simulators.get('sandbox-openai-chat') as OpenAIChatSimulator;
     backup = gateway.simulators.get('sandbox-openai-chat-backup') as OpenAIChatSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '1.00' }));
   });
   afterEach(async () => {
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const client = (apiKey = key) => new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   const wallet = () => gateway.wallet(customerId);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { OpenAIResponsesSimulator } from '../../src/sandbox/openai-responses/server.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems } from '../helpers/responses.ts';
+import { fundedCustomer } from '../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 describe('official openai SDK: responses against the gateway and the simulated upstream', function () {
@@ -12,18 +13,20 @@ describe('official openai SDK: responses against the gateway and the simulated u
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
     primary = gateway.simulators.get('sandbox-openai-responses') as OpenAIResponsesSimulator;
     backup = gateway.simulators.get('sandbox-openai-responses-backup') as OpenAIResponsesSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '5.00' }));
   });
   afterEach(async () => {
     expect(responsesExchangeProblems(primary, backup)).to.deep.equal([]);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const client = (apiKey = key) => new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   const wallet = () => gateway.wallet(customerId);

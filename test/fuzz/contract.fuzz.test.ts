@@ -202,6 +202,9 @@ describe(`fuzz: every operation of both contracts, hostile input (seed ${SEED}, 
   it('leaves the ledger whole: reconciled, no hold open, every journal row explained by a request that succeeded', async () => {
     await gateway.settled();
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
+    // Every charge of the run equals its usage priced again (nothing delivered was dropped).
+    const priced = await gateway.services.ledger.reconcilePriced({ since: new Date(0), until: new Date(Date.now() + 60_000) });
+    expect(priced.differences, 'charges that differ from their priced usage').to.deep.equal([]);
     const pending = await gateway.db('reservations').where({ status: 'pending' }).pluck<string[]>('ref');
     expect(
       pending.filter((ref) => !acceptedTasks.has(ref)),

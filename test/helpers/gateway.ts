@@ -35,11 +35,23 @@ export interface TestGateway extends Gateway {
    * otherwise win now and then, leaving the operator's call `unchanged`.
    */
   rewriteCatalogue(edit: (text: string) => string): Promise<{ status: number; body: any }>;
+  /**
+   * Makes a running gateway as good as a new one for the next test, so a test file can boot one
+   * gateway and share it: the last test's settlements and log rows are written first, then every
+   * table is emptied (but this process's heartbeat row), the catalogue file is put back as it was at
+   * start and reloaded (recording its price versions again), remembered keys are forgotten, the
+   * simulated upstreams forget their recorded requests and queued behaviours, and the captured
+   * log lines start again. Process-wide counters (the metrics registry) are not reset: a test of
+   * metric values keeps a gateway of its own.
+   */
+  reset(): Promise<void>;
   /** A customer with one key, created through the admin API. */
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
 
-export async function startTestGateway(options: { env?: Record<string, string>; cataloguePath?: string; reuseDatabase?: boolean } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { env?: Record<string, string>; cataloguePath?: string; reuseDatabase?: boolean; now?: () => Date } = {},
+): Promise<TestGateway> {
   const db = await getTestDatabase();
   // A second gateway on the same database (another replica) must not empty it.
   if (!options.reuseDatabase) await resetDatabase(db);
@@ -59,6 +71,8 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     }),
     cataloguePath: options.cataloguePath ?? SAMPLE_CATALOGUE,
   };
+  const catalogueAtStart = fs.readFileSync(config.cataloguePath, 'utf8');
+  let catalogueRewritten = false;
   let raw = '';
   const sink = new Writable({
     write(chunk, _encoding, callback) {
@@ -66,7 +80,7 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
       callback();
     },
   });
-  const gateway = await startGateway(config, { db, logger: createLogger('debug', sink) });
+  const gateway = await startGateway(config, { db, logger: createLogger('debug', sink), ...(options.now ? { now: options.now } : {}) });
 
   async function settled(): Promise<void> {
     const deadline = Date.now() + 5000;
@@ -129,8 +143,26 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     },
     async rewriteCatalogue(edit) {
       gateway.services.catalogue.close();
+      catalogueRewritten = true;
       fs.writeFileSync(config.cataloguePath, edit(fs.readFileSync(config.cataloguePath, 'utf8')));
       return admin('POST', '/admin/v1/catalogue/reload');
+    },
+    async reset() {
+      await settled();
+      await Promise.all([gateway.services.requestLogs.flush(), gateway.services.responses.flush()]);
+      for (const simulator of gateway.simulators.values()) simulator.reset?.();
+      if (catalogueRewritten) {
+        fs.writeFileSync(config.cataloguePath, catalogueAtStart);
+        catalogueRewritten = false;
+      }
+      // This process's heartbeat row stays (without it the gateway fences itself and opens no
+      // hold); rows of gateways this file already stopped go.
+      await resetDatabase(db, { keep: ['gateway_instances'] });
+      await db('gateway_instances').whereNotNull('stopped_at').delete();
+      const reloaded = await gateway.services.catalogue.reload();
+      if (!reloaded.ok) throw new Error(`catalogue reload after reset failed: ${reloaded.errors.join('; ')}`);
+      gateway.services.customers.forgetChanged('anything');
+      raw = '';
     },
     async customerWithKey({ allowedModels } = {}) {
       const customer = await admin('POST', '/admin/v1/customers', { name: 'Test customer' });
@@ -139,8 +171,8 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
       if (key.status !== 201) throw new Error(`key create failed: ${JSON.stringify(key.body)}`);
       return { customerId: customer.body.id, keyId: key.body.id, key: key.body.key };
     },
-    async close() {
-      await gateway.close();
+    async close(options) {
+      await gateway.close(options);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

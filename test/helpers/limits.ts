@@ -1,16 +1,13 @@
 // Customers whose key has limits, and the calls that spend, for the key-limit suites.
+import { fundedCustomer } from './factories.ts';
 import type { TestGateway } from './gateway.ts';
 
 export const HAIKU = 'sandbox/claude-haiku'; // no free quota: every request reserves money
 export const CHAT = 'sandbox/chat-model';
 
 /** A funded customer whose key has `limits` (as PATCH /admin/v1/api-keys/{id} takes them). */
-export async function limitedKey(gateway: Pick<TestGateway, 'admin' | 'customerWithKey'>, limits: Record<string, unknown>, credit = '100.00') {
-  const made = await gateway.customerWithKey();
-  await gateway.admin('POST', `/admin/v1/customers/${made.customerId}/credits`, { amount: credit, reference: `fund-${made.customerId}` });
-  const patched = await gateway.admin('PATCH', `/admin/v1/api-keys/${made.keyId}`, { limits });
-  if (patched.status !== 200) throw new Error(`limits refused: ${JSON.stringify(patched.body)}`);
-  return made;
+export function limitedKey(gateway: Pick<TestGateway, 'admin' | 'customerWithKey'>, limits: Record<string, unknown>, credit = '100.00') {
+  return fundedCustomer(gateway, { limits, balance: credit });
 }
 
 export function message(url: string, key: string, content: string, options: { maxTokens?: number; stream?: boolean; model?: string } = {}) {

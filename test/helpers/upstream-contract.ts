@@ -24,6 +24,7 @@ export type UpstreamApi =
   | 'anthropic-messages'
   | 'openai-chat-completions'
   | 'openai-responses'
+  | 'openai-responses-websocket'
   | 'openai-videos'
   | 'ark-video-tasks'
   | 'minimax-video-v2'
@@ -90,6 +91,8 @@ const STRICTNESS: Record<UpstreamApi, ApiRules> = {
     discriminator: false,
     overlappingOneOf: true,
   },
+  // No operation: the WebSocket mode's messages only (validateWebSocketMessage).
+  'openai-responses-websocket': { file: 'openai-responses-websocket.yaml', closedRequests: [], discriminator: false, overlappingOneOf: true },
   'openai-videos': {
     file: 'openai-videos.yaml',
     closedRequests: [],
@@ -593,6 +596,16 @@ export function validateSseEvent(apiName: UpstreamSseApi, data: unknown): string
     }
   }
   return check(api, api.rules.sseEvent, value, 'event');
+}
+
+/**
+ * One message of a Responses WebSocket against OpenAI's published messages
+ * (openapi/upstream/openai-responses-websocket.yaml): `client`, a `ResponsesClientEvent`
+ * (response.create); `server`, a `ResponsesServerEvent` (a stream event, or `error`).
+ */
+export function validateWebSocketMessage(direction: 'client' | 'server', data: unknown): string[] {
+  const schema = direction === 'client' ? 'ResponsesClientEvent' : 'ResponsesServerEvent';
+  return check(load('openai-responses-websocket'), `#/components/schemas/${schema}`, data, 'message');
 }
 
 export interface SseFrame {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createCustomerService } from '../../src/customers/service.ts';
 import { CustomerError } from '../../src/customers/errors.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { getTestDatabase, resetDatabase, usingPostgres } from '../helpers/db.ts';
 
 describe('customer service', () => {
@@ -93,7 +94,6 @@ describe('customer service', () => {
     const lookups: string[] = [];
     const record = (query: { sql: string }) => void (query.sql.includes('api_keys') && lookups.push(query.sql));
     db.on('query', record);
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 200)); // the background lookup lands
     try {
       expect(await replica.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
       expect(lookups).to.have.length(1);
@@ -103,13 +103,11 @@ describe('customer service', () => {
       clock = new Date(clock.getTime() + 1000); // 3 s: past half the period
       const answered = replica.authenticate(key.secret);
       expect(await answered).to.include({ keyId: key.apiKey.id });
-      await settle();
-      expect(lookups, 'one lookup in the background').to.have.length(2);
+      await eventually(() => expect(lookups, 'one lookup in the background').to.have.length(2));
       clock = new Date(clock.getTime() + 4000); // 7 s: past the first lookup's period, within the refreshed one
       expect(await replica.authenticate(key.secret)).to.include({ keyId: key.apiKey.id });
       expect(lookups, 'the refreshed entry answers').to.have.length(2);
-      await settle();
-      expect(lookups, 'and is itself refreshed (used past its half)').to.have.length(3);
+      await eventually(() => expect(lookups, 'and is itself refreshed (used past its half)').to.have.length(3));
 
       // Revoked elsewhere at 7 s: the replica may answer from memory until its newest entry ends (12 s)...
       await customers.revokeApiKey(key.apiKey.id);
@@ -118,8 +116,7 @@ describe('customer service', () => {
       // ...but its next refresh reads the revocation, and the key is refused from then on.
       clock = new Date(clock.getTime() + 2000); // 10 s: past the half of the entry made at 7 s
       await replica.authenticate(key.secret);
-      await settle();
-      expect(await replica.authenticate(key.secret)).to.equal(null);
+      await eventually(async () => expect(await replica.authenticate(key.secret)).to.equal(null));
     } finally {
       db.off('query', record);
     }

@@ -1,11 +1,14 @@
-// The customer's wallet and free allowances, and the key it signed in with: limits and spend.
+// The customer's wallet and free allowances, a redeem code's credit, and the key it signed in
+// with: limits and spend.
+import { useState } from 'preact/hooks';
 import { publicApi } from '../api/session.ts';
 import { limitsText } from '../operator/key-actions.tsx';
-import { useLoad } from '../ui/hooks.ts';
-import { Empty, ErrorNote, Loading, Money, Section, Table, Time } from '../ui/parts.tsx';
+import { useAction, useLoad } from '../ui/hooks.ts';
+import { Empty, ErrorNote, Field, Loading, Money, onSubmit, Section, Table, Time } from '../ui/parts.tsx';
 
 export function Overview() {
-  const wallet = useLoad(() => publicApi.get('/v1/wallet', {}), []);
+  const [credited, setCredited] = useState(0); // a redeemed code reloads the wallet
+  const wallet = useLoad(() => publicApi.get('/v1/wallet', {}), [credited]);
   const key = useLoad(() => publicApi.get('/v1/key', {}), []);
   const w = wallet.data;
   const k = key.data;
@@ -49,6 +52,7 @@ export function Overview() {
           </>
         )}
       </Section>
+      <RedeemSection onCredited={() => setCredited((n) => n + 1)} />
       <Section title="This key">
         <ErrorNote error={key.error} />
         {!k ? (
@@ -83,5 +87,37 @@ export function Overview() {
         )}
       </Section>
     </>
+  );
+}
+
+/** A redeem code an operator gave: its credit lands on the wallet (once, however often it is sent). */
+function RedeemSection({ onCredited }: { onCredited: () => void }) {
+  const redeem = useAction((code: string) => publicApi.post('/v1/credits/redeem', { body: { code } }));
+  return (
+    <Section title="Redeem a code">
+      <form
+        class="inline"
+        aria-label="Redeem a code"
+        onSubmit={onSubmit(async ({ code }, form) => {
+          if (await redeem.run(code ?? '')) {
+            form.reset();
+            onCredited();
+          }
+        })}
+      >
+        <Field label="Code" hint="As given; case, spaces and hyphens do not matter.">
+          <input name="code" required maxLength={200} autoComplete="off" spellcheck={false} class="mono" />
+        </Field>
+        <button type="submit" disabled={redeem.busy}>
+          Redeem
+        </button>
+      </form>
+      <ErrorNote error={redeem.error} />
+      {redeem.result ? (
+        <p class="ok" role="status">
+          Credited <Money amount={redeem.result.amount} currency={redeem.result.currency} /> (code <code>{redeem.result.code_id}</code>).
+        </p>
+      ) : null}
+    </Section>
   );
 }

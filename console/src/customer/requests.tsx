@@ -1,19 +1,22 @@
-// The customer's request log with the API's filters, paged by its `after` cursor.
+// The customer's request log with the API's filters, paged by its `after` cursor. Billable requests
+// by default: the free reads (this console's own calls among them) only when asked for.
 import { useState } from 'preact/hooks';
 import { publicApi } from '../api/session.ts';
 import { endSoFar, localInputToIso } from '../ui/format.ts';
 import { usePaged } from '../ui/hooks.ts';
-import { LogTable } from '../ui/log-table.tsx';
+import { billableOf, LogTable, ShowField } from '../ui/log-table.tsx';
 import { Empty, ErrorNote, Field, Loading, onSubmit, Pager, Section } from '../ui/parts.tsx';
 
 export function Requests() {
-  const [filter, setFilter] = useState<Record<string, string>>({});
+  const [filter, setFilter] = useState<Record<string, string>>({ show: 'billable' });
   const list = usePaged(
     async (after) => {
       const query = {
         limit: 50,
         model: filter.model || undefined,
         key_id: filter.key_id || undefined,
+        endpoint: filter.endpoint || undefined,
+        billable: billableOf(filter.show),
         status: filter.status ? Number(filter.status) : undefined,
         from: localInputToIso(filter.from ?? ''),
         to: endSoFar(localInputToIso(filter.to ?? '')),
@@ -31,6 +34,10 @@ export function Requests() {
         <form class="inline" aria-label="Request filters" onSubmit={onSubmit((fields) => setFilter(fields))}>
           <Field label="Model">
             <input name="model" placeholder="sandbox/claude-haiku" />
+          </Field>
+          <ShowField />
+          <Field label="Endpoint" hint="An operation, e.g. messages_create">
+            <input name="endpoint" pattern="[a-z][a-z0-9_]{0,99}" />
           </Field>
           <Field label="Key id">
             <input name="key_id" placeholder="key_…" />

@@ -1,9 +1,11 @@
-// What an operator does to one key: change its limits and expiry, rotate it, revoke it.
+// What an operator does to one key: change the models it may reach, its limits and expiry, rotate
+// it, revoke it.
+import { useState } from 'preact/hooks';
 import type { AdminSchemas } from '../api/session.ts';
 import { adminApi } from '../api/session.ts';
 import { isoToLocalInput, localInputToIso } from '../ui/format.ts';
-import { useAction } from '../ui/hooks.ts';
-import { ErrorNote, Field, onSubmit } from '../ui/parts.tsx';
+import { useAction, useLoad } from '../ui/hooks.ts';
+import { ErrorNote, Field, Loading, onSubmit } from '../ui/parts.tsx';
 
 type ApiKey = AdminSchemas['ApiKey'];
 type LimitsUpdate = AdminSchemas['KeyLimitsUpdate'];
@@ -51,24 +53,69 @@ export function LimitsFields({ limits }: { limits?: AdminSchemas['KeyLimits'] })
   );
 }
 
+/** The models a form's ModelsField allows: null for every model the customer may use. */
+export function modelsFrom(form: HTMLFormElement): string[] | null {
+  const data = new FormData(form);
+  return data.get('reach') === 'only' ? data.getAll('model').map(String) : null;
+}
+
+/**
+ * Which models a key may reach: every model a customer may use (listed ones), or only those
+ * ticked, unlisted ones included (the catalogue's models, retired ones left out).
+ */
+export function ModelsField({ allowed }: { allowed?: string[] | null }) {
+  const [only, setOnly] = useState(Boolean(allowed));
+  const catalogue = useLoad(() => adminApi.get('/admin/v1/catalogue', {}), []);
+  const models = (catalogue.data?.models ?? []).filter((m) => m.state !== 'retired' || allowed?.includes(m.id));
+  return (
+    <fieldset>
+      <legend>Models</legend>
+      <label class="choice">
+        <input type="radio" name="reach" value="all" checked={!only} onChange={() => setOnly(false)} /> every listed model
+      </label>
+      <label class="choice">
+        <input type="radio" name="reach" value="only" checked={only} onChange={() => setOnly(true)} /> only these
+      </label>
+      {!only ? null : catalogue.loading && !catalogue.data ? (
+        <Loading what="models" />
+      ) : (
+        <div class="choices" role="group" aria-label="Models the key may reach">
+          <ErrorNote error={catalogue.error} />
+          {models.map((m) => (
+            <label class="choice" key={m.id}>
+              <input type="checkbox" name="model" value={m.id} defaultChecked={allowed?.includes(m.id) ?? false} /> {m.id}
+              {m.public ? '' : ' (unlisted)'}
+              {m.state === 'reachable' ? '' : ` (${m.state})`}
+            </label>
+          ))}
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
 export function KeyActions({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: () => void }) {
   const path = { key_id: apiKey.id };
-  const update = useAction((fields: Record<string, string>) => {
+  const update = useAction((fields: Record<string, string>, form: HTMLFormElement) => {
     const expires = fields.expires_at ? localInputToIso(fields.expires_at) : null;
-    return adminApi.patch('/admin/v1/api-keys/{key_id}', { path, body: { limits: limitsFrom(fields), expires_at: expires ?? null } });
+    return adminApi.patch('/admin/v1/api-keys/{key_id}', {
+      path,
+      body: { allowed_models: modelsFrom(form), limits: limitsFrom(fields), expires_at: expires ?? null },
+    });
   });
   const rotate = useAction((grace: number) => adminApi.post('/admin/v1/api-keys/{key_id}/rotate', { path, body: { grace_seconds: grace } }));
   const revoke = useAction(() => adminApi.delete('/admin/v1/api-keys/{key_id}', { path }));
   return (
     <div class="key-actions">
       <details>
-        <summary>Limits and expiry</summary>
+        <summary>Models, limits and expiry</summary>
         <form
           aria-label={`Limits of ${apiKey.name}`}
-          onSubmit={onSubmit(async (fields) => {
-            if (await update.run(fields)) onChanged();
+          onSubmit={onSubmit(async (fields, form) => {
+            if (await update.run(fields, form)) onChanged();
           })}
         >
+          <ModelsField allowed={apiKey.allowed_models} />
           <Field label="Expires" hint="In your time zone; empty: never.">
             <input name="expires_at" type="datetime-local" defaultValue={isoToLocalInput(apiKey.expires_at)} />
           </Field>

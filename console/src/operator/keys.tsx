@@ -5,17 +5,23 @@ import { adminApi } from '../api/session.ts';
 import { localInputToIso } from '../ui/format.ts';
 import { useAction, useLoad } from '../ui/hooks.ts';
 import { Badge, Empty, ErrorNote, Field, Loading, Section, Time, onSubmit } from '../ui/parts.tsx';
-import { KeyActions, LimitsFields, limitsFrom, limitsText } from './key-actions.tsx';
+import { KeyActions, LimitsFields, limitsFrom, limitsText, ModelsField, modelsFrom } from './key-actions.tsx';
 
 type ApiKey = AdminSchemas['ApiKey'];
 
 export function Keys({ customerId }: { customerId: string }) {
   const keys = useLoad(() => adminApi.get('/admin/v1/customers/{customer_id}/api-keys', { path: { customer_id: customerId } }), [customerId]);
-  const create = useAction((fields: Record<string, string>) => {
+  const create = useAction((fields: Record<string, string>, form: HTMLFormElement) => {
     const expires = localInputToIso(fields.expires_at ?? '');
+    const models = modelsFrom(form);
     return adminApi.post('/admin/v1/customers/{customer_id}/api-keys', {
       path: { customer_id: customerId },
-      body: { ...(fields.name ? { name: fields.name } : {}), ...(expires ? { expires_at: expires } : {}), limits: limitsFrom(fields) },
+      body: {
+        ...(fields.name ? { name: fields.name } : {}),
+        ...(expires ? { expires_at: expires } : {}),
+        ...(models ? { allowed_models: models } : {}),
+        limits: limitsFrom(fields),
+      },
     });
   });
   const secret = create.result;
@@ -55,7 +61,7 @@ export function Keys({ customerId }: { customerId: string }) {
         <form
           aria-label="Create a key"
           onSubmit={onSubmit(async (fields, form) => {
-            if (await create.run(fields)) {
+            if (await create.run(fields, form)) {
               form.reset();
               keys.reload();
             }
@@ -67,6 +73,7 @@ export function Keys({ customerId }: { customerId: string }) {
           <Field label="Expires" hint="In your time zone; empty: never.">
             <input name="expires_at" type="datetime-local" />
           </Field>
+          <ModelsField />
           <LimitsFields />
           <ErrorNote error={create.error} />
           <button type="submit" disabled={create.busy}>
@@ -93,6 +100,7 @@ function KeyItem({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: () => void 
           </span>
         ) : null}
       </p>
+      <p class="meta">Models: {apiKey.allowed_models ? apiKey.allowed_models.join(', ') : 'every listed model'}</p>
       <p class="meta">Limits: {limitsText(apiKey.limits)}</p>
       {apiKey.status === 'revoked' ? null : <KeyActions apiKey={apiKey} onChanged={onChanged} />}
     </li>

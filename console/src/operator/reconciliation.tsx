@@ -1,7 +1,9 @@
-// The ledger's self-check: every wallet equals its journal, no hold outlived its process.
+// The ledger's self-check: every wallet equals its journal, every charge of the last 24 hours its
+// priced usage, no hold outlived its process.
 import { adminApi } from '../api/session.ts';
 import { useLoad } from '../ui/hooks.ts';
-import { ErrorNote, Loading, Money, Section, Table } from '../ui/parts.tsx';
+import { ErrorNote, Loading, Money, Section, Table, Time } from '../ui/parts.tsx';
+import { href } from '../ui/router.ts';
 
 export function Reconciliation() {
   const check = useLoad(() => adminApi.get('/admin/v1/ledger/reconciliation', {}), []);
@@ -21,7 +23,10 @@ export function Reconciliation() {
         <>
           <Section title="Result">
             <p class={r.ok ? 'ok' : 'error'} role="status">
-              {r.ok ? 'OK: every wallet equals its journal and no hold outlived its process.' : 'NOT OK: see below.'} {r.wallets_checked} wallets checked.
+              {r.ok ? 'OK: every wallet equals its journal, every charge its priced usage, and no hold outlived its process.' : 'NOT OK: see below.'}{' '}
+              {r.wallets_checked} wallets checked; {r.priced.checked} requests and tasks charged from <Time at={r.priced.since} /> to{' '}
+              <Time at={r.priced.until} /> priced again
+              {r.priced.legacy ? `; ${r.priced.legacy} charged before the journal recorded their pricing, not checked` : ''}.
             </p>
             <dl class="figures">
               <dt>Stale holds</dt>
@@ -46,6 +51,26 @@ export function Reconciliation() {
                   { label: 'Column', cell: (m) => m.column },
                   { label: 'Wallet', class: 'num', cell: (m) => <Money amount={m.wallet} /> },
                   { label: 'Journal says', class: 'num', cell: (m) => <Money amount={m.expected} /> },
+                ]}
+              />
+            </Section>
+          ) : null}
+          {r.priced.differences.length ? (
+            <Section title={`Charges that differ from their priced usage (${r.priced.difference_count})`}>
+              <Table
+                caption="Charges that differ from their priced usage"
+                rows={r.priced.differences}
+                rowKey={(d) => d.id}
+                columns={[
+                  { label: 'Request or task', cell: (d) => <a href={href('operator', 'requests', d.id)}>{d.id}</a> },
+                  { label: 'Customer', cell: (d) => <code>{d.customer_id}</code> },
+                  { label: 'Why', cell: (d) => d.reason.replace('_', ' ') },
+                  { label: 'Priced', class: 'num', cell: (d) => <Money amount={d.priced} /> },
+                  { label: 'Charged', class: 'num', cell: (d) => <Money amount={d.charged} /> },
+                  { label: 'Debt', class: 'num', cell: (d) => <Money amount={d.debt} /> },
+                  { label: 'Free', class: 'num', cell: (d) => <Money amount={d.free_amount} /> },
+                  { label: 'Waived', class: 'num', cell: (d) => <Money amount={d.waived} /> },
+                  { label: 'Short by', class: 'num', cell: (d) => <Money amount={d.difference} /> },
                 ]}
               />
             </Section>

@@ -1,13 +1,14 @@
-// Every customer's requests, with the filters the API has, paged by its `before` cursor.
+// Every customer's requests, with the filters the API has, paged by its `before` cursor; billable
+// requests by default.
 import { useState } from 'preact/hooks';
 import { adminApi } from '../api/session.ts';
 import { endSoFar, localInputToIso } from '../ui/format.ts';
 import { usePaged } from '../ui/hooks.ts';
-import { LogTable } from '../ui/log-table.tsx';
+import { billableOf, LogTable, ShowField } from '../ui/log-table.tsx';
 import { Empty, ErrorNote, Field, Loading, onSubmit, Pager, Section } from '../ui/parts.tsx';
 
 export function RequestLogs() {
-  const [filter, setFilter] = useState<Record<string, string>>({});
+  const [filter, setFilter] = useState<Record<string, string>>({ show: 'billable' });
   const list = usePaged(
     async (before) => {
       const query = {
@@ -15,6 +16,7 @@ export function RequestLogs() {
         customer_id: filter.customer_id || undefined,
         model: filter.model || undefined,
         endpoint: filter.endpoint || undefined,
+        billable: billableOf(filter.show),
         from: localInputToIso(filter.from ?? ''),
         to: endSoFar(localInputToIso(filter.to ?? '')),
         before,
@@ -35,6 +37,7 @@ export function RequestLogs() {
           <Field label="Model">
             <input name="model" placeholder="sandbox/claude-haiku" />
           </Field>
+          <ShowField />
           <Field label="Endpoint" hint="An operationId, e.g. messages_create">
             <input name="endpoint" pattern="[a-z][a-z0-9_]{0,99}" />
           </Field>

@@ -6,6 +6,7 @@ import { Catalogue } from './catalogue.tsx';
 import { CustomerDetail } from './customer.tsx';
 import { Customers } from './customers.tsx';
 import { Holds } from './holds.tsx';
+import { RedeemCodes } from './redeem.tsx';
 import { Reconciliation } from './reconciliation.tsx';
 import { RequestLogs } from './request-logs.tsx';
 import { Spend } from './spend.tsx';
@@ -16,6 +17,7 @@ export const OPERATOR_NAV: Array<[string, string]> = [
   ['customers', 'Customers'],
   ['requests', 'Request logs'],
   ['holds', 'Holds'],
+  ['redeem', 'Redeem codes'],
   ['videos', 'Video tasks'],
   ['reconciliation', 'Reconciliation'],
   ['catalogue', 'Catalogue'],
@@ -40,6 +42,8 @@ export function OperatorScreens({ route }: { route: string[] }) {
       );
     case 'holds':
       return <Holds />;
+    case 'redeem':
+      return <RedeemCodes />;
     case 'videos':
       return <VideoTasks />;
     case 'reconciliation':

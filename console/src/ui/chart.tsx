@@ -1,6 +1,8 @@
 // Spend per day and model as stacked bars, drawn as SVG by hand (no chart library): one bar per
 // UTC day, one colour per model, each segment titled with its exact amount. The numbers are also
-// in the table beside it, for screen readers and for copying.
+// in the table beside it, for screen readers and for copying. A range wider than the screen
+// scrolls sideways and opens at its latest days (today's bar, not the first of the month).
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { daysBetween, formatMicros, toMicros } from './format.ts';
 
 export interface SpendRow {
@@ -28,10 +30,15 @@ export function SpendChart({ rows, start, end, currency }: { rows: SpendRow[]; s
   const scale = (micros: bigint): number => (max === 0n ? 0 : Number((micros * 10_000n) / max) / 10_000) * HEIGHT;
   const width = days.length * (BAR + GAP) + GAP;
   const labelEvery = Math.max(1, Math.ceil(days.length / 8));
+  const scroller = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const box = scroller.current;
+    if (box) box.scrollLeft = box.scrollWidth; // the latest day in view; earlier ones a scroll away
+  }, [start, end]);
   const summary = `Spend per day from ${start} to ${end} (UTC): highest day ${formatMicros(max)} ${currency}, ${models.length} model${models.length === 1 ? '' : 's'}.`;
   return (
     <figure class="chart">
-      <div class="chart-scroll">
+      <div class="chart-scroll" ref={scroller}>
         <svg viewBox={`0 0 ${width} ${HEIGHT + 34}`} width={width} height={HEIGHT + 34} role="img" aria-label={summary}>
           <line x1="0" x2={width} y1={HEIGHT + 0.5} y2={HEIGHT + 0.5} class="axis" />
           {days.map((day, i) => {

@@ -1,6 +1,6 @@
 // Request-log rows, for operators (with the provider) and for customers (without it); each
 // request id opens its receipt.
-import { Badge, Money, Table, Time } from './parts.tsx';
+import { Badge, Field, Money, Table, Time } from './parts.tsx';
 import { href } from './router.ts';
 
 export interface LogRow {
@@ -82,3 +82,19 @@ export function LogTable({ rows, operator }: { rows: LogRow[]; operator: boolean
     />
   );
 }
+
+/** Which requests a log screen lists: billable ones (the default), every one, or only the free reads. */
+export function ShowField() {
+  return (
+    <Field label="Show">
+      <select name="show" defaultValue="billable">
+        <option value="billable">billable requests</option>
+        <option value="all">every request</option>
+        <option value="free">free requests only</option>
+      </select>
+    </Field>
+  );
+}
+
+/** The API's `billable` filter for a choice of ShowField. */
+export const billableOf = (show: string | undefined): boolean | undefined => (show === 'all' ? undefined : show !== 'free');

@@ -28,19 +28,36 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
   return (
     <>
       <Section title="Charge">
+        {r.billable ? null : (
+          <p class="ok" role="note">
+            Free: this request cannot be charged, so nothing was held or charged and there is nothing to settle.
+          </p>
+        )}
         <dl class="figures">
           <dt>Charged</dt>
           <dd>
             <Money amount={c.total} currency={r.currency} />
           </dd>
-          <dt>From the balance</dt>
+          <dt>From the hold</dt>
           <dd>
-            <Money amount={c.amount} currency={r.currency} />
+            <Money amount={c.from_hold} currency={r.currency} />
+          </dd>
+          <dt>From the balance, beyond the hold</dt>
+          <dd>
+            <Money amount={c.from_balance} currency={r.currency} />
           </dd>
           <dt>Recorded as debt</dt>
           <dd>
             <Money amount={c.debt} currency={r.currency} />
           </dd>
+          {c.waived !== '0.000000' ? (
+            <>
+              <dt>Waived by an operator</dt>
+              <dd>
+                <Money amount={c.waived} currency={r.currency} />
+              </dd>
+            </>
+          ) : null}
           <dt>Posted after the hold ended</dt>
           <dd>
             <Money amount={c.true_up} currency={r.currency} />
@@ -89,7 +106,9 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
             <Time at={r.created_at} />
           </dd>
           <dt>Settled</dt>
-          <dd>{r.settled_at ? <Time at={r.settled_at} /> : 'not yet'}</dd>
+          <dd>
+            <SettledText receipt={r} />
+          </dd>
         </dl>
       </Section>
       <Section title="Price">
@@ -156,6 +175,15 @@ export function ReceiptView({ receipt: r }: { receipt: Receipt }) {
       </Section>
     </>
   );
+}
+
+/** When the hold ended, or why there is none to end: "not yet" only while one is open. */
+function SettledText({ receipt: r }: { receipt: Receipt }) {
+  if (r.settled_at) return <Time at={r.settled_at} />;
+  if (r.hold.outcome === 'pending') return <>not yet</>;
+  if (!r.billable) return <>never: the request was free</>;
+  if (r.hold.outcome === 'none') return <>never: nothing was held or charged</>;
+  return <>at once: nothing was charged</>; // a grant's draw given back in memory
 }
 
 /** An object the API passes on as it is (unit prices, usage): its leaves by dotted name, as text. */

@@ -18,7 +18,10 @@ import * as requestLogReceipts from './20261127100000_request_log_receipts.ts';
 import * as usageExportIndex from './20261127110000_usage_export_index.ts';
 import * as billingAlerts from './20261127120000_billing_alerts.ts';
 import * as requestLogNamesAndSessions from './20261128100000_request_log_names_and_sessions.ts';
+import * as taskKindsAndCustomerPauses from './20261128120000_task_kinds_and_customer_pauses.ts';
+import * as redeemCodes from './20261128120000_redeem_codes.ts';
 import * as commitOrderedTimes from './20261128150000_commit_ordered_times.ts';
+import * as pricedRecordsMark from './20261128160000_priced_records_mark.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,7 +52,10 @@ const migrations: Array<[string, Migration]> = [
   ['20261127110000_usage_export_index', usageExportIndex],
   ['20261127120000_billing_alerts', billingAlerts],
   ['20261128100000_request_log_names_and_sessions', requestLogNamesAndSessions],
+  ['20261128120000_task_kinds_and_customer_pauses', taskKindsAndCustomerPauses],
+  ['20261128120000_redeem_codes', redeemCodes],
   ['20261128150000_commit_ordered_times', commitOrderedTimes],
+  ['20261128160000_priced_records_mark', pricedRecordsMark],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -27,7 +27,9 @@ export interface RequestFilter {
   after?: bigint;
   model?: string;
   keyId?: string;
+  endpoint?: string;
   status?: number;
+  billable?: boolean;
   from?: Date;
   to?: Date;
 }

@@ -7,6 +7,7 @@
 // - a video task that reached a terminal state (completed, failed, cancelled) after its customer
 //   switched video events on: marked announced and queued once as `video.<status>`.
 import type { Knex } from 'knex';
+import { markAnnounced } from '../../tasks/announce.ts';
 
 /** micro-units (non-negative bigint) as the wire's 6-decimal string, in SQL. */
 const money = (column: string) => `((${column}) / 1000000)::text || '.' || lpad(((${column}) % 1000000)::text, 6, '0')`;
@@ -47,30 +48,38 @@ export async function lowBalanceCrossings(db: Knex, currency: string): Promise<n
   return rows.length;
 }
 
-/** Queues the terminal states of tasks whose customers asked for them; returns how many. */
+/**
+ * Queues the terminal states of tasks whose customers asked for them; returns how many. One
+ * transaction: the due tasks are locked (SKIP LOCKED: replicas share them), marked announced by the
+ * task engine, and their deliveries queued, all or nothing.
+ */
 export async function videoTerminalStates(db: Knex, currency: string, limit = 200): Promise<number> {
-  const { rows } = await db.raw<{ rows: Array<{ id: string }> }>(
-    `with due as (
-       select t.id, a.webhook_url
+  return db.transaction(async (trx) => {
+    const { rows: due } = await trx.raw<{ rows: Array<{ id: string; webhook_url: string }> }>(
+      `select t.id, a.webhook_url
          from billing_alerts a
          join video_tasks t on t.customer_id = a.customer_id
         where a.video_events and a.webhook_url is not null
           and t.announced_at is null and t.status in ('completed', 'failed', 'cancelled') and t.completed_at >= a.video_events_since
         order by t.completed_at
         limit ?
-        for update of t skip locked),
-     marked as (
-       update video_tasks t set announced_at = now() from due where t.id = due.id
-       returning t.id, t.customer_id, t.status, t.model_id, t.billed_seconds, t.billed_tier, t.billed_amount, t.error, due.webhook_url)
-     insert into webhook_deliveries (id, customer_id, type, url, payload, next_attempt_at)
-     select ${MESSAGE_ID}, customer_id, 'video.' || status, webhook_url,
-            jsonb_build_object('type', 'video.' || status, 'timestamp', ${NOW_TEXT}, 'data', jsonb_build_object(
-              'task_id', id, 'status', status, 'model', model_id, 'billed_seconds', billed_seconds, 'billed_tier', billed_tier,
-              'billed_amount', case when billed_amount is null then null else ${money('billed_amount')} end, 'currency', ?::text, 'error', error)),
-            now()
-       from marked
-     returning id`,
-    [limit, currency],
-  );
-  return rows.length;
+        for update of t skip locked`,
+      [limit],
+    );
+    const urls = new Map(due.map((d) => [d.id, d.webhook_url]));
+    const marked = (await markAnnounced(trx, [...urls.keys()])).map((task) => ({ ...task, webhook_url: urls.get(task.id) }));
+    if (marked.length === 0) return 0;
+    await trx.raw(
+      `insert into webhook_deliveries (id, customer_id, type, url, payload, next_attempt_at)
+       select ${MESSAGE_ID}, customer_id, 'video.' || status, webhook_url,
+              jsonb_build_object('type', 'video.' || status, 'timestamp', ${NOW_TEXT}, 'data', jsonb_build_object(
+                'task_id', id, 'status', status, 'model', model_id, 'billed_seconds', billed_seconds, 'billed_tier', billed_tier,
+                'billed_amount', case when billed_amount is null then null else ${money('billed_amount')} end, 'currency', ?::text, 'error', error)),
+              now()
+         from jsonb_to_recordset(?::jsonb) as m(id text, customer_id text, status text, model_id text, billed_seconds int,
+                                                billed_tier text, billed_amount bigint, error jsonb, webhook_url text)`,
+      [currency, JSON.stringify(marked)],
+    );
+    return marked.length;
+  });
 }

@@ -4,6 +4,7 @@
 // `charged` total is the journal's debits for those entries, to the micro-unit. A request priced at
 // a long-context tier names the tier's threshold (`tier_above_input_tokens`).
 import type { Knex } from 'knex';
+import { csvLine } from '../../shared/csv.ts';
 import { formatMicros } from '../../shared/money.ts';
 import { watermarkHeaders } from '../account/window.ts';
 import type { Sink } from '../sink.ts';
@@ -79,15 +80,7 @@ function record(line: ExportLine, currency: string): Record_ {
   };
 }
 
-/** RFC 4180 quoting; a cell a spreadsheet would run as a formula is prefixed with a quote mark. */
-export function csvCell(value: string | number | boolean | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-const csvRow = (r: Record_): string => `${COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`;
+const csvRow = (r: Record_): string => csvLine(COLUMNS.map((c) => r[c]));
 
 export function exportFilename(range: ExportRange, format: ExportFormat): string {
   const day = (d: Date) => d.toISOString().slice(0, 19).replace(/:/g, '');

@@ -15,7 +15,7 @@ import type { DiscoveryService } from '../discovery/service.ts';
 import type { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import { videoFailures } from '../videos/errors.ts';
-import { validateVideoRequest } from '../videos/validate.ts';
+import { heldSeconds, validateVideoRequest } from '../videos/validate.ts';
 
 export interface VideoQuote {
   model: string;
@@ -25,7 +25,7 @@ export interface VideoQuote {
   ratio: string | null;
   size: string | null;
   perSecond: string;
-  /** The requested seconds at the tier's price, before free units. */
+  /** The requested seconds (and the input video seconds the provider may bill) at the tier's price, before free units. */
   cost: bigint;
   /** Free units of the model's allowance the hold would take, and their unit. */
   freeUnits: bigint;
@@ -51,7 +51,7 @@ export async function quoteVideo(
   if ('param' in request) return videoFailures.invalid(request.param, request.message);
 
   const perSecond = (model.price as VideoPrice).per_second[request.resolution]!;
-  const bound = { lines: videoLines(perSecond, request.seconds) };
+  const bound = { lines: videoLines(perSecond, heldSeconds(request)) };
   const freeUnits = await freeUnitsHeld(deps.ledger, caller, model, bound);
   return {
     model: model.id,

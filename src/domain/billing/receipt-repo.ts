@@ -3,8 +3,8 @@
 import type { Knex } from 'knex';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
-import { findTask } from '../videos/repo.ts';
-import type { VideoTaskRow } from '../videos/model.ts';
+import { findTask } from '../../tasks/rows.ts';
+import type { VideoTaskRow } from '../videos/kind.ts';
 
 export interface PriceVersionRow {
   id: bigint;
@@ -27,7 +27,7 @@ export async function requestLog(db: Knex, requestId: string, customerId: string
 
 export async function videoTask(db: Knex, taskId: string, customerId: string | undefined): Promise<VideoTaskRow | undefined> {
   const task = await findTask(db, taskId);
-  return task && (!customerId || task.customer_id === customerId) ? task : undefined;
+  return task && (!customerId || task.customer_id === customerId) ? (task as VideoTaskRow) : undefined;
 }
 
 /** Every journal entry of one request or task (its references are `<kind>:<ref>`), oldest first. */

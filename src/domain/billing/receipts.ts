@@ -5,10 +5,12 @@
 import type { Knex } from 'knex';
 import type { EntryRow } from '../../ledger/repo.ts';
 import type { AppliedTier } from '../../pricing/tiers.ts';
+import { isBillable } from '../../logs/billable.ts';
 import type { RequestLogRow } from '../../logs/request-logs.ts';
 import { Failure } from '../failure.ts';
-import type { VideoTaskRow } from '../videos/model.ts';
+import type { VideoTaskRow } from '../videos/kind.ts';
 import { AccountError } from '../account/errors.ts';
+import { waivedOn } from '../../ledger/owed.ts';
 import { entriesOf, priceVersion, requestLog, videoTask, type PriceVersionRow } from './receipt-repo.ts';
 
 export type HoldOutcome = 'settled' | 'released' | 'pending' | 'none';
@@ -30,6 +32,8 @@ export interface Receipt {
   taskStatus: string | null;
   createdAt: Date;
   settledAt: Date | null;
+  /** False: a request that cannot be charged (src/logs/billable.ts), free and never settled. */
+  billable: boolean;
   price: PriceVersionRow | undefined;
   reported: Record<string, unknown> | null;
   billed: Record<string, unknown>;
@@ -38,7 +42,7 @@ export interface Receipt {
   estimated: boolean;
   estimateReason: string | null;
   hold: { source: 'grant' | 'reservation' | 'video_task' | null; amount: bigint | null; freeUnitsHeld: bigint; outcome: HoldOutcome; released: bigint | null };
-  charge: { posted: bigint; debt: bigint; trueUp: bigint; freeUnits: bigint; freeAmount: bigint };
+  charge: { posted: bigint; fromHold: bigint; fromBalance: bigint; debt: bigint; waived: bigint; trueUp: bigint; freeUnits: bigint; freeAmount: bigint };
   journal: EntryRow[];
   /** Operators only. */
   provider: string | null;
@@ -47,12 +51,25 @@ export interface Receipt {
 
 const CHARGING = new Set(['charge', 'settle', 'true_up']);
 
-/** What the journal says was charged: posted debits, debt recorded, the late difference, free units. */
+/**
+ * What an entry posted from the hold: a settle or charge moves the hold's pending to debits up to
+ * what it charged; the rest of its debits came from the available balance (a true-up: all of it).
+ */
+const fromHoldOf = (e: EntryRow): bigint => {
+  const held = -BigInt(e.pending_delta);
+  const posted = BigInt(e.debits_delta);
+  return e.kind === 'true_up' || held <= 0n ? 0n : posted < held ? posted : held;
+};
+
+/** What the journal says was charged: from the hold, from the balance, debt recorded, waived, the late difference, free units. */
 function chargeOf(entries: EntryRow[]): Receipt['charge'] {
   const charging = entries.filter((e) => CHARGING.has(e.kind));
   const sum = (pick: (e: EntryRow) => bigint, rows = charging) => rows.reduce((total, e) => total + BigInt(pick(e)), 0n);
   return {
     posted: sum((e) => e.debits_delta),
+    fromHold: sum(fromHoldOf),
+    fromBalance: sum((e) => BigInt(e.debits_delta) - fromHoldOf(e)),
+    waived: sum(waivedOn),
     debt: sum((e) => e.debt_delta),
     trueUp: sum(
       (e) => BigInt(e.debits_delta) + BigInt(e.debt_delta),
@@ -102,6 +119,7 @@ async function requestReceipt(db: Knex, row: RequestLogRow): Promise<Receipt> {
     taskStatus: null,
     createdAt: new Date(row.created_at),
     settledAt: settledAt(entries),
+    billable: isBillable(row),
     price: await priceVersion(db, versionId === null ? null : BigInt(versionId)),
     reported: row.upstream_usage ?? null,
     billed: {
@@ -157,6 +175,7 @@ async function taskReceipt(db: Knex, task: VideoTaskRow): Promise<Receipt> {
     taskStatus: task.status,
     createdAt: new Date(task.created_at),
     settledAt: settledAt(entries),
+    billable: true,
     price: await priceVersion(db, BigInt(task.price_version_id)),
     reported: purpose.delivered_seconds !== undefined ? { seconds: purpose.delivered_seconds, resolution: purpose.tier ?? task.billed_tier } : null,
     billed: {

@@ -5,7 +5,8 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
-import { estimateJsonTokens } from '../passthrough/estimate.ts';
+import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import type { Inspected } from '../passthrough/protocol.ts';
 
 /** The largest max_tokens / max_completion_tokens accepted for a model whose catalogue entry names no output limit. */
@@ -59,13 +60,17 @@ export function inspectChat(body: Record<string, unknown>, model: ResolvedModel)
   const asked = LIMIT_FIELDS.map((field) => body[field]).filter(positiveInteger);
   const perChoice = asked.length > 0 ? Math.max(...asked) : (model.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
   const choices = positiveInteger(body.n) ? body.n : 1;
-  return { stream: body.stream === true, maxOutputTokens: perChoice * choices, inputTokens: estimateChatInput(body) };
+  return {
+    stream: body.stream === true,
+    maxOutputTokens: perChoice * choices,
+    inputTokens: estimateChatInput(body, mediaAllowance('chat', model.media_tokens)),
+  };
 }
 
-/** Everything the model reads: messages, tools (and the deprecated functions), a response schema. */
-export function estimateChatInput(body: Record<string, unknown>): number {
+/** Everything the model reads: messages (image, audio and file parts at their allowance), tools (and the deprecated functions), a response schema. */
+export function estimateChatInput(body: Record<string, unknown>, media: MediaAllowance = mediaAllowance('chat')): number {
   const messages = Array.isArray(body.messages) ? body.messages.length : 0;
-  return estimateJsonTokens([body.messages ?? null, body.tools ?? null, body.functions ?? null, body.response_format ?? null]) + 4 * messages + 8;
+  return estimateJsonTokens([body.messages ?? null, body.tools ?? null, body.functions ?? null, body.response_format ?? null], media) + 4 * messages + 8;
 }
 
 /** The client asked for the usage chunk itself (`stream_options.include_usage: true`). */

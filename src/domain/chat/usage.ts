@@ -4,9 +4,7 @@
 // reasoning tokens, so cached tokens are billed at the cache-read price and the rest of the prompt
 // at the input price; reasoning is billed as output. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { tokenLines } from '../../pricing/cost.ts';
-import { tierOf } from '../../pricing/tiers.ts';
-import { parseMicros } from '../../shared/money.ts';
+import { pricedTier, pricedTokenLines, type PricedTokens } from '../../pricing/priced.ts';
 import { tallyContent, TextTally } from '../passthrough/estimate.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
@@ -78,16 +76,17 @@ export class ChatUsage {
     if (this.serviceTier && this.serviceTier !== 'default') detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = `priority x${multiplier}`;
     if (reported > output) detail.output_tokens_reported = reported;
-    const usage = {
+    const priced: PricedTokens = {
       input_tokens: prompt - cached,
       cache_read_input_tokens: cached,
       output_tokens: output,
-      ...(multiplier ? { multiplierMicros: parseMicros(multiplier) } : {}),
+      ...(multiplier ? { multiplier: 'priority' as const } : {}),
     };
-    const tier = tierOf(price, usage);
+    const tier = pricedTier(price, priced);
     if (tier) detail.price_tier = tier;
     return {
-      lines: tokenLines(price, usage),
+      lines: pricedTokenLines(price, priced),
+      priced: { tokens: priced },
       estimated,
       log: {
         input_tokens: prompt - cached,

@@ -1,6 +1,7 @@
 import type { Caller } from '../../customers/service.ts';
 import type { NamedModel } from '../../catalogue/names.ts';
 import type { CatalogueStore, ResolvedModel } from '../../catalogue/store.ts';
+import { catalogueOverview, type CatalogueOverview } from './overview.ts';
 
 export interface DiscoveryService {
   /** Models the caller may see: every public servable model anonymously, the key's reach with a key. */
@@ -20,6 +21,8 @@ export interface DiscoveryService {
   retirement(caller: Caller | null, modelId: string): Retirement | undefined;
   serviceName(): string;
   currency(): string;
+  /** Every provider, model and alias of the catalogue, and why each model can or cannot be reached (operators). */
+  overview(): CatalogueOverview;
 }
 
 export interface Retirement {
@@ -66,5 +69,6 @@ export function createDiscoveryService(deps: { catalogue: CatalogueStore }): Dis
     },
     serviceName: () => deps.catalogue.current().serviceName,
     currency: () => deps.catalogue.current().currency,
+    overview: () => catalogueOverview(deps.catalogue.current()),
   };
 }

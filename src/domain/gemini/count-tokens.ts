@@ -11,6 +11,7 @@ import { callUpstream, collect } from '../../providers/http.ts';
 import { UpstreamError } from '../../providers/types.ts';
 import type { Failure } from '../failure.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import { estimateGeminiInput, isRecord } from './fields.ts';
 import { geminiUpstreamFailure } from './protocol.ts';
 
@@ -24,7 +25,10 @@ function countBody(request: PassthroughRequest, upstreamModel: string): Buffer |
 }
 
 export async function countGeminiTokens(request: PassthroughRequest, model: ResolvedModel): Promise<Counted> {
-  const estimate = (): Counted => ({ counted: { totalTokens: estimateGeminiInput(request.body) }, log: { model: model.id, usage_estimated: true } });
+  const estimate = (): Counted => ({
+    counted: { totalTokens: estimateGeminiInput(request.body, mediaAllowance('gemini', model.media_tokens)) },
+    log: { model: model.id, usage_estimated: true },
+  });
   const route = model.routes.find((r) => GEMINI_PROTOCOLS.has(r.provider.protocol) && r.provider.baseUrl);
   if (!route) return estimate(); // nothing can count it: the gateway's own estimate, marked in the log
   const log = { model: model.id, provider: route.provider.id };

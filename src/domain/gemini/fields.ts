@@ -8,7 +8,8 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
-import { estimateJsonTokens } from '../passthrough/estimate.ts';
+import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import type { Inspected } from '../passthrough/protocol.ts';
 
 /** The largest maxOutputTokens accepted for a model whose catalogue entry names no output limit. */
@@ -63,20 +64,27 @@ export function inspectGemini(body: Record<string, unknown>, model: ResolvedMode
   const candidates = config && config !== 'invalid' ? field(config, 'candidateCount', 'candidate_count') : undefined;
   // Thinking tokens count against maxOutputTokens on the models that think, so the cap bounds them too.
   const perCandidate = positiveInteger(asked) ? asked : (model.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
-  return { stream, maxOutputTokens: perCandidate * (positiveInteger(candidates) ? candidates : 1), inputTokens: estimateGeminiInput(body) };
+  return {
+    stream,
+    maxOutputTokens: perCandidate * (positiveInteger(candidates) ? candidates : 1),
+    inputTokens: estimateGeminiInput(body, mediaAllowance('gemini', model.media_tokens)),
+  };
 }
 
 /** Everything the model reads: contents, the system instruction, tools and their configuration. */
-export function estimateGeminiInput(body: Record<string, unknown>): number {
+export function estimateGeminiInput(body: Record<string, unknown>, media: MediaAllowance = mediaAllowance('gemini')): number {
   const request = isRecord(body.generateContentRequest) ? body.generateContentRequest : body; // countTokens' other form
   const contents = Array.isArray(request.contents) ? request.contents.length : 0;
   return (
-    estimateJsonTokens([
-      request.contents ?? null,
-      field(request, 'systemInstruction', 'system_instruction') ?? null,
-      request.tools ?? null,
-      field(request, 'toolConfig', 'tool_config') ?? null,
-    ]) +
+    estimateJsonTokens(
+      [
+        request.contents ?? null,
+        field(request, 'systemInstruction', 'system_instruction') ?? null,
+        request.tools ?? null,
+        field(request, 'toolConfig', 'tool_config') ?? null,
+      ],
+      media,
+    ) +
     4 * contents +
     8
   );

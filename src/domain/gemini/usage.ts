@@ -6,8 +6,7 @@
 // totals so far: each report overwrites, and the last chunk's are the answer's. Counts only: no
 // delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { tokenLines } from '../../pricing/cost.ts';
-import { tierOf } from '../../pricing/tiers.ts';
+import { pricedTier, pricedTokenLines, type PricedTokens } from '../../pricing/priced.ts';
 import { tallyContent, TextTally } from '../passthrough/estimate.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
@@ -75,11 +74,12 @@ export class GeminiUsage {
     if (this.thoughts) detail.thoughts_tokens = this.thoughts;
     if (reported > output) detail.output_tokens_reported = reported;
     const input = prompt - cached + toolUse;
-    const usage = { input_tokens: input, cache_read_input_tokens: cached, output_tokens: output };
-    const tier = tierOf(price, usage);
+    const priced: PricedTokens = { input_tokens: input, cache_read_input_tokens: cached, output_tokens: output };
+    const tier = pricedTier(price, priced);
     if (tier) detail.price_tier = tier;
     return {
-      lines: tokenLines(price, usage),
+      lines: pricedTokenLines(price, priced),
+      priced: { tokens: priced },
       estimated: this.prompt === undefined || !outputReported,
       log: {
         input_tokens: input,

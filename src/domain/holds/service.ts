@@ -55,13 +55,13 @@ export function createHoldsReview(deps: { ledger: Ledger; staleSeconds: number }
         );
       const purpose = { resolved_by: actor, reason };
       const delivered = checkpointedCharge(hold);
+      const figure = amount === undefined ? delivered : parseMicros(amount);
+      // Settling below what the owner checkpointed as delivered is a waiver, and says so: the
+      // delivered amount stays the priced figure, the difference is recorded as waived.
+      const waiver = figure < delivered ? { priced: { amount: delivered.toString() }, waived: (delivered - figure).toString() } : {};
       const result =
         action === 'settle'
-          ? await ledger.settle({
-              ref,
-              charge: { amount: amount === undefined ? delivered : parseMicros(amount) },
-              purpose: { ...purpose, estimated: amount === undefined },
-            })
+          ? await ledger.settle({ ref, charge: { amount: figure }, purpose: { ...purpose, estimated: amount === undefined, ...waiver } })
           : await ledger.release({ ref, purpose });
       if (typeof result === 'string')
         return new Failure(result, `The reservation cannot be ${action === 'settle' ? 'settled' : 'released'}: it is ${hold.status}.`);

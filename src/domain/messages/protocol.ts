@@ -9,7 +9,8 @@ import { parseMicros } from '../../shared/money.ts';
 import { spliceFirstMember, spliceTopLevelString } from '../../shared/json-splice.ts';
 import { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
-import { estimateJsonTokens } from '../passthrough/estimate.ts';
+import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import type { Inspected, PassthroughProtocol, PassthroughRequest, UsageReader } from '../passthrough/protocol.ts';
 import type { Adaptation } from '../passthrough/substitution.ts';
 import { AnthropicUsage } from './usage.ts';
@@ -49,10 +50,10 @@ export function inspectMessages(
   return { stream: body.stream === true, maxTokens: countTokens ? 0 : (body.max_tokens as number) };
 }
 
-/** Everything the model reads: system, messages, tools (iterative, any block type). */
-export function estimateMessagesInput(body: Record<string, unknown>): number {
+/** Everything the model reads: system, messages, tools (iterative, any block type; image and document blocks at their allowance). */
+export function estimateMessagesInput(body: Record<string, unknown>, media: MediaAllowance = mediaAllowance('messages')): number {
   const messages = Array.isArray(body.messages) ? body.messages.length : 0;
-  return estimateJsonTokens([body.system ?? null, body.messages ?? null, body.tools ?? null]) + 4 * messages + 8;
+  return estimateJsonTokens([body.system ?? null, body.messages ?? null, body.tools ?? null], media) + 4 * messages + 8;
 }
 
 /** The model's public id in place of the upstream name, in a message object's text. */
@@ -141,7 +142,8 @@ export const anthropicMessages: PassthroughProtocol = {
   inspect(request, model) {
     const checked = inspectMessages(request.body, model.max_output_tokens);
     if (checked instanceof Failure) return checked;
-    return { stream: checked.stream, maxOutputTokens: checked.maxTokens, inputTokens: estimateMessagesInput(request.body) };
+    const inputTokens = estimateMessagesInput(request.body, mediaAllowance('messages', model.media_tokens));
+    return { stream: checked.stream, maxOutputTokens: checked.maxTokens, inputTokens };
   },
 
   upstream(request, route) {

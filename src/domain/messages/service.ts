@@ -10,6 +10,7 @@ import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import type { Sink } from '../sink.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import { anthropicMessages, estimateMessagesInput, inspectMessages, upstreamBody } from './protocol.ts';
 
 export interface MessagesService {
@@ -38,7 +39,10 @@ export function createMessagesService(deps: { passthrough: Passthrough; discover
       if (model.group !== 'messages') return { failure: passthroughFailures.wrongEndpoint(model.id, model.group), log: { model: model.id } };
       const checked = inspectMessages(request.body, model.max_output_tokens, true);
       if (checked instanceof Failure) return { failure: checked, log: { model: model.id } };
-      const estimate = () => ({ counted: { input_tokens: estimateMessagesInput(request.body) }, log: { model: model.id, usage_estimated: true } });
+      const estimate = () => ({
+        counted: { input_tokens: estimateMessagesInput(request.body, mediaAllowance('messages', model.media_tokens)) },
+        log: { model: model.id, usage_estimated: true },
+      });
       const route = model.routes.find((r) => r.provider.protocol === 'anthropic' && r.provider.baseUrl);
       if (!route) return estimate(); // nothing can count it: the gateway's own estimate, marked in the log
       const { timeouts } = route.provider;

@@ -3,9 +3,7 @@
 // message_delta overwrites, never adds, and fields it leaves out or sends as null keep their
 // earlier value. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { tokenLines } from '../../pricing/cost.ts';
-import { tierOf } from '../../pricing/tiers.ts';
-import { parseMicros } from '../../shared/money.ts';
+import { pricedTier, pricedTokenLines, type MultiplierName, type PricedTokens } from '../../pricing/priced.ts';
 import { estimateJsonTokens, TextTally } from '../passthrough/estimate.ts';
 import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
@@ -97,8 +95,8 @@ export class AnthropicUsage {
       cache_read_input_tokens: this.cacheRead ?? 0,
       web_search_requests: this.webSearch ?? 0,
       web_fetch_requests: this.webFetch ?? 0,
-      ...(multiplier ? { multiplierMicros: multiplier.micros } : {}),
-    };
+      ...(multiplier ? { multiplier: multiplier.name } : {}),
+    } satisfies PricedTokens;
     const detail: Record<string, unknown> = {};
     if (this.cacheWrite1h) detail.cache_write_1h_tokens = this.cacheWrite1h;
     if (this.webSearch) detail.web_search_requests = this.webSearch;
@@ -106,10 +104,11 @@ export class AnthropicUsage {
     if (this.serviceTier) detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = multiplier.label;
     if (reported > output) detail.output_tokens_reported = reported;
-    const tier = tierOf(price, usage);
+    const tier = pricedTier(price, usage);
     if (tier) detail.price_tier = tier;
     return {
-      lines: tokenLines(price, usage),
+      lines: pricedTokenLines(price, usage),
+      priced: { tokens: usage },
       estimated,
       log: {
         input_tokens: usage.input_tokens,
@@ -127,11 +126,10 @@ export class AnthropicUsage {
   }
 
   /** Fast mode and the priority tier cost more when the catalogue prices them. */
-  private multiplier(price: TokenPrice): { micros: bigint; label: string } | undefined {
+  private multiplier(price: TokenPrice): { name: MultiplierName; label: string } | undefined {
     const fast = this.speed === 'fast' || (this.speed === undefined && this.fastRequested);
-    if (fast && price.multipliers?.fast) return { micros: parseMicros(price.multipliers.fast), label: `fast x${price.multipliers.fast}` };
-    if (this.serviceTier === 'priority' && price.multipliers?.priority)
-      return { micros: parseMicros(price.multipliers.priority), label: `priority x${price.multipliers.priority}` };
+    if (fast && price.multipliers?.fast) return { name: 'fast', label: `fast x${price.multipliers.fast}` };
+    if (this.serviceTier === 'priority' && price.multipliers?.priority) return { name: 'priority', label: `priority x${price.multipliers.priority}` };
     return undefined;
   }
 }

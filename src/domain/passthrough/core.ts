@@ -114,7 +114,7 @@ export function createPassthrough(deps: PassthroughDeps) {
     }
     const bill = reader.bill(resolved.price);
     const interrupted = relayed.ending !== 'complete';
-    const settled = hold.settle({ lines: bill.lines }, { ending: relayed.ending, estimated: bill.estimated }).then((result): LogFields => {
+    const settled = hold.settle({ lines: bill.lines }, { ending: relayed.ending, estimated: bill.estimated, priced: bill.priced }).then((result): LogFields => {
       if (typeof result === 'string') {
         deps.logger.error({ request_id: request.requestId, error: result }, 'settle refused');
         return { cost: null };

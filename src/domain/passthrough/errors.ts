@@ -56,7 +56,7 @@ export const passthroughFailures = {
   noProvider: (model: string) => new Failure(PassthroughError.NoProvider, `No provider can serve \`${model}\` right now; nothing was charged.`),
   insufficientBalance: (what: string) =>
     new Failure(PassthroughError.InsufficientBalance, `Your balance is too low for this request (${what}). Top up, or ask for fewer output tokens.`),
-  invalid: (param: string, message: string) => new Failure(PassthroughError.InvalidRequest, message, { param }),
+  invalid: (param: string | null, message: string) => new Failure(PassthroughError.InvalidRequest, message, { param }),
   /** OpenAI's words for a response it does not know (another customer's looks the same). */
   responseNotFound: (id: string, param: string | null) =>
     new Failure(

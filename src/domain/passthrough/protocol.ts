@@ -7,6 +7,7 @@ import type { ModelGroup, ProviderProtocol, TokenPrice } from '../../catalogue/t
 import type { Caller } from '../../customers/service.ts';
 import type { LogFields } from '../../logs/request-logs.ts';
 import type { CostLine } from '../../pricing/cost.ts';
+import type { Priced } from '../../pricing/priced.ts';
 import type { UpstreamError } from '../../providers/types.ts';
 import type { Failure } from '../failure.ts';
 import type { SseFrame } from './sse.ts';
@@ -47,6 +48,8 @@ export interface UpstreamRequest {
 /** The final bill of an answer, in the protocol's own usage terms. */
 export interface Bill {
   lines: CostLine[];
+  /** What the lines were priced from, recorded on the charge's journal entry for reconciliation. */
+  priced: Priced;
   log: LogFields;
   /** Some usage was estimated rather than reported by the provider. */
   estimated: boolean;

@@ -15,7 +15,7 @@ export const holdFields = (model: ResolvedModel, hold: Hold): LogFields => ({
 /** The settlement as the log row tells it: what the delivered usage cost (posted plus debt), free units spent. */
 export function settledFields(result: Exclude<SettlementResult, string>): LogFields {
   if (!('charged' in result)) return { cost: 0n, free_units: 0n, free_amount: 0n, debt: 0n };
-  const debt = 'debt' in result ? (result.debt ?? 0n) : 0n;
+  const debt = 'debt' in result ? result.debt : 0n;
   const free = 'freeUnitsUsed' in result ? { free_units: result.freeUnitsUsed, free_amount: result.freeAmount } : { free_units: 0n, free_amount: 0n };
   return { cost: result.charged + debt, debt, ...free };
 }

@@ -5,7 +5,8 @@
 import type { ResolvedModel } from '../../catalogue/store.ts';
 import type { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
-import { estimateJsonTokens } from '../passthrough/estimate.ts';
+import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import type { Inspected } from '../passthrough/protocol.ts';
 
 /** Output reserved when neither the request nor the catalogue sets a limit (give real models `max_output_tokens`). */
@@ -40,15 +41,20 @@ export function inspectResponses(body: Record<string, unknown>, model: ResolvedM
     );
   }
   const maxOutputTokens = positiveInteger(asked) ? asked : (model.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
-  return { stream: body.stream === true, maxOutputTokens, inputTokens: estimateResponsesInput(body) + chainedInput };
+  return {
+    stream: body.stream === true,
+    maxOutputTokens,
+    inputTokens: estimateResponsesInput(body, mediaAllowance('responses', model.media_tokens)) + chainedInput,
+  };
 }
 
 /**
- * Everything the model reads from the body: input (a string or items of any type), instructions,
+ * Everything the model reads from the body: input (a string or items of any type; image, file and
+ * audio content at their allowance), instructions,
  * tools, the text format's schema. A chained request's earlier context is not in the body: the
  * caller adds the input of the response it continues (`chainedInput`).
  */
-export function estimateResponsesInput(body: Record<string, unknown>): number {
+export function estimateResponsesInput(body: Record<string, unknown>, media: MediaAllowance = mediaAllowance('responses')): number {
   const items = Array.isArray(body.input) ? body.input.length : 1;
-  return estimateJsonTokens([body.input ?? null, body.instructions ?? null, body.tools ?? null, body.text ?? null]) + 4 * items + 8;
+  return estimateJsonTokens([body.input ?? null, body.instructions ?? null, body.tools ?? null, body.text ?? null], media) + 4 * items + 8;
 }

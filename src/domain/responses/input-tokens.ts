@@ -10,6 +10,7 @@ import type { DiscoveryService } from '../discovery/service.ts';
 import type { Failure } from '../failure.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
+import { mediaAllowance } from '../passthrough/media.ts';
 import { estimateResponsesInput } from './fields.ts';
 import { responsesProtocol, upstreamResponsesBody, type ResponsesContext } from './protocol.ts';
 
@@ -34,7 +35,10 @@ export async function countInputTokens(
   const routes = protocol.routes!(served);
   if (!Array.isArray(routes)) return { failure: routes, log: { model: model.id } };
   const estimate = (): Counted => ({
-    counted: { object: 'response.input_tokens', input_tokens: estimateResponsesInput(request.body) + (chained.chainedInput ?? 0) },
+    counted: {
+      object: 'response.input_tokens',
+      input_tokens: estimateResponsesInput(request.body, mediaAllowance('responses', model.media_tokens)) + (chained.chainedInput ?? 0),
+    },
     log: { model: model.id, usage_estimated: true },
   });
   const [route] = routes;

@@ -34,6 +34,8 @@ export interface ResponsesReaderOptions {
  * response's error. `sequence_number` follows the provider's last one.
  */
 export function failedEvent(message: string, context: { id?: string; sequence: number; createdAt?: number; model: string }): string {
+  // Every field OpenAI's published Response requires (the WebSocket test checks each message against
+  // it); the request's own settings are not known here, so the defaults stand in. No usage: none came.
   const response = {
     ...(context.id ? { id: context.id } : {}),
     object: 'response',
@@ -41,9 +43,15 @@ export function failedEvent(message: string, context: { id?: string; sequence: n
     status: 'failed',
     error: { code: 'server_error', message },
     incomplete_details: null,
+    instructions: null,
+    metadata: {},
     model: context.model,
     output: [],
-    usage: null,
+    parallel_tool_calls: true,
+    temperature: null,
+    tool_choice: 'auto',
+    tools: [],
+    top_p: null,
   };
   return `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', sequence_number: context.sequence, response })}\n\n`;
 }

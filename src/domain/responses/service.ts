@@ -3,24 +3,23 @@
 // input_items, stored.ts). Every response id relayed is recorded with its owner and route
 // (ids.ts); a request chained to one (`previous_response_id`) must be its owner's and goes to that
 // route only, with the chained context added to its hold.
-import type { Knex } from 'knex';
 import type { CatalogueStore, ResolvedRoute } from '../../catalogue/store.ts';
-import type { Ledger } from '../../ledger/service.ts';
-import type { Logger } from '../../logger.ts';
 import type { QuoteTokens, TokenQuote } from '../billing/token-quote.ts';
+import type { TaskContext } from '../../tasks/context.ts';
+import { applyOutcome } from '../../tasks/outcome.ts';
+import { liveTaskByUpstreamId } from '../../tasks/rows.ts';
 import type { DiscoveryService } from '../discovery/service.ts';
 import { Failure } from '../failure.ts';
 import type { Passthrough, PassthroughResult } from '../passthrough/core.ts';
 import { passthroughFailures } from '../passthrough/errors.ts';
 import type { PassthroughRequest } from '../passthrough/protocol.ts';
 import type { Sink } from '../sink.ts';
-import { transition } from '../videos/repo.ts';
 import { createBackground } from './background.ts';
-import { applyResponse, liveBackgroundTask } from './background-outcome.ts';
-import { isRecord } from './fields.ts';
+import { checkResponses, isRecord } from './fields.ts';
 import type { ResponseIds } from './ids.ts';
 import { countInputTokens, type Counted } from './input-tokens.ts';
-import { responsesProtocol, type ResponsesContext } from './protocol.ts';
+import { readResponse, RESPONSE_KIND, type ResponseTaskRow } from './kind.ts';
+import { responsesFailure, responsesProtocol, type ResponsesContext } from './protocol.ts';
 import type { ResponsesReader } from './reader.ts';
 import { storedCall, type StoredAction, type StoredResult } from './stored.ts';
 
@@ -30,6 +29,11 @@ export interface ResponsesService {
   quote(request: PassthroughRequest): Promise<TokenQuote | Failure>;
   compact(request: PassthroughRequest, sink: Sink): Promise<PassthroughResult>;
   inputTokens(request: PassthroughRequest): Promise<Counted>;
+  /**
+   * A WebSocket warm-up (`generate: false`, answered by the gateway, free): the checks a create
+   * makes before it holds (the fields, the model, the owner of previous_response_id); the model's id.
+   */
+  warmup(request: PassthroughRequest): Promise<Failure | { model: string }>;
   stored(request: PassthroughRequest, action: StoredAction, responseId: string, query: Record<string, unknown>, sink: Sink): Promise<StoredResult>;
   /** Resolves once the response ids seen so far are recorded. */
   flush(): Promise<void>;
@@ -40,11 +44,8 @@ export interface ResponsesDeps {
   discovery: DiscoveryService;
   catalogue: CatalogueStore;
   ids: ResponseIds;
-  db: Knex;
-  ledger: Ledger;
-  logger: Logger;
-  /** The video poller's interval: how soon a background response is polled. */
-  pollMs: number;
+  /** The task engine's context: background responses are its tasks of kind `response`. */
+  tasks: TaskContext;
   quote: QuoteTokens;
 }
 
@@ -94,15 +95,10 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
 
   /** A confirmed cancel of a background response ends its hold at once (the poller would, later). */
   async function cancelled(request: PassthroughRequest, responseId: string, text: string): Promise<void> {
-    const task = await liveBackgroundTask(deps.db, request.caller.customerId, responseId);
+    const task = await liveTaskByUpstreamId(deps.tasks.db, RESPONSE_KIND, request.caller.customerId, responseId);
     const response: unknown = JSON.parse(text);
     if (!task || !isRecord(response)) return;
-    const outcome = {
-      ledger: deps.ledger,
-      logger: deps.logger,
-      transition: (id: string, from: Parameters<typeof transition>[2], changes: Record<string, unknown>) => transition(deps.db, id, from, changes),
-    };
-    await applyResponse(outcome, task, response, deps.pollMs);
+    await applyOutcome(deps.tasks, task, readResponse(task as ResponseTaskRow, response));
   }
 
   return {
@@ -116,6 +112,15 @@ export function createResponsesService(deps: ResponsesDeps): ResponsesService {
       const chained = await chain(request);
       if (chained instanceof Failure) return { failure: chained, log: {} };
       return countInputTokens(deps, request, chained);
+    },
+    async warmup(request) {
+      const refused = (failure: Failure) => responsesFailure(failure);
+      const invalid = checkResponses(request.body);
+      if (invalid) return refused(invalid);
+      const chained = await chain(request);
+      if (chained instanceof Failure) return chained;
+      const resolved = deps.passthrough.resolve(responsesProtocol(chained), request);
+      return resolved instanceof Failure ? refused(resolved) : { model: resolved.model.id };
     },
     flush: () => deps.ids.flush(),
     stored: (request, action, responseId, query, sink) =>

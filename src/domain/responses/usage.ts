@@ -5,10 +5,9 @@
 // the reasoning tokens; each part is billed at its own rate, and the tier the answer reports
 // (`service_tier`) applies its multiplier. Counts only: no delivered text is kept.
 import type { TokenPrice } from '../../catalogue/types.ts';
-import { tokenLines } from '../../pricing/cost.ts';
-import { tierOf } from '../../pricing/tiers.ts';
-import { parseMicros } from '../../shared/money.ts';
+import { pricedTier, pricedTokenLines, type MultiplierName, type PricedTokens } from '../../pricing/priced.ts';
 import { TextTally } from '../passthrough/estimate.ts';
+import { estimateReason, mergeReported } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { isRecord } from './fields.ts';
 
@@ -18,12 +17,13 @@ const count = (value: unknown): number | undefined => (typeof value === 'number'
 const NOT_CONTENT = new Set(['id', 'type', 'status', 'role', 'call_id', 'item_id', 'encrypted_content', 'annotations', 'logprobs', 'index']);
 
 /** The catalogue multiplier a reported tier pays (`fast` is reported as `priority`). */
-export function tierMultiplier(price: TokenPrice, tier: string | undefined): { name: string; value: string } | undefined {
+export function tierMultiplier(price: TokenPrice, tier: string | undefined): { name: string; key: MultiplierName; value: string } | undefined {
   const m = price.multipliers;
   if (!m || !tier) return undefined;
-  if ((tier === 'priority' || tier === 'fast') && m.priority) return { name: 'priority', value: m.priority };
-  if (tier === 'flex' && m.flex) return { name: 'flex', value: m.flex };
-  if (tier === 'ultrafast' && (m.ultrafast ?? m.priority)) return { name: 'ultrafast', value: (m.ultrafast ?? m.priority)! };
+  if ((tier === 'priority' || tier === 'fast') && m.priority) return { name: 'priority', key: 'priority', value: m.priority };
+  if (tier === 'flex' && m.flex) return { name: 'flex', key: 'flex', value: m.flex };
+  if (tier === 'ultrafast' && m.ultrafast) return { name: 'ultrafast', key: 'ultrafast', value: m.ultrafast };
+  if (tier === 'ultrafast' && m.priority) return { name: 'ultrafast', key: 'priority', value: m.priority };
   return undefined;
 }
 
@@ -34,6 +34,8 @@ export class ResponsesUsage {
   private cacheWrite = 0;
   private reasoning = 0;
   private serviceTier: string | undefined;
+  /** The usage object as the provider reported it, for the receipt. */
+  private reportedUsage: Record<string, unknown> | undefined;
   private delivered = new TextTally();
 
   constructor(
@@ -47,6 +49,7 @@ export class ResponsesUsage {
     if (typeof response.service_tier === 'string') this.serviceTier = response.service_tier;
     const usage = response.usage;
     if (!isRecord(usage)) return;
+    this.reportedUsage = mergeReported(this.reportedUsage, usage);
     const input = count(usage.input_tokens);
     const output = count(usage.output_tokens);
     if (input === undefined || output === undefined) return;
@@ -113,17 +116,18 @@ export class ResponsesUsage {
     if (this.serviceTier && this.serviceTier !== 'default') detail.service_tier = this.serviceTier;
     if (multiplier) detail.multiplier = `${multiplier.name} x${multiplier.value}`;
     if (reported > output) detail.output_tokens_reported = reported;
-    const usage = {
+    const priced: PricedTokens = {
       input_tokens: input - cached - writes,
       cache_creation_input_tokens: writes,
       cache_read_input_tokens: cached,
       output_tokens: output,
-      ...(multiplier ? { multiplierMicros: parseMicros(multiplier.value) } : {}),
+      ...(multiplier ? { multiplier: multiplier.key } : {}),
     };
-    const tier = tierOf(price, usage);
+    const tier = pricedTier(price, priced);
     if (tier) detail.price_tier = tier;
     return {
-      lines: tokenLines(price, usage),
+      lines: pricedTokenLines(price, priced),
+      priced: { tokens: priced },
       estimated,
       log: {
         input_tokens: input - cached - writes,
@@ -131,6 +135,9 @@ export class ResponsesUsage {
         cache_read_tokens: cached,
         cache_write_tokens: writes,
         usage_detail: Object.keys(detail).length ? detail : null,
+        // The Response's service_tier sits beside its usage object; the receipt shows them together.
+        upstream_usage: this.reportedUsage ? { ...this.reportedUsage, ...(this.serviceTier ? { service_tier: this.serviceTier } : {}) } : null,
+        estimate_reason: estimateReason([this.input === undefined && 'input_not_reported', this.output === undefined && 'output_not_reported']),
       },
     };
   }

@@ -11,7 +11,8 @@ import { videoAdapters } from '../../providers/video-adapters.ts';
 import type { Failure } from '../failure.ts';
 import type { Sink } from '../sink.ts';
 import { videoFailures } from './errors.ts';
-import { VideoStatus, type VideoTaskRow } from './model.ts';
+import { TaskStatus } from '../../tasks/model.ts';
+import type { VideoTaskRow } from './kind.ts';
 
 export interface ContentRequest {
   variant: VideoVariant;
@@ -25,11 +26,11 @@ const BYTE_RANGE = /^bytes=\d*-\d*(?:,\s*\d*-\d*)*$/;
 
 function notReady(task: VideoTaskRow): Failure {
   switch (task.status) {
-    case VideoStatus.Review:
+    case TaskStatus.Review:
       return videoFailures.contentNotAvailable('The task is held for review; its video can be downloaded once it is settled.');
-    case VideoStatus.Failed:
-    case VideoStatus.Cancelled:
-      return videoFailures.contentNotAvailable(`The task ${task.status === VideoStatus.Failed ? 'failed' : 'was cancelled'}; there is no video to download.`);
+    case TaskStatus.Failed:
+    case TaskStatus.Cancelled:
+      return videoFailures.contentNotAvailable(`The task ${task.status === TaskStatus.Failed ? 'failed' : 'was cancelled'}; there is no video to download.`);
     default:
       return videoFailures.contentNotAvailable('The video is not ready yet: download it once the task is completed.');
   }
@@ -55,7 +56,7 @@ export async function streamContent(
   request: ContentRequest,
   sink: Sink,
 ): Promise<{ bytes: number } | Failure> {
-  if (task.status !== VideoStatus.Completed) return notReady(task);
+  if (task.status !== TaskStatus.Completed) return notReady(task);
   const provider = deps.catalogue.current().providers.get(task.provider_id);
   const adapter = provider ? videoAdapters[provider.protocol] : undefined;
   if (!provider?.baseUrl || !adapter || !task.upstream_task_id) return videoFailures.providerUnavailable('the video cannot be downloaded now.');

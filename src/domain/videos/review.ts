@@ -1,12 +1,14 @@
-// Operators' view of video tasks, and the only way out of review: settle by an amount or release.
+// Operators' view of the tasks (/admin/v1/video-tasks: every kind, videos and background responses)
+// and their way out of review, settle by an amount or release (src/tasks/review.ts), with the
+// refusals in the admin API's words.
 import type { Knex } from 'knex';
 import { parseMicros } from '../../shared/money.ts';
 import { Failure } from '../failure.ts';
-import { isLedgerError } from '../../ledger/errors.ts';
 import type { Ledger } from '../../ledger/service.ts';
+import type { TaskRow } from '../../tasks/model.ts';
+import { resolveReview } from '../../tasks/review.ts';
+import { findTask, listAllTasks } from '../../tasks/rows.ts';
 import { videoFailures } from './errors.ts';
-import { VideoStatus, type VideoTaskRow } from './model.ts';
-import { findTask, transition } from './repo.ts';
 
 export interface Resolution {
   action: 'settle' | 'release';
@@ -16,26 +18,17 @@ export interface Resolution {
 }
 
 export interface VideoReview {
-  list(filter: { status?: string; customerId?: string; limit: number }): Promise<{ tasks: VideoTaskRow[]; hasMore: boolean }>;
-  get(taskId: string): Promise<VideoTaskRow | Failure>;
-  resolve(taskId: string, resolution: Resolution): Promise<VideoTaskRow | Failure>;
+  list(filter: { status?: string; customerId?: string; limit: number }): Promise<{ tasks: TaskRow[]; hasMore: boolean }>;
+  get(taskId: string): Promise<TaskRow | Failure>;
+  resolve(taskId: string, resolution: Resolution): Promise<TaskRow | Failure>;
 }
 
 export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoReview {
-  const { db, ledger } = deps;
+  const { db } = deps;
   return {
-    async list({ status, customerId, limit }) {
-      const rows: VideoTaskRow[] = await db('video_tasks')
-        .modify((q) => {
-          if (status) q.where({ status });
-          if (customerId) q.where({ customer_id: customerId });
-        })
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(limit + 1);
-      return { tasks: rows.slice(0, limit), hasMore: rows.length > limit };
+    async list(filter) {
+      const rows = await listAllTasks(db, filter);
+      return { tasks: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit };
     },
 
     async get(taskId) {
@@ -43,32 +36,21 @@ export function createVideoReview(deps: { db: Knex; ledger: Ledger }): VideoRevi
     },
 
     async resolve(taskId, resolution) {
-      const task = await findTask(db, taskId);
-      if (!task) return videoFailures.taskNotFound();
-      if (task.status !== VideoStatus.Review) {
-        return videoFailures.notInReview(task.status);
+      const amount = resolution.amount === undefined ? undefined : parseMicros(resolution.amount);
+      const result = await resolveReview(deps, taskId, { ...resolution, amount });
+      if ('resolved' in result) return result.resolved;
+      switch (result.refused) {
+        case 'not_found':
+          return videoFailures.taskNotFound();
+        case 'not_in_review':
+          return videoFailures.notInReview(result.status);
+        case 'amount_missing':
+          return videoFailures.invalid('amount', 'Settling needs an amount.');
+        case 'ledger':
+          return result.action === 'settle'
+            ? new Failure(result.error, `The reservation cannot be settled: ${result.error}.`, { param: 'amount' })
+            : new Failure(result.error, `The reservation cannot be released: ${result.error}.`);
       }
-      const purpose = { resolved_by: resolution.actor, reason: resolution.reason };
-      if (resolution.action === 'settle') {
-        if (resolution.amount === undefined) return videoFailures.invalid('amount', 'Settling needs an amount.');
-        const settled = await ledger.settle({ ref: taskId, charge: { amount: parseMicros(resolution.amount) }, purpose });
-        if (isLedgerError(settled)) return new Failure(settled, `The reservation cannot be settled: ${settled}.`, { param: 'amount' });
-        await transition(db, taskId, VideoStatus.Review, {
-          status: VideoStatus.Completed,
-          billed_amount: settled.charged.toString(),
-          completed_at: db.fn.now(),
-          error: null,
-        });
-      } else {
-        const released = await ledger.release({ ref: taskId, purpose });
-        if (isLedgerError(released)) return new Failure(released, `The reservation cannot be released: ${released}.`);
-        await transition(db, taskId, VideoStatus.Review, {
-          status: VideoStatus.Failed,
-          completed_at: db.fn.now(),
-          error: JSON.stringify({ code: 'released_after_review', message: resolution.reason }),
-        });
-      }
-      return (await findTask(db, taskId))!;
     },
   };
 }

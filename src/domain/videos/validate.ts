@@ -65,6 +65,8 @@ function readContent(raw: Raw, model: ResolvedModel, protocol: VideoProtocol): V
     const roles = type === 'image_url' ? traits.imageRoles : ROLES[type]!;
     if (item.role !== undefined && !roles.includes(String(item.role)))
       return { param: `content[${i}].role`, message: `${model.id} takes ${type} inputs in the roles ${list(roles)}, not ${String(item.role)}.` };
+    if (item.seconds !== undefined && type !== 'video_url')
+      return { param: `content[${i}].seconds`, message: 'seconds declares the length of a video input: only video_url items take it.' };
     inputs.push({ type, [type]: { url: String(ref!.url) }, ...(item.role === undefined ? {} : { role: String(item.role) }) } as VideoContentItem);
   }
 
@@ -160,6 +162,7 @@ export function validateVideoRequest(raw: Raw, model: ResolvedModel, protocol: V
   const watermark = bool(raw.watermark);
   if (watermark === 'invalid') return { param: 'watermark', message: 'watermark must be true or false.' };
   if (watermark !== null && !video.watermark) return { param: 'watermark', message: `${model.id} does not take watermark.` };
+  const videoInputs = Array.isArray(raw.content) ? (raw.content as Raw[]).filter((item) => item.type === 'video_url') : [];
   return {
     model: model.id,
     content,
@@ -168,5 +171,19 @@ export function validateVideoRequest(raw: Raw, model: ResolvedModel, protocol: V
     reference_images: references.map((r) => ({ url: String(r.url) })),
     generate_audio: generateAudio,
     watermark,
+    ...(videoInputs.length > 0 ? { reference_video_seconds: referenceVideoSeconds(videoInputs, video) } : {}),
   };
 }
+
+/**
+ * The input video seconds a hold counts: each video input at the length the request declares,
+ * else at the most the model bills for one (its `reference_video_seconds`, else its longest output).
+ */
+function referenceVideoSeconds(items: Raw[], video: NonNullable<ResolvedModel['video']>): number {
+  const most = video.reference_video_seconds ?? Math.max(...video.seconds);
+  return items.reduce((sum, item) => sum + (typeof item.seconds === 'number' ? item.seconds : most), 0);
+}
+
+/** The whole seconds a task's hold covers: the output asked for, and the input video the provider may bill. */
+export const heldSeconds = (request: Pick<NormalisedVideoRequest, 'seconds' | 'reference_video_seconds'>): number =>
+  request.seconds + Math.ceil(request.reference_video_seconds ?? 0);

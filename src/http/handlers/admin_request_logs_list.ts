@@ -14,6 +14,7 @@ export async function admin_request_logs_list(ctx: RequestContext): Promise<Ok<A
     ...(q.customer_id ? { customerId: q.customer_id } : {}),
     ...(q.model ? { model: q.model } : {}),
     ...(q.endpoint ? { endpoint: q.endpoint } : {}),
+    ...(q.billable !== undefined ? { billable: q.billable } : {}),
     ...(q.from ? { from: new Date(q.from) } : {}),
     ...(q.to ? { to: new Date(q.to) } : {}),
     ...(q.before ? { before: BigInt(q.before) } : {}),

@@ -6,6 +6,7 @@ import { admin_api_keys_rotate } from './admin_api_keys_rotate.ts';
 import { admin_api_keys_update } from './admin_api_keys_update.ts';
 import { admin_api_keys_list } from './admin_api_keys_list.ts';
 import { admin_api_keys_revoke } from './admin_api_keys_revoke.ts';
+import { admin_catalogue_get } from './admin_catalogue_get.ts';
 import { admin_catalogue_reload } from './admin_catalogue_reload.ts';
 import { admin_adjustments_create } from './admin_adjustments_create.ts';
 import { admin_credits_create } from './admin_credits_create.ts';
@@ -14,6 +15,12 @@ import { admin_reconciliation_get } from './admin_reconciliation_get.ts';
 import { admin_reservations_list } from './admin_reservations_list.ts';
 import { admin_reservations_resolve } from './admin_reservations_resolve.ts';
 import { admin_receipts_get } from './admin_receipts_get.ts';
+import { admin_redeem_batches_create } from './admin_redeem_batches_create.ts';
+import { admin_redeem_batches_get } from './admin_redeem_batches_get.ts';
+import { admin_redeem_batches_list } from './admin_redeem_batches_list.ts';
+import { admin_redeem_batches_void } from './admin_redeem_batches_void.ts';
+import { admin_redeem_codes_list } from './admin_redeem_codes_list.ts';
+import { admin_redeem_codes_void } from './admin_redeem_codes_void.ts';
 import { admin_request_logs_list } from './admin_request_logs_list.ts';
 import { admin_usage_get } from './admin_usage_get.ts';
 import { admin_usage_export } from './admin_usage_export.ts';
@@ -29,6 +36,7 @@ import { admin_customers_get } from './admin_customers_get.ts';
 import { admin_customers_list } from './admin_customers_list.ts';
 import { admin_customers_update } from './admin_customers_update.ts';
 import { chat_completions_create } from './chat_completions_create.ts';
+import { credits_redeem } from './credits_redeem.ts';
 import { gemini_count_tokens } from './gemini_count_tokens.ts';
 import { gemini_generate_content } from './gemini_generate_content.ts';
 import { gemini_models_get } from './gemini_models_get.ts';
@@ -49,6 +57,7 @@ import { responses_delete } from './responses_delete.ts';
 import { responses_get } from './responses_get.ts';
 import { responses_input_items } from './responses_input_items.ts';
 import { responses_input_tokens } from './responses_input_tokens.ts';
+import { responses_websocket } from './responses_websocket.ts';
 import { videos_cancel } from './videos_cancel.ts';
 import { videos_content } from './videos_content.ts';
 import { videos_create } from './videos_create.ts';
@@ -85,6 +94,7 @@ export const publicHandlers = {
   responses_cancel,
   responses_input_items,
   responses_input_tokens,
+  responses_websocket,
   responses_compact,
   gemini_generate_content,
   gemini_stream_generate_content,
@@ -102,6 +112,7 @@ export const publicHandlers = {
   requests_get,
   usage_get,
   usage_export,
+  credits_redeem,
   alerts_get,
   alerts_update,
   billing_subscription_get,
@@ -119,9 +130,16 @@ export const adminHandlers = {
   admin_api_keys_update,
   admin_api_keys_rotate,
   admin_api_keys_revoke,
+  admin_catalogue_get,
   admin_catalogue_reload,
   admin_credits_create,
   admin_adjustments_create,
+  admin_redeem_batches_create,
+  admin_redeem_batches_list,
+  admin_redeem_batches_get,
+  admin_redeem_batches_void,
+  admin_redeem_codes_list,
+  admin_redeem_codes_void,
   admin_wallets_get,
   admin_ledger_list,
   admin_request_logs_list,

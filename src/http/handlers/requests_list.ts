@@ -13,7 +13,9 @@ export async function requests_list(ctx: RequestContext): Promise<Ok<PublicOpera
     ...(q.after ? { after: BigInt(q.after) } : {}),
     ...(q.model ? { model: q.model } : {}),
     ...(q.key_id ? { keyId: q.key_id } : {}),
+    ...(q.endpoint ? { endpoint: q.endpoint } : {}),
     ...(q.status !== undefined ? { status: Number(q.status) } : {}),
+    ...(q.billable !== undefined ? { billable: q.billable } : {}),
     ...(q.from ? { from: new Date(q.from) } : {}),
     ...(q.to ? { to: new Date(q.to) } : {}),
   });

@@ -1,10 +1,10 @@
 import { formatMicros } from '../../shared/money.ts';
-import type { VideoTaskRow } from '../../domain/videos/model.ts';
+import type { TaskRow } from '../../tasks/model.ts';
 import type { AdminComponents } from '../../types.ts';
 
 const iso = (date: Date | string | null) => (date === null ? null : new Date(date).toISOString());
 
-export const adminVideoTaskToWire = (task: VideoTaskRow): AdminComponents['schemas']['AdminVideoTask'] => ({
+export const adminVideoTaskToWire = (task: TaskRow): AdminComponents['schemas']['AdminVideoTask'] => ({
   id: task.id,
   object: 'admin.video_task',
   customer_id: task.customer_id,

@@ -1,7 +1,7 @@
 import type { HoldView } from '../../domain/holds/service.ts';
 import { formatMicros } from '../../shared/money.ts';
 import { isLedgerError } from '../../ledger/errors.ts';
-import type { Balance, Posted, ReconciliationMismatch } from '../../ledger/service.ts';
+import type { Balance, Posted, PricedDifference, ReconciliationMismatch } from '../../ledger/service.ts';
 import type { RequestContext } from '../handler.ts';
 import { deliveredSoFar } from '../../holds/delivered.ts';
 import type { EntryRow } from '../../ledger/repo.ts';
@@ -63,6 +63,18 @@ export const mismatchToWire = (m: ReconciliationMismatch): Schemas['Reconciliati
   column: m.column,
   wallet: formatMicros(m.wallet),
   expected: formatMicros(m.expected),
+});
+
+export const pricedDifferenceToWire = (d: PricedDifference): Schemas['Reconciliation']['priced']['differences'][number] => ({
+  id: d.ref,
+  customer_id: d.customerId,
+  reason: d.reason,
+  priced: d.priced === null ? null : formatMicros(d.priced),
+  charged: formatMicros(d.charged),
+  debt: formatMicros(d.debt),
+  free_amount: formatMicros(d.freeAmount),
+  waived: formatMicros(d.waived),
+  difference: formatMicros(d.difference),
 });
 
 const count = (value: bigint | null): number | null => (value === null ? null : Number(value));

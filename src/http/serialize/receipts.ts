@@ -38,6 +38,7 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
     task_status: receipt.taskStatus,
     created_at: receipt.createdAt.toISOString(),
     settled_at: receipt.settledAt ? receipt.settledAt.toISOString() : null,
+    billable: receipt.billable,
     currency,
     price: receipt.price ? { version: receipt.price.version, model: receipt.price.model_id, unit_prices: receipt.price.price } : null,
     usage: {
@@ -59,7 +60,10 @@ export function receiptToWire(receipt: Receipt, currency: string): WireReceipt {
     },
     charge: {
       amount: formatMicros(charge.posted),
+      from_hold: formatMicros(charge.fromHold),
+      from_balance: formatMicros(charge.fromBalance),
       debt: formatMicros(charge.debt),
+      waived: formatMicros(charge.waived),
       true_up: formatMicros(charge.trueUp),
       total: formatMicros(charge.posted + charge.debt),
       free_units: Number(charge.freeUnits),

@@ -1,7 +1,8 @@
 // A video task on the wire: OpenAI's video object (what the OpenAI SDK's videos.* methods read)
 // beside the platform envelope. How our statuses show in OpenAI's four is decided here, once.
 import { formatMicros } from '../../shared/money.ts';
-import { VideoStatus, type VideoTaskRow } from '../../domain/videos/model.ts';
+import type { VideoTaskRow } from '../../domain/videos/kind.ts';
+import { TaskStatus } from '../../tasks/model.ts';
 import type { PublicComponents } from '../../types.ts';
 
 type WireVideoTask = PublicComponents['schemas']['VideoTask'];
@@ -26,19 +27,19 @@ function withPlatformIds(node: unknown, replace: ReadonlyMap<string, string>): u
  * `failed` with the code `cancelled`. Submitting is an internal step, and waiting in the gateway's
  * queue is waiting all the same: queued (with a queue_position while it waits at the gateway).
  */
-const OPENAI_STATUS: Record<VideoStatus, WireVideoTask['status']> = {
-  [VideoStatus.Waiting]: 'queued',
-  [VideoStatus.Submitting]: 'queued',
-  [VideoStatus.Queued]: 'queued',
-  [VideoStatus.InProgress]: 'in_progress',
-  [VideoStatus.Review]: 'in_progress',
-  [VideoStatus.Completed]: 'completed',
-  [VideoStatus.Failed]: 'failed',
-  [VideoStatus.Cancelled]: 'failed',
+const OPENAI_STATUS: Record<TaskStatus, WireVideoTask['status']> = {
+  [TaskStatus.Waiting]: 'queued',
+  [TaskStatus.Submitting]: 'queued',
+  [TaskStatus.Queued]: 'queued',
+  [TaskStatus.InProgress]: 'in_progress',
+  [TaskStatus.Review]: 'in_progress',
+  [TaskStatus.Completed]: 'completed',
+  [TaskStatus.Failed]: 'failed',
+  [TaskStatus.Cancelled]: 'failed',
 };
 
-const taskStatus = (status: VideoStatus): WireVideoTask['task_status'] =>
-  status === VideoStatus.Submitting || status === VideoStatus.Waiting ? 'queued' : status;
+const taskStatus = (status: TaskStatus): WireVideoTask['task_status'] =>
+  status === TaskStatus.Submitting || status === TaskStatus.Waiting ? 'queued' : status;
 
 /** Shorter side of a tier's name ("720p", "768P", "2K"). */
 const SHORT_SIDE: Record<string, number> = { '2k': 1440, '4k': 2160 };
@@ -57,14 +58,14 @@ export function nominalSize(resolution: string, ratio: string | null): string {
 
 function errorOf(task: VideoTaskRow): WireVideoTask['error'] {
   if (task.error) return task.error;
-  if (task.status === VideoStatus.Cancelled) return { code: 'cancelled', message: 'The task was cancelled at your request; nothing was charged.' };
+  if (task.status === TaskStatus.Cancelled) return { code: 'cancelled', message: 'The task was cancelled at your request; nothing was charged.' };
   return null;
 }
 
 export function videoTaskToWire(task: VideoTaskRow): WireVideoTask {
   const replace = new Map<string, string>([[task.upstream_model, task.model_id]]);
   if (task.upstream_task_id) replace.set(task.upstream_task_id, task.id);
-  const settled = task.status === VideoStatus.Completed && task.billed_amount !== null;
+  const settled = task.status === TaskStatus.Completed && task.billed_amount !== null;
   const request = task.request;
   const size = request.size ?? null;
   return {
@@ -74,12 +75,12 @@ export function videoTaskToWire(task: VideoTaskRow): WireVideoTask {
     model: task.model_id,
     status: OPENAI_STATUS[task.status],
     task_status: taskStatus(task.status),
-    progress: task.status === VideoStatus.Completed ? 100 : Math.max(0, Math.min(100, Math.round(task.progress ?? 0))),
-    queue_position: task.status === VideoStatus.Waiting ? (task.queue_position ?? null) : null,
+    progress: task.status === TaskStatus.Completed ? 100 : Math.max(0, Math.min(100, Math.round(task.progress ?? 0))),
+    queue_position: task.status === TaskStatus.Waiting ? (task.queue_position ?? null) : null,
     created_at: seconds(task.created_at)!,
     updated_at: seconds(task.updated_at)!,
     completed_at: seconds(task.completed_at),
-    expires_at: task.status === VideoStatus.Completed ? seconds(task.expires_at) : null,
+    expires_at: task.status === TaskStatus.Completed ? seconds(task.expires_at) : null,
     size: size ?? nominalSize(request.resolution, request.ratio),
     seconds: String(task.billed_seconds ?? request.seconds),
     prompt: request.content.find((c) => c.type === 'text')?.text ?? null,
@@ -95,7 +96,7 @@ export function videoTaskToWire(task: VideoTaskRow): WireVideoTask {
           price_version: (task.price as { version?: number }).version ?? 1,
         }
       : null,
-    result: task.status === VideoStatus.Completed && task.result ? (withPlatformIds(task.result, replace) as Record<string, unknown>) : null,
+    result: task.status === TaskStatus.Completed && task.result ? (withPlatformIds(task.result, replace) as Record<string, unknown>) : null,
   };
 }
 

@@ -1,7 +1,7 @@
 // Step 8: the operation's handler, by operationId, and its reply: JSON in one write (checked
 // against the contract when VALIDATE_RESPONSES is on), a failure in the endpoint's shape, or
 // nothing when the handler streamed through its sink (the SSE relay, proxied files).
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../../customers/service.ts';
 import { Failure } from '../../domain/failure.ts';
 import type { Sink } from '../../domain/sink.ts';
@@ -11,9 +11,16 @@ import { HttpError } from '../errors.ts';
 import { sendFailure, sendJson } from '../exchange.ts';
 import type { Reply, RequestContext } from '../handler.ts';
 import { responseSink } from '../sink.ts';
+import type { WebSocketUpgrade } from '../websocket/upgrade.ts';
 import { stateOf, type RequestState } from './state.ts';
 
-export function dispatch(options: { logger: Logger; services: Services; validateResponses: boolean }): RequestHandler {
+export function dispatch(options: {
+  logger: Logger;
+  services: Services;
+  validateResponses: boolean;
+  /** The WebSocket upgrade a request carries, when it is one the app takes over. */
+  upgradeOf?: (req: Request) => WebSocketUpgrade | undefined;
+}): RequestHandler {
   const { logger, services } = options;
   return async (req, res) => {
     const state = stateOf(res);
@@ -38,6 +45,8 @@ export function dispatch(options: { logger: Logger; services: Services; validate
         body.raw,
         services,
         sink,
+        options.upgradeOf?.(req),
+        req.ip ?? req.socket.remoteAddress ?? '',
       );
       sendReply(res, state, await handler(ctx));
     } finally {
@@ -78,6 +87,8 @@ class Context implements RequestContext {
     readonly rawBody: Buffer,
     readonly services: Services,
     readonly sink: Sink,
+    readonly upgrade: WebSocketUpgrade | undefined,
+    readonly clientAddress: string,
   ) {}
 
   get logger(): Logger {

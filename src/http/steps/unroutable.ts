@@ -1,9 +1,7 @@
 // Step 2: requests Node would answer with a bare status: an HTTP/1.1 request without Host (400,
 // RFC 9112 says so) and an `Expect` other than 100-continue (417; src/http/server.ts passes those
 // here from 'checkExpectation'). Answered in the endpoint's error shape, and the connection closed
-// (the body, if any, was not read). Also a WebSocket upgrade of /v1/responses (Codex's Responses
-// WebSocket mode): 426 at once, on which Codex 0.169 falls back to HTTP after one attempt (a 404
-// or a dropped connection costs it seven attempts and about 6 s; a 400 ends its turn).
+// (the body, if any, was not read).
 import type { RequestHandler } from 'express';
 import { Failure } from '../../domain/failure.ts';
 import { HttpError } from '../errors.ts';
@@ -16,11 +14,9 @@ export function refuseUnroutable(): RequestHandler {
     const noHost = req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
     const expect = req.headers.expect;
     const badExpect = expect !== undefined && !CONTINUE.test(expect);
-    const websocket = req.headers.upgrade !== undefined && /websocket/i.test(req.headers.upgrade) && req.path === '/v1/responses';
-    if (!noHost && !badExpect && !websocket) return next();
+    if (!noHost && !badExpect) return next();
     res.shouldKeepAlive = false;
     res.setHeader('connection', 'close');
-    if (websocket) return next(new Failure(HttpError.WebSocketNotSupported, ''));
     next(noHost ? new Failure(HttpError.MalformedHttp, 'An HTTP/1.1 request needs a Host header.') : new Failure(HttpError.ExpectationFailed, ''));
   };
 }

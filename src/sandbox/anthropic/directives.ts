@@ -1,5 +1,6 @@
 // Behaviour switches of the simulated Anthropic upstream. Clients set them in the prompt, so they
-// travel through the gateway untouched: "[[sim error=529]]", "[[sim no_usage tool]]", ...
+// travel through the gateway untouched: "[[sim error=529]]", "[[sim no_usage tool]]",
+// "[[sim media_tokens=1600]]" (each image or document block bills that many input tokens), ...
 // Tests may also push behaviours onto a simulator directly (see server.ts `next`).
 
 export interface SimBehaviour {
@@ -42,6 +43,11 @@ export interface SimBehaviour {
   usageNulls?: boolean;
   /** Send this many message_delta events, each with the cumulative output so far. */
   messageDeltas?: number;
+  /**
+   * Each media block of the request (an image, document, file or audio, by URL or inline) counts
+   * this many input tokens, as providers bill media by its content, not its URL's characters.
+   */
+  mediaTokens?: number;
 }
 
 const DIRECTIVE = /\[\[sim ([^\]]*)\]\]/g;
@@ -118,6 +124,9 @@ export function parseDirectives(text: string): SimBehaviour {
           break;
         case 'message_deltas':
           behaviour.messageDeltas = value;
+          break;
+        case 'media_tokens':
+          behaviour.mediaTokens = value;
           break;
         default:
           break;

@@ -4,6 +4,29 @@ import type { SimBehaviour } from './directives.ts';
 
 export const simulatedTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
+/** Block types providers bill by their content (pixels, pages, seconds), of every protocol simulated. */
+const MEDIA_TYPES = new Set(['image', 'document', 'image_url', 'input_audio', 'file', 'input_image', 'input_file']);
+
+/** How many media blocks a request holds, anywhere in it. */
+export function mediaBlocks(body: unknown): number {
+  let found = 0;
+  const stack: unknown[] = [body];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (node && typeof node === 'object') {
+      const type = (node as { type?: unknown }).type;
+      if (typeof type === 'string' && MEDIA_TYPES.has(type)) found++;
+      stack.push(...Object.values(node));
+    }
+  }
+  return found;
+}
+
+/** The input a simulated provider reports: the request's text, plus `media_tokens` per media block when asked. */
+export const simulatedInput = (text: string, body: unknown, behaviour: { mediaTokens?: number }): number =>
+  simulatedTokens(text) + (behaviour.mediaTokens ? behaviour.mediaTokens * mediaBlocks(body) : 0);
+
 const WORDS = ['Hello', ' from', ' the', ' sandbox', ' model.', ' This', ' answer', ' is', ' simulated', ' and', ' deterministic.', ' Enjoy!'];
 
 export const id = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;

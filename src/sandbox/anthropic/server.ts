@@ -8,7 +8,7 @@ import type { Simulator } from '../simulator.ts';
 import { parseDirectives, requestText, type SimBehaviour } from './directives.ts';
 import { anthropicErrorType } from '../../providers/anthropic/errors.ts';
 import { refusal, ROUTES } from './refusals.ts';
-import { answerOf, id, outputTokens, simulatedTokens } from './responses.ts';
+import { answerOf, id, outputTokens, simulatedInput } from './responses.ts';
 import { openEventStream, sendHalfThenDrop } from '../replies.ts';
 
 export interface RecordedRequest {
@@ -72,7 +72,7 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
       res.writeHead(200, { 'content-type': body.stream === true && path === '/v1/messages' ? 'text/event-stream' : 'application/json' });
       return res.end(body.stream === true ? 'this is not an event stream\n' : '<html>not json</html>');
     }
-    const inputTokens = simulatedTokens(requestText(body));
+    const inputTokens = simulatedInput(requestText(body), [body.system, body.messages], behaviour);
     if (path === '/v1/messages/count_tokens') return sendJson(res, 200, { input_tokens: inputTokens });
     const { blocks, stopReason } = answerOf(behaviour, body.max_tokens as number);
     const usage = reportedUsage(behaviour, inputTokens, behaviour.reportOutput ?? outputTokens(blocks));
@@ -168,6 +168,11 @@ export async function startAnthropicSimulator(options: { port?: number; record?:
       return abortedStreams;
     },
     next: (...behaviours) => void queued.push(...behaviours),
+    reset() {
+      requests.length = 0;
+      queued.length = 0;
+      abortedStreams = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

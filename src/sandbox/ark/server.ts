@@ -6,7 +6,7 @@
 // tasks queued or running at once refuses a submission past it as Ark refuses an account at its
 // cap of tasks: 429 TooManyRequests, code QuotaExceeded.
 import { randomBytes } from 'node:crypto';
-import type { Simulator } from '../simulator.ts';
+import type { Simulator, SimulatorOptions } from '../simulator.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
@@ -64,7 +64,7 @@ function invalid(body: Record<string, unknown>): [string, string] | undefined {
   return undefined;
 }
 
-export async function startArkSimulator(options: { queuedMs?: number; runningMs?: number; accountLimit?: number } = {}): Promise<ArkSimulator> {
+export async function startArkSimulator(options: SimulatorOptions & { accountLimit?: number } = {}): Promise<ArkSimulator> {
   const book = createTaskBook({ ...options, idPrefix: 'cgt-' });
   const account = { limit: options.accountLimit, peak: 0, refusals: 0 };
   const active = () => [...book.tasks.values()].filter((t) => ['queued', 'running'].includes(book.phase(t))).length;
@@ -72,7 +72,6 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
   const submissions: Array<Record<string, unknown>> = [];
   const stateOf = book.phase.bind(book);
   let baseUrl = '';
-  const byAsset = new Map<string, SimTask>();
   const videoUrls = new Map<string, string>();
 
   const view = (task: SimTask) => {
@@ -111,7 +110,7 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
     const asset = /^\/assets\/([0-9a-f]+)\.mp4$/.exec(req.path);
     if (asset && req.method === 'GET') {
       // The supplier CDN: no credential, an expiring signed URL.
-      const task = byAsset.get(asset[1]!);
+      const task = book.byAsset(asset[1]!);
       if (!task || stateOf(task) !== 'succeeded') return { status: 404, body: { message: 'NoSuchKey' } };
       if (Number(req.query.get('X-Expires')) < Date.now()) return { status: 403, body: { message: 'AccessDenied: Request has expired' } };
       return assetAnswer(task.asset, book.bytes(task), 'video/mp4', req.headers.range, task.behaviour.cutBytes);
@@ -131,14 +130,14 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
       const task = book.add(req.body, req.body.content);
       const reject = task.behaviour.reject;
       if (reject === 429) {
-        tasks.delete(task.id);
+        book.remove(task.id);
         return {
           ...arkError(429, 'RateLimitExceeded.EndpointRPMExceeded', 'The request rate of the endpoint exceeded its limit.'),
           headers: { 'retry-after': '7', 'x-ratelimit-limit-requests': '600', 'x-ratelimit-remaining-requests': '0' },
         };
       }
       if (reject) {
-        tasks.delete(task.id);
+        book.remove(task.id);
         return arkError(
           reject,
           'InputTextSensitiveContentDetected',
@@ -146,7 +145,6 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
         );
       }
       submissions.push(req.body);
-      byAsset.set(task.asset, task);
       account.peak = Math.max(account.peak, active());
       return { status: 200, body: { id: task.id } };
     }
@@ -159,12 +157,11 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
     if (req.method === 'DELETE') {
       const status = stateOf(task);
       if (status === 'queued') {
-        task.cancelled = true;
+        book.cancel(task);
         return { status: 200, body: {} };
       }
       if (status === 'running' || status === 'cancelled') return arkError(400, 'InvalidParameter', `A ${status} task cannot be cancelled or deleted.`, 'id');
-      tasks.delete(task.id); // finished tasks: the record is deleted, and their files
-      byAsset.delete(task.asset);
+      book.remove(task.id); // finished tasks: the record is deleted, and their files
       return { status: 200, body: {} };
     }
     return arkError(400, 'InvalidParameter', 'The method is not allowed.');
@@ -172,6 +169,13 @@ export async function startArkSimulator(options: { queuedMs?: number; runningMs?
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.clear();
+      submissions.length = 0;
+      videoUrls.clear();
+      Object.assign(account, { limit: options.accountLimit, peak: 0, refusals: 0 });
+    },
     tasks,
     submissions,
     videoUrls,

@@ -10,7 +10,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
-import type { Simulator } from '../simulator.ts';
+import type { Simulator, SimulatorOptions } from '../simulator.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
 import { dashscopeDirectives, refusalOf, type DashScopeBehaviour } from './checks.ts';
 
@@ -34,12 +34,10 @@ const dashscopeError = (status: number, code: string, message: string): JsonAnsw
 /** DashScope's times: "2026-11-26 16:30:00.123", UTC+8 with no zone. */
 const cst = (ms: number) => new Date(ms + 8 * 3_600_000).toISOString().replace('T', ' ').replace('Z', '');
 
-export async function startDashScopeSimulator(options: { queuedMs?: number; runningMs?: number } = {}): Promise<DashScopeSimulator> {
+export async function startDashScopeSimulator(options: SimulatorOptions = {}): Promise<DashScopeSimulator> {
   const book = createTaskBook({ ...options, idPrefix: '' });
   const { tasks } = book;
   const submissions: Array<Record<string, unknown>> = [];
-  const extras = new Map<string, DashScopeBehaviour>();
-  const byAsset = new Map<string, SimTask>();
   const expired = new Set<string>();
   let baseUrl = '';
 
@@ -49,7 +47,7 @@ export async function startDashScopeSimulator(options: { queuedMs?: number; runn
 
   function usage(task: SimTask): Record<string, unknown> {
     const b = task.behaviour;
-    const d = extras.get(task.id) ?? {};
+    const d: DashScopeBehaviour = dashscopeDirectives(task.body.input);
     const requested = parameters(task).duration;
     const output = b.duration ?? (requested === -1 ? 7 : typeof requested === 'number' ? requested : 5);
     const references = media(task).filter((m) => m.type === 'reference_video').length;
@@ -87,7 +85,7 @@ export async function startDashScopeSimulator(options: { queuedMs?: number; runn
     const asset = /^\/assets\/([0-9a-f]+)\.mp4$/.exec(req.path);
     if (asset && req.method === 'GET') {
       // The OSS bucket: no credential, a URL signed until Expires (unix seconds).
-      const task = byAsset.get(asset[1]!);
+      const task = book.byAsset(asset[1]!);
       if (!task || !retained(task) || book.phase(task) !== 'succeeded') return { status: 404, body: { message: 'NoSuchKey' } };
       if (Number(req.query.get('Expires')) * 1000 < Date.now()) return { status: 403, body: { message: 'AccessDenied: Request has expired' } };
       return assetAnswer(task.asset, book.bytes(task), 'video/mp4', req.headers.range, task.behaviour.cutBytes);
@@ -99,13 +97,11 @@ export async function startDashScopeSimulator(options: { queuedMs?: number; runn
       const task = book.add(req.body, req.body.input);
       const d = dashscopeDirectives(req.body.input);
       if (task.behaviour.reject || d.arrears) {
-        tasks.delete(task.id);
+        book.remove(task.id);
         if (d.arrears) return dashscopeError(400, 'Arrearage', 'Access denied, plesase make sure your account is in good standing.');
         if (task.behaviour.reject === 429) return dashscopeError(429, 'Throttling.RateQuota', 'Requests rate limit exceeded, please try again later.');
         return dashscopeError(task.behaviour.reject!, 'DataInspectionFailed', 'Input data may contain inappropriate content.');
       }
-      extras.set(task.id, d);
-      byAsset.set(task.asset, task);
       submissions.push(req.body);
       return { status: 200, body: { request_id: randomUUID(), output: { task_id: task.id, task_status: 'PENDING' } } };
     }
@@ -121,7 +117,7 @@ export async function startDashScopeSimulator(options: { queuedMs?: number; runn
     }
     if (req.method === 'POST' && match[2]) {
       if (live && book.phase(live) === 'queued') {
-        live.cancelled = true;
+        book.cancel(live);
         return { status: 200, body: { request_id: randomUUID() } };
       }
       return dashscopeError(400, 'UnsupportedOperation', 'Failed to cancel the task, please confirm if the task is in PENDING status.');
@@ -131,6 +127,12 @@ export async function startDashScopeSimulator(options: { queuedMs?: number; runn
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.clear();
+      submissions.length = 0;
+      expired.clear();
+    },
     tasks,
     submissions,
     videoBytes: (taskId) => {

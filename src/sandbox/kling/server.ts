@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { errors as jose, jwtVerify } from 'jose';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer, type JsonRequest } from '../json-server.ts';
-import type { Simulator } from '../simulator.ts';
+import type { Simulator, SimulatorOptions } from '../simulator.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
 import { textOf } from '../task-directives.ts';
 import { refusalOf, type SimKind } from './validate.ts';
@@ -26,9 +26,7 @@ export interface KlingSimulator extends Simulator {
   videoBytes(taskId: string): Buffer;
 }
 
-export interface KlingSimulatorOptions {
-  queuedMs?: number;
-  runningMs?: number;
+export interface KlingSimulatorOptions extends SimulatorOptions {
   /** The account's concurrency (tasks submitted or processing at once); unlimited when absent. */
   concurrency?: number;
   /** The account's keys (the gateway's sandbox provider signs with the same pair, src/providers/kling/auth.ts). */
@@ -76,9 +74,7 @@ export async function startKlingSimulator(options: KlingSimulatorOptions = {}): 
   const accessKey = options.accessKey ?? 'sandbox-kling-access-key';
   const secret = new TextEncoder().encode(options.secretKey ?? 'sandbox-kling-secret-key');
   const book = createTaskBook({ ...options, idPrefix: '' });
-  const kinds = new Map<string, SimKind>();
   const submissions: KlingSimulator['submissions'] = [];
-  const byAsset = new Map<string, SimTask>();
   let baseUrl = '';
 
   /** 1001 no token, 1002 not ours or malformed, 1003 not yet valid, 1004 expired, 1000 another account's. */
@@ -102,13 +98,11 @@ export async function startKlingSimulator(options: KlingSimulatorOptions = {}): 
     const refusal = refusalOf(kind, body);
     if (refusal) return klingError(refusal.code, refusal.message, refusal.status);
     if (options.concurrency !== undefined && running() >= options.concurrency) return klingError(1303);
-    const task = book.add(body, [body.prompt, body.negative_prompt]);
+    const task = book.add(body, [body.prompt, body.negative_prompt], { kind });
     if (task.behaviour.reject) {
-      book.tasks.delete(task.id);
+      book.remove(task.id);
       return rejection(task.behaviour.reject);
     }
-    kinds.set(task.id, kind);
-    byAsset.set(task.asset, task);
     submissions.push({ kind, body });
     const at = task.createdAt;
     return answer(200, { code: 0, message: 'SUCCEED', data: { task_id: task.id, task_status: 'submitted', task_info: {}, created_at: at, updated_at: at } });
@@ -142,7 +136,7 @@ export async function startKlingSimulator(options: KlingSimulatorOptions = {}): 
     const asset = /^\/assets\/([0-9a-f]+)\.mp4$/.exec(req.path);
     if (asset && req.method === 'GET') {
       // The CDN: no credential; the file exists once the task succeeded.
-      const task = byAsset.get(asset[1]!);
+      const task = book.byAsset(asset[1]!);
       if (!task || book.phase(task) !== 'succeeded') return { status: 404, body: { message: 'NoSuchKey' } };
       return assetAnswer(task.asset, book.bytes(task), 'video/mp4', req.headers.range, task.behaviour.cutBytes);
     }
@@ -155,13 +149,18 @@ export async function startKlingSimulator(options: KlingSimulatorOptions = {}): 
     const id = decodeURIComponent(query[2]!);
     const task = book.tasks.get(id);
     // A task is known only at the path of its own kind.
-    if (!task || kinds.get(id) !== query[1]) return klingError(1203, `task ${id} not found`);
+    if (!task || task.extra?.kind !== query[1]) return klingError(1203, `task ${id} not found`);
     const { body, offContract } = view(task);
     return { ...answer(200, body), offContract };
   });
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.clear();
+      submissions.length = 0;
+    },
     submissions,
     tasks: book.tasks,
     videoBytes: (taskId) => {

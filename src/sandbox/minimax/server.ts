@@ -5,7 +5,7 @@
 // {type: "error", error: {type, message, http_code}, request_id}, and a `content.url` that is signed
 // afresh by every query and expires (1 h unless `[[sim url_ttl_ms=N]]`).
 import { randomBytes } from 'node:crypto';
-import type { Simulator } from '../simulator.ts';
+import type { Simulator, SimulatorOptions } from '../simulator.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
@@ -55,7 +55,7 @@ function invalid(body: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-export async function startMiniMaxSimulator(options: { queuedMs?: number; runningMs?: number } = {}): Promise<MiniMaxSimulator> {
+export async function startMiniMaxSimulator(options: SimulatorOptions = {}): Promise<MiniMaxSimulator> {
   const book = createTaskBook({ ...options, idPrefix: '3' });
   const submissions: Array<Record<string, unknown>> = [];
   /** Signed URL tokens: asset and expiry. Each query mints a new one. */
@@ -111,7 +111,7 @@ export async function startMiniMaxSimulator(options: { queuedMs?: number; runnin
       if (problem) return minimaxError(400, problem, 2013);
       const task = book.add(req.body, req.body.content);
       if (task.behaviour.reject) {
-        book.tasks.delete(task.id);
+        book.remove(task.id);
         return task.behaviour.reject === 429
           ? { ...minimaxError(429, 'rate limit exceeded', 1002), headers: { 'retry-after': '3' } }
           : minimaxError(task.behaviour.reject, `input of ${String(req.body.model)} is sensitive`, 1026);
@@ -126,10 +126,10 @@ export async function startMiniMaxSimulator(options: { queuedMs?: number; runnin
       const status = book.phase(doomed);
       if (status === 'running' || status === 'cancelled') return minimaxError(400, `invalid params, a ${status} task cannot be cancelled or deleted`, 2013);
       if (status === 'queued') {
-        doomed.cancelled = true;
+        book.cancel(doomed);
         return { status: 200, body: { task_id: doomed.id, action: 'cancelled', status: 'cancelled' } };
       }
-      book.tasks.delete(doomed.id);
+      book.remove(doomed.id);
       return { status: 200, body: { task_id: doomed.id, action: 'deleted', status: 'deleted' } };
     }
     const match = /^\/v2\/query\/video_generation\/([^/]+)$/.exec(req.path);
@@ -143,6 +143,12 @@ export async function startMiniMaxSimulator(options: { queuedMs?: number; runnin
   baseUrl = server.baseUrl;
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.clear();
+      submissions.length = 0;
+      tokens.clear();
+    },
     submissions,
     videoBytes: (taskId) => {
       const task = book.tasks.get(taskId)!;

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from '../simulator.ts';
-import { simulatedTokens } from '../anthropic/responses.ts';
+import { simulatedInput } from '../anthropic/responses.ts';
 import { parseChatDirectives, requestText, type ChatSimBehaviour } from './directives.ts';
 import { refusal } from './refusals.ts';
 import { answerOf, chatId, completionMessage, errorBody, finishReason, firstDelta, pieceDelta, requestId, usageOf } from './responses.ts';
@@ -83,7 +83,7 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
 
     const choices = typeof body.n === 'number' && body.n > 0 ? body.n : 1;
     const answerText = answerOf(behaviour);
-    const usage = usageOf(simulatedTokens(requestText(body)), answerText, choices, behaviour);
+    const usage = usageOf(simulatedInput(requestText(body), body.messages, behaviour), answerText, choices, behaviour);
     recorded.billed = usage;
     const tier = body.service_tier === 'priority' || body.service_tier === 'flex' ? body.service_tier : 'default';
     const [id, created] = [chatId(), Math.floor(Date.now() / 1000)];
@@ -157,6 +157,11 @@ export async function startOpenAIChatSimulator(options: { port?: number; record?
       return abortedStreams;
     },
     next: (...behaviours) => void queued.push(...behaviours),
+    reset() {
+      requests.length = 0;
+      queued.length = 0;
+      abortedStreams = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -7,7 +7,7 @@
 // Its base URL includes /v1, as a real provider's `base_url` does.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { simulatedTokens } from '../anthropic/responses.ts';
+import { simulatedInput } from '../anthropic/responses.ts';
 import { openEventStream, sendHalfThenDrop } from '../replies.ts';
 import type { Simulator } from '../simulator.ts';
 import { answerOf, errorBody, responseObject, simId, tierOf, usageOf, type Event } from './answer.ts';
@@ -80,7 +80,8 @@ export async function startOpenAIResponsesSimulator(options: { port?: number; re
     if (req.method === 'POST' && exchange.path === '/responses/input_tokens') {
       const chained = chainedTokens(body);
       if (typeof chained !== 'number') return send(400, chained);
-      return send(200, { object: 'response.input_tokens', input_tokens: simulatedTokens(responsesRequestText(body)) + chained });
+      const counted = simulatedInput(responsesRequestText(body), body.input, parseResponsesDirectives(responsesRequestText(body)));
+      return send(200, { object: 'response.input_tokens', input_tokens: counted + chained });
     }
     if (req.method === 'POST' && exchange.path === '/responses/compact') return compact(body, send);
     return routeStored(req.method ?? 'GET', exchange.path, responses, send);
@@ -103,7 +104,7 @@ export async function startOpenAIResponsesSimulator(options: { port?: number; re
     if (typeof chained !== 'number') return send(400, chained);
     const behaviour = { ...parseResponsesDirectives(responsesRequestText(body)), ...queued.shift() };
     if (behaviour.error) return send(behaviour.error, errorBody(behaviour.error));
-    const input = simulatedTokens(responsesRequestText(body)) + chained;
+    const input = simulatedInput(responsesRequestText(body), body.input, behaviour) + chained;
     const kept = inputItemsOf(body.input, simId).filter((item) => item.type === 'message' && item.role === 'user');
     const answer = { items: [], events: [], outputTokens: behaviour.deltas ?? 12, incomplete: false };
     const usage = usageOf(input, answer, behaviour);
@@ -128,7 +129,7 @@ export async function startOpenAIResponsesSimulator(options: { port?: number; re
       return send(behaviour.error, errorBody(behaviour.error), behaviour.error === 429 ? { 'retry-after': '1', 'x-ratelimit-remaining-requests': '0' } : {});
 
     const answer = answerOf(behaviour, body);
-    const usage = usageOf(simulatedTokens(responsesRequestText(body)) + chained, answer, behaviour);
+    const usage = usageOf(simulatedInput(responsesRequestText(body), body.input, behaviour) + chained, answer, behaviour);
     exchange.billed = usage;
     const id = simId('resp');
     const createdMs = Date.now();
@@ -216,6 +217,12 @@ export async function startOpenAIResponsesSimulator(options: { port?: number; re
       return abortedStreams;
     },
     next: (...behaviours) => void queued.push(...behaviours),
+    reset() {
+      exchanges.length = 0;
+      responses.clear();
+      queued.length = 0;
+      abortedStreams = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

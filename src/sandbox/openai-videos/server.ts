@@ -1,7 +1,7 @@
 // A simulated OpenAI videos API under /v1: POST/GET/DELETE /videos, and GET /videos/{id}/content
 // answering the bytes (video/mp4, or image/webp for the thumbnail and spritesheet), with Range,
 // as the real endpoint does. Refusals take OpenAI's {error: {message, type, param, code}} shape.
-import type { Simulator } from '../simulator.ts';
+import type { Simulator, SimulatorOptions } from '../simulator.ts';
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer } from '../json-server.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
@@ -50,7 +50,7 @@ function invalid(body: Record<string, unknown>): [string, string] | undefined {
   return undefined;
 }
 
-export async function startOpenAIVideosSimulator(options: { queuedMs?: number; runningMs?: number } = {}): Promise<OpenAIVideosSimulator> {
+export async function startOpenAIVideosSimulator(options: SimulatorOptions = {}): Promise<OpenAIVideosSimulator> {
   const book = createTaskBook({ ...options, idPrefix: 'video_' });
   const submissions: Array<Record<string, unknown>> = [];
 
@@ -90,7 +90,7 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
         if (problem) return openaiError(400, problem[1], problem[0]);
         const task = book.add(req.body, req.body.prompt);
         if (task.behaviour.reject) {
-          book.tasks.delete(task.id);
+          book.remove(task.id);
           return task.behaviour.reject === 429
             ? {
                 ...openaiError(429, 'Rate limit reached for videos per minute.', null, 'rate_limit_exceeded'),
@@ -119,7 +119,7 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
       if (req.method === 'GET') return videoAnswer(view(task));
       if (req.method === 'DELETE') {
         if (!['succeeded', 'failed'].includes(book.phase(task))) return openaiError(400, 'Only completed or failed videos can be deleted.', 'video_id');
-        book.tasks.delete(task.id);
+        book.remove(task.id);
         return { status: 200, body: { id: task.id, object: 'video.deleted', deleted: true } };
       }
       return openaiError(405, 'Method not allowed.');
@@ -128,6 +128,11 @@ export async function startOpenAIVideosSimulator(options: { queuedMs?: number; r
   );
   return {
     ...server,
+    reset() {
+      server.exchanges.length = 0;
+      book.clear();
+      submissions.length = 0;
+    },
     submissions,
     contentBytes: (videoId, variant = 'video') => {
       const task = book.tasks.get(videoId)!;

@@ -11,7 +11,7 @@
 // (done without a result), `[[sim reject]]` / `[[sim reject=429]]`, `[[sim bytes=N]]`, `[[sim cut_bytes=N]]`.
 import { assetAnswer, assetBytes } from '../assets.ts';
 import { serveJson, type Exchange, type JsonAnswer, type JsonRequest } from '../json-server.ts';
-import type { Simulator } from '../simulator.ts';
+import type { Simulator, SimulatorOptions } from '../simulator.ts';
 import { createTaskBook, type SimTask } from '../task-book.ts';
 import { textOf } from '../task-directives.ts';
 import { googleError, storageError, UNAUTHENTICATED } from './errors.ts';
@@ -76,7 +76,7 @@ function invalidPrediction(model: string, body: Record<string, unknown>): JsonAn
   return undefined;
 }
 
-export async function startVertexVeoSimulator(options: { queuedMs?: number; runningMs?: number } = {}): Promise<VertexVeoSimulator> {
+export async function startVertexVeoSimulator(options: SimulatorOptions = {}): Promise<VertexVeoSimulator> {
   const book = createTaskBook({ ...options, idPrefix: '' });
   const operations = new Map<string, Operation>(); // by name
   const objects = new Map<string, Operation>(); // by "bucket/object"
@@ -135,9 +135,9 @@ export async function startVertexVeoSimulator(options: { queuedMs?: number; runn
       );
     const problem = invalidPrediction(model, body);
     if (problem) return problem;
-    const task = book.add(body, body.instances);
+    const task = book.add(body, body.instances, { model });
     if (task.behaviour.reject) {
-      book.tasks.delete(task.id);
+      book.remove(task.id);
       return task.behaviour.reject === 429
         ? googleError(
             429,
@@ -146,16 +146,22 @@ export async function startVertexVeoSimulator(options: { queuedMs?: number; runn
         : googleError(task.behaviour.reject, 'The prompt could not be submitted. Support codes: 15236754');
     }
     submissions.push(body);
-    const storageUri = (body.parameters as Record<string, unknown> | undefined)?.storageUri as string | undefined;
+    return { status: 200, body: { name: register(task).name } };
+  }
+
+  /** A task as the long-running operation Vertex names it by, and its object in the bucket. */
+  function register(task: SimTask): Operation {
+    const storageUri = (task.body.parameters as Record<string, unknown> | undefined)?.storageUri as string | undefined;
     const op: Operation = {
-      name: `projects/${SANDBOX_PROJECT}/locations/${SANDBOX_LOCATION}/publishers/google/models/${model}/operations/${task.id}`,
+      name: `projects/${SANDBOX_PROJECT}/locations/${SANDBOX_LOCATION}/publishers/google/models/${String(task.extra?.model)}/operations/${task.id}`,
       task,
       storageUri,
     };
     operations.set(op.name, op);
     if (storageUri) objects.set(objectOf(op).key, op);
-    return { status: 200, body: { name: op.name } };
+    return op;
   }
+  for (const task of book.tasks.values()) register(task); // kept from before a restart
 
   function fetchOperation(model: string, body: Record<string, unknown>): JsonAnswer {
     const [extra] = unknownNames(body, ['operationName']);

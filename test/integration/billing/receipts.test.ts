@@ -82,7 +82,10 @@ describe(`receipts: GET /v1/requests/{id} and the operators' counterpart (${usin
     expect(BigInt(entry.amount)).to.equal(micros);
     expect(body.charge).to.deep.equal({
       amount: fmt(micros),
+      from_hold: fmt(micros),
+      from_balance: '0.000000',
       debt: '0.000000',
+      waived: '0.000000',
       true_up: '0.000000',
       total: fmt(micros),
       free_units: 0,
@@ -157,6 +160,35 @@ describe(`receipts: GET /v1/requests/{id} and the operators' counterpart (${usin
     expect(reasoned.usage.reported.completion_tokens_details).to.deep.include({ reasoning_tokens: 30 });
     expect(reasoned.usage.billed).to.include({ cache_read_tokens: 5, reasoning_tokens: 30 });
     expect(reasoned.measurement.estimated).to.equal(false);
+  });
+
+  it('a /v1/responses receipt carries the usage as reported and, when the provider reported none, why it was estimated', async () => {
+    const reported = await call('/v1/responses', {
+      model: 'sandbox/responses-model',
+      max_output_tokens: 100,
+      input: 'hello [[sim cached=5 reasoning=30 tier=flex]]',
+    });
+    expect(reported.status).to.equal(200);
+    const body = (await receiptOf(reported.requestId)).body;
+    expect(body.endpoint).to.equal('responses_create');
+    expect(body.usage.reported).to.deep.include({ service_tier: 'flex' });
+    expect(body.usage.reported.input_tokens).to.be.a('number');
+    expect(body.usage.reported.input_tokens_details).to.deep.include({ cached_tokens: 5 });
+    expect(body.usage.reported.output_tokens_details).to.deep.include({ reasoning_tokens: 30 });
+    expect(body.usage.billed).to.include({ cache_read_tokens: 5, reasoning_tokens: 30, multiplier: 'flex x0.5' });
+    expect(body.measurement).to.deep.equal({ estimated: false, reason: null, explanation: 'The provider reported every count; nothing was estimated.' });
+
+    for (const stream of [false, true]) {
+      const quiet = await call('/v1/responses', { model: 'sandbox/responses-model', max_output_tokens: 100, stream, input: 'hello [[sim no_usage]]' });
+      expect(quiet.status).to.equal(200);
+      const estimated = (await receiptOf(quiet.requestId)).body;
+      expect(estimated.usage.reported).to.equal(null);
+      expect(estimated.measurement).to.deep.equal({
+        estimated: true,
+        reason: 'input_not_reported,output_not_reported',
+        explanation: 'Estimated: input was estimated from the request; output was estimated from the content delivered.',
+      });
+    }
   });
 
   it('a request refused before any provider call held nothing; a provider failure released its hold whole', async () => {

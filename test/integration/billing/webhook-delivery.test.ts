@@ -68,6 +68,8 @@ describe(`webhook deliveries: bounded reads of the answer, retries to the URL in
     });
   });
   after(async () => gateway?.close());
+  // A test's webhooks left pending come due 5 s later: on a slow machine, in the next test's run.
+  afterEach(async () => gateway.db('webhook_deliveries').delete());
 
   /** A customer with 1.00 whose threshold of 5.00 is crossed: one balance.low queued to `url`. */
   async function queuedWebhook(url: string): Promise<{ customerId: string; id: string }> {

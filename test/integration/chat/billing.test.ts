@@ -4,6 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { OpenAIChatSimulator } from '../../../src/sandbox/openai-chat/server.ts';
 import { CHAT_MODEL, chatCost } from '../../helpers/chat.ts';
+import { eventually } from '../../helpers/eventually.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { parseSse } from '../../helpers/upstream-contract.ts';
 
@@ -39,15 +41,17 @@ describe('chat completions: billing, streaming and routing edges', function () {
   let customerId: string;
   let logged: number;
 
-  beforeEach(async () => {
-    logged = 0;
+  before(async () => {
     gateway = await startTestGateway({ cataloguePath: catalogueWithShortTimeouts(), env: { GRANTS: 'false' } }); // per-request reservations; the grant path: test/integration/ledger/grants.test.ts
     primary = gateway.simulators.get('sandbox-openai-chat') as OpenAIChatSimulator;
     backup = gateway.simulators.get('sandbox-openai-chat-backup') as OpenAIChatSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
   });
-  afterEach(async () => gateway.close());
+  beforeEach(async () => {
+    logged = 0;
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '1.00' }));
+  });
+  after(async () => gateway?.close());
 
   const send = (body: Record<string, unknown> | string, init: RequestInit = {}, path = '/v1/chat/completions') =>
     fetch(`${gateway.url}${path}`, {
@@ -245,9 +249,7 @@ describe('chat completions: billing, streaming and routing edges', function () {
     let text = '';
     while (!text.includes('"content":"Hello"')) text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
-    const deadline = Date.now() + 5000;
-    while (primary.abortedStreams === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(primary.abortedStreams).to.equal(1);
+    await eventually(() => expect(primary.abortedStreams).to.equal(1));
     const log = await lastLog();
     expect(log).to.include({ usage_estimated: true, stream: true, interrupted: true });
     expect(log.output_tokens).to.be.lessThan(200);

@@ -6,9 +6,12 @@ import { chat, message } from '../../helpers/limits.ts';
 describe('operator controls: customers list and suspension, key changes, expiry and rotation', function () {
   this.timeout(60_000);
   let gateway: TestGateway;
+  /** How far the gateway's key clock runs ahead of the real one: an expiry passes without waiting for it. */
+  let clockAhead = 0;
   before(async () => {
-    gateway = await startTestGateway({ env: { KEY_CACHE_MS: '60000' } }); // what changes here must not wait for the cache
+    gateway = await startTestGateway({ env: { KEY_CACHE_MS: '60000' }, now: () => new Date(Date.now() + clockAhead) }); // what changes here must not wait for the cache
   });
+  afterEach(() => (clockAhead = 0));
   after(async () => gateway?.close());
 
   const models = (key: string) => fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
@@ -99,7 +102,7 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     const soon = new Date(Date.now() + 4000).toISOString(); // room for a stalled machine before it passes
     await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { expires_at: soon });
     expect((await message(gateway.url, key, 'hi')).status).to.equal(200); // remembered now, with its expiry
-    await new Promise((r) => setTimeout(r, Date.parse(soon) - Date.now() + 100));
+    clockAhead = Date.parse(soon) - Date.now() + 100; // the expiry has passed, as far as the gateway can tell
     expect((await message(gateway.url, key, 'hi')).status).to.equal(401);
     await gateway.admin('PATCH', `/admin/v1/api-keys/${keyId}`, { expires_at: null });
     expect((await message(gateway.url, key, 'hi')).status).to.equal(200);
@@ -123,7 +126,7 @@ describe('operator controls: customers list and suspension, key changes, expiry 
     expect(Date.parse(graced.body.previous_key_valid_until) - Date.now()).to.be.within(0, 4000);
     expect((await message(gateway.url, rotated.body.key, 'hi')).status).to.equal(200); // the old one, within its grace
     expect((await message(gateway.url, graced.body.key, 'hi')).status).to.equal(200);
-    await new Promise((r) => setTimeout(r, Date.parse(graced.body.previous_key_valid_until) - Date.now() + 100));
+    clockAhead = Date.parse(graced.body.previous_key_valid_until) - Date.now() + 100; // the grace has ended
     expect((await message(gateway.url, rotated.body.key, 'hi')).status).to.equal(401);
     expect((await message(gateway.url, graced.body.key, 'hi')).status).to.equal(200);
 

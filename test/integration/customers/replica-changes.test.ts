@@ -6,7 +6,7 @@ import { message, tally } from '../../helpers/limits.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 
 // A change that restricts a key or its customer, made through one gateway, holds on a gateway that
-// remembers the key within a second (the bound the README states), though keys are remembered for
+// remembers the key within a second (the bound docs/operations.md states), though keys are remembered for
 // 30 s here and never re-read in the background: the cache's lifetime explains nothing. On
 // PostgreSQL two gateway processes (the change reaches the other by LISTEN/NOTIFY; the one that
 // serves reaches the database through a proxy the test can cut); the embedded database admits one

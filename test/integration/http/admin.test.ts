@@ -3,10 +3,13 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 describe('admin API: customers and keys', () => {
   let gateway: TestGateway;
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
   });
-  afterEach(async () => gateway.close());
+  beforeEach(async () => {
+    await gateway.reset();
+  });
+  after(async () => gateway?.close());
 
   it('refuses a missing or wrong admin token with 401 in the error shape', async () => {
     for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'Basic abc' }] as Array<Record<string, string>>) {

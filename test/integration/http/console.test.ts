@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT_DIR } from '../../../src/config.ts';
@@ -11,7 +10,6 @@ describe(`the web console's files (CONSOLE) (${usingPostgres() ? 'PostgreSQL' : 
   this.timeout(60_000);
   let gateway: TestGateway;
   before(async () => {
-    execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts/build-console.js'), '--quiet'], { stdio: 'inherit' });
     gateway = await startTestGateway();
   });
   after(() => gateway?.close());

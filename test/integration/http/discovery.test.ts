@@ -8,10 +8,13 @@ const get = async (gateway: TestGateway, path: string, headers: Record<string, s
 
 describe('model discovery over HTTP', () => {
   let gateway: TestGateway;
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
   });
-  afterEach(async () => gateway.close());
+  beforeEach(async () => {
+    await gateway.reset();
+  });
+  after(async () => gateway?.close());
 
   it('lists every public model anonymously, owned by the service, with a request-id', async () => {
     const { status, body, headers } = await get(gateway, '/v1/models');

@@ -4,11 +4,14 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 describe('admin API: wallets, journal, reconciliation, request logs', () => {
   let gateway: TestGateway;
   let customerId: string;
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
+  });
+  beforeEach(async () => {
+    await gateway.reset();
     customerId = (await gateway.admin('POST', '/admin/v1/customers', { name: 'Acme' })).body.id;
   });
-  afterEach(async () => gateway.close());
+  after(async () => gateway?.close());
 
   const credit = (body: unknown, id = customerId) => gateway.admin('POST', `/admin/v1/customers/${id}/credits`, body);
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
@@ -80,7 +83,8 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
     expect((await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?before=abc`)).status).to.equal(400);
 
     const ok = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
-    expect(ok.body).to.deep.equal({
+    const { priced, ...rest } = ok.body;
+    expect(rest).to.deep.equal({
       object: 'reconciliation',
       ok: true,
       wallets_checked: 1,
@@ -89,6 +93,10 @@ describe('admin API: wallets, journal, reconciliation, request logs', () => {
       stale_holds: { count: 0, amount: '0.000000', refs: [] },
       debt: { customers: 0, amount: '0.000000' },
     });
+    // The charges of the last 24 hours against their priced usage (nothing was charged here).
+    expect(priced).to.deep.include({ checked: 0, difference_count: 0, differences: [] });
+    expect(Date.parse(priced.until) - Date.parse(priced.since)).to.equal(24 * 3_600_000);
+    expect((await gateway.admin('GET', '/admin/v1/ledger/reconciliation?since=yesterday')).status).to.equal(400);
     await gateway.db('wallets').where({ customer_id: customerId }).update({ credits_posted: 1 });
     const broken = await gateway.admin('GET', '/admin/v1/ledger/reconciliation');
     expect(broken.body.ok).to.equal(false);

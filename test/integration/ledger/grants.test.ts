@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { openStream } from '../../helpers/child-gateway.ts';
+import { eventually } from '../../helpers/eventually.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 // An expensive model, so one request's bound is a large part of a small wallet.
@@ -24,17 +26,16 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
   let gateway: TestGateway;
   let second: TestGateway | undefined;
   let cataloguePath: string;
-  before(() => {
+  before(async () => {
     cataloguePath = catalogue();
-  });
-  beforeEach(async () => {
     gateway = await startTestGateway({ cataloguePath });
   });
+  beforeEach(async () => gateway.reset());
   afterEach(async () => {
     await second?.close();
     second = undefined;
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const ask = (target: TestGateway, key: string, model: string, maxTokens: number) =>
     fetch(`${target.url}/v1/messages`, {
@@ -45,8 +46,7 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
   const journal = async (customerId: string) => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger?limit=500`)).body.data as any[];
 
   it('draws 20 requests from one grant: one hold, twenty charges, no database round trip per request once the grant is held', async () => {
-    const { key, customerId } = await gateway.customerWithKey();
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+    const { key, customerId } = await fundedCustomer(gateway, { balance: '50.00' });
     expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200); // opens the grant
     const statements: string[] = [];
     const record = (query: { sql: string }) => statements.push(query.sql);
@@ -97,8 +97,7 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
 
   it('asks another gateway for the balance its grant holds when a request here is short, instead of refusing it', async () => {
     second = await startTestGateway({ cataloguePath, reuseDatabase: true });
-    const { key, customerId } = await gateway.customerWithKey();
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '12.00', reference: 'fund' });
+    const { key, customerId } = await fundedCustomer(gateway, { balance: '12.00' });
     // Gateway 1 serves requests with a bound of 2.00: it now holds a grant of about a quarter of the
     // balance (3.00, less the charges posted from it).
     for (let i = 0; i < 2; i++) expect((await ask(gateway, key, 'sandbox/claude-dear', 20000)).status).to.equal(200);
@@ -117,8 +116,7 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
   });
 
   it('shows an operator what a live grant would be charged if its process died: the sum of its open requests at the last checkpoint', async () => {
-    const { key, customerId } = await gateway.customerWithKey();
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+    const { key, customerId } = await fundedCustomer(gateway, { balance: '50.00' });
     expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200); // opens the grant
     const listGrant = async () =>
       ((await gateway.admin('GET', `/admin/v1/reservations?customer_id=${customerId}&status=pending`)).body.data as any[]).find((r) => r.kind === 'grant');
@@ -139,8 +137,7 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
   });
 
   it("refuses to let an operator end a grant, and drops a grant ended elsewhere: the customer's requests go on, billed exactly", async () => {
-    const { key, customerId } = await gateway.customerWithKey();
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+    const { key, customerId } = await fundedCustomer(gateway, { balance: '50.00' });
     expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200); // opens the grant
     const pending = (await gateway.admin('GET', `/admin/v1/reservations?customer_id=${customerId}&status=pending`)).body.data as any[];
     const grant = pending.find((r) => r.kind === 'grant');
@@ -171,17 +168,10 @@ describe('credit grants: requests draw from a per-process grant, money stays exa
   });
 
   it('gives an idle grant back', async () => {
-    await gateway.close();
-    gateway = await startTestGateway({ cataloguePath, env: { GRANT_IDLE_MS: '300' } });
-    const { key, customerId } = await gateway.customerWithKey();
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
-    expect((await ask(gateway, key, 'sandbox/claude-haiku', 100)).status).to.equal(200);
-    const deadline = Date.now() + 5_000;
-    let reserved = '';
-    while (Date.now() < deadline && reserved !== '0.000000') {
-      await new Promise((r) => setTimeout(r, 100));
-      reserved = (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body.reserved;
-    }
-    expect(reserved).to.equal('0.000000');
+    // A gateway of its own (a short idle time), beside the file's on the same database.
+    const idle = (second = await startTestGateway({ cataloguePath, env: { GRANT_IDLE_MS: '300' }, reuseDatabase: true }));
+    const { key, customerId } = await fundedCustomer(idle, { balance: '50.00' });
+    expect((await ask(idle, key, 'sandbox/claude-haiku', 100)).status).to.equal(200);
+    await eventually(async () => expect((await idle.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body.reserved).to.equal('0.000000'));
   });
 });

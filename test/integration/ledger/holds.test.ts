@@ -91,6 +91,30 @@ describe('request holds (per-request reservations): one end on every path, and h
     expect((await gateway.wallet(customerId)).reserved).to.equal('0.000000');
   });
 
+  it('an operator settling a hold below what was delivered records the difference as waived; a late report keeps it waived', async () => {
+    await orphan('req_orphan_waived', '120000');
+    const settled = await gateway.admin('POST', '/admin/v1/reservations/req_orphan_waived/resolve', {
+      action: 'settle',
+      amount: '0.05',
+      actor: 'ops',
+      reason: 'goodwill: the answer was cut',
+    });
+    expect(settled.status).to.equal(200);
+    const settle = await gateway.db('ledger_entries').where({ reference: 'settle:req_orphan_waived' }).first();
+    expect(settle.amount).to.equal(50_000n);
+    expect(settle.purpose).to.deep.include({ resolved_by: 'ops', waived: '70000', priced: { amount: '120000' } });
+    const window = `since=${new Date(Date.now() - 60_000).toISOString()}`;
+    expect((await gateway.admin('GET', `/admin/v1/ledger/reconciliation?${window}`)).body).to.deep.include({ ok: true });
+    // The owner reports 0.15 delivered after all: the difference above what was charged and waived is posted.
+    const late = await gateway.services.ledger.settle({ ref: 'req_orphan_waived', charge: { amount: 150_000n } });
+    expect(late).to.deep.include({ charged: 80_000n, debt: 0n, replayed: false });
+    const trueUp = await gateway.db('ledger_entries').where({ reference: 'true_up:req_orphan_waived' }).first();
+    expect(trueUp.amount).to.equal(30_000n);
+    const report = (await gateway.admin('GET', `/admin/v1/ledger/reconciliation?${window}`)).body;
+    expect(report.ok).to.equal(true);
+    expect(report.priced.differences).to.deep.equal([]);
+  });
+
   it('never sweeps the holds of a process that is still heartbeating, however old', async () => {
     const { holds } = gateway.services;
     const hold = await holds.open({ ref: 'req_long_stream', customerId, bound: { amount: 100_000n }, purpose: { request_id: 'req_long_stream' } });

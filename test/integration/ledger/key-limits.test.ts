@@ -49,14 +49,16 @@ describe(`key limits in the reservation transaction (${usingPostgres() ? 'Postgr
     expect(await ledger.reconcileKeySpend()).to.deep.equal([]);
   });
 
-  it('caps a settle above its reservation at what the limit leaves, and reports the rest as uncovered', async () => {
+  // Changed by issue 33: the limit used to cap a settle above its reservation (the rest was
+  // dropped as `uncovered`). A limit refuses the next request; what was delivered is charged.
+  it('charges a settle above its reservation in full; the limit then refuses the next reservation', async () => {
     await limit({ spend_limit: 3_000, spend_period: 'total' });
     const [a, b] = reserved(await parallel(2, 1_000n));
     const settled = await ledger.settle({ ref: a!.ref, charge: { amount: 5_000n } });
-    expect(settled).to.include({ charged: 2_000n, uncovered: 3_000n }); // 3,000 - 1,000 still held by b
+    expect(settled).to.include({ charged: 5_000n, debt: 0n });
     await ledger.release({ ref: b!.ref });
-    expect((await ledger.keySpend(keyId)).total).to.equal(2_000n);
-    expect(reserved(await parallel(3, 1_000n, 'c'))).to.have.length(1);
+    expect((await ledger.keySpend(keyId)).total).to.equal(5_000n);
+    expect(reserved(await parallel(3, 1_000n, 'c'))).to.have.length(0);
     expect(await ledger.reconcileKeySpend()).to.deep.equal([]);
     expect(await ledger.reconcile()).to.deep.equal([]);
   });

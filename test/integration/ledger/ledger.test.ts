@@ -65,7 +65,7 @@ describe('ledger', () => {
     expect(await ledger.reserve({ ref: 'req_1', customerId: customer, bound: { amount: 600_001n }, purpose: {} })).to.equal(LedgerError.ReferenceConflict);
 
     const settled = await ledger.settle({ ref: 'req_1', charge: { amount: 250_000n } });
-    expect(settled).to.deep.include({ charged: 250_000n, uncovered: 0n, replayed: false });
+    expect(settled).to.deep.include({ charged: 250_000n, debt: 0n, replayed: false });
     expect(await ledger.settle({ ref: 'req_1', charge: { amount: 999n } })).to.deep.include({ charged: 250_000n, replayed: true });
     expect(await ledger.release({ ref: 'req_1' })).to.equal(LedgerError.AlreadySettled);
     expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n, debt: 0n });
@@ -122,7 +122,7 @@ describe('ledger', () => {
       pending_delta: -600_000n,
       debits_delta: 250_000n,
     });
-    expect(settle.purpose).to.deep.equal({ request_id: 'req_1', ending: 'complete', reserved: '600000' });
+    expect(settle.purpose).to.deep.equal({ request_id: 'req_1', ending: 'complete', reserved: '600000', priced: { amount: '250000' } });
     expect(await balance()).to.deep.equal({ credits: 1_000_000n, debits: 250_000n, reserved: 0n, available: 750_000n, debt: 0n });
     expect(await ledger.reconcile()).to.deep.equal([]);
   });
@@ -148,17 +148,22 @@ describe('ledger', () => {
     expect(await ledger.reserve({ ref: 'none', customerId: 'cus_nobody', bound: { amount: 1n }, purpose: {} })).to.equal(LedgerError.CustomerNotFound);
   });
 
-  it('posts usage above the reservation only when the balance covers it, and reports the rest', async () => {
+  it('charges usage above the reservation in full: the reservation, then the balance, then debt, in one entry', async () => {
     await ledger.topUp({ ref: 't', customerId: customer, amount: 1_000n });
     await ledger.reserve({ ref: 'a', customerId: customer, bound: { amount: 300n }, purpose: {} });
-    expect(await ledger.settle({ ref: 'a', charge: { amount: 500n } })).to.deep.include({ charged: 500n, uncovered: 0n });
+    expect(await ledger.settle({ ref: 'a', charge: { amount: 500n } })).to.deep.include({ charged: 500n, debt: 0n });
     await ledger.reserve({ ref: 'b', customerId: customer, bound: { amount: 400n }, purpose: {} });
-    // Available is 100 beside the 400 held: 900 would need 500 more than reserved.
-    expect(await ledger.settle({ ref: 'b', charge: { amount: 900n } })).to.deep.include({ charged: 400n, uncovered: 500n });
-    expect(await balance()).to.deep.equal({ credits: 1_000n, debits: 900n, reserved: 0n, available: 100n, debt: 0n });
+    // Available is 100 beside the 400 held: 900 takes the 400, the 100, and 400 becomes debt.
+    expect(await ledger.settle({ ref: 'b', charge: { amount: 900n } })).to.deep.include({ charged: 500n, debt: 400n });
+    expect(await ledger.settle({ ref: 'b', charge: { amount: 900n } })).to.deep.include({ charged: 500n, debt: 400n, replayed: true });
+    expect(await balance()).to.deep.equal({ credits: 1_000n, debits: 1_000n, reserved: 0n, available: 0n, debt: 400n });
     const settle = (await entries()).find((e) => e.reference === 'settle:b');
-    expect(settle.purpose.uncovered).to.equal('500');
+    expect([settle.amount, settle.debits_delta, settle.pending_delta, settle.debt_delta]).to.deep.equal([500n, 500n, -400n, 400n]);
+    expect(settle.purpose).to.deep.include({ reserved: '400', debt: '400', priced: { amount: '900' } });
+    expect(settle.purpose).to.not.have.property('uncovered');
     expect(await ledger.reconcile()).to.deep.equal([]);
+    const window = { since: new Date(Date.now() - 60_000), until: new Date(Date.now() + 60_000) };
+    expect(await ledger.reconcilePriced(window)).to.deep.include({ checked: 2, differenceCount: 0 });
   });
 
   it('adjusts both ways, never below zero available', async () => {

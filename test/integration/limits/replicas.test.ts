@@ -1,45 +1,24 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../../src/config.ts';
-import { createLogger } from '../../../src/logger.ts';
-import { startGateway, type Gateway } from '../../../src/main.ts';
-import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.ts';
-import { testDatabaseUrlInUse, usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { usingPostgres } from '../../helpers/db.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { limitedKey, message, tally } from '../../helpers/limits.ts';
+import { startReplicas, type Replicas } from '../../helpers/replicas.ts';
 
 // One key's limits hold across gateways sharing a database: on PostgreSQL two gateway processes;
 // the embedded PGlite admits one process, so there two gateways share it inside this one.
 describe(`key limits shared by two gateways on one database (${usingPostgres() ? 'PostgreSQL, two processes' : 'PGlite, two gateways in one process'})`, function () {
   this.timeout(180_000);
   let gateway: TestGateway;
-  const replicas: string[] = [];
-  const children: ChildGateway[] = [];
-  let second: Gateway | undefined;
+  let replicas: string[] = [];
+  let started: Replicas | undefined;
 
   before(async () => {
     gateway = await startTestGateway();
-    if (usingPostgres()) {
-      for (let i = 0; i < 2; i++) children.push(await startChildGateway({ env: { DATABASE_URL: testDatabaseUrlInUse(), KEY_CACHE_MS: '300' } }));
-      replicas.push(...children.map((c) => c.url));
-    } else {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-replica-'));
-      const config = {
-        ...loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'adm_test_token', VIDEO_POLLER: 'false', HOLD_SWEEPER: 'false', KEY_CACHE_MS: '300' }),
-        cataloguePath: SAMPLE_CATALOGUE,
-      };
-      second = await startGateway(config, { db: gateway.db, logger: createLogger('silent') });
-      replicas.push(gateway.url, second.url);
-    }
+    started = await startReplicas(gateway, { KEY_CACHE_MS: '300' });
+    replicas = started.urls;
   });
   after(async () => {
-    for (const child of children) {
-      child.child.kill('SIGTERM');
-      await child.exited;
-    }
-    await second?.close();
+    await started?.close();
     await gateway?.close();
   });
 

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { AnthropicSimulator } from '../../../src/sandbox/anthropic/server.ts';
+import { eventually } from '../../helpers/eventually.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 const HAIKU = 'sandbox/claude-haiku';
@@ -45,15 +47,17 @@ describe('messages: billing, streaming and routing edges', function () {
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
-    logged = 0;
+  before(async () => {
     gateway = await startTestGateway({ cataloguePath: catalogueWithShortTimeouts(), env: { GRANTS: 'false' } }); // per-request reservations: see grants.test.ts for the grant path
     primary = gateway.simulators.get('sandbox-anthropic') as AnthropicSimulator;
     backup = gateway.simulators.get('sandbox-anthropic-backup') as AnthropicSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '1.00', reference: 'fund' });
   });
-  afterEach(async () => gateway.close());
+  beforeEach(async () => {
+    logged = 0;
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '1.00' }));
+  });
+  after(async () => gateway?.close());
 
   const send = (body: Record<string, unknown>, init: RequestInit = {}) =>
     fetch(`${gateway.url}/v1/messages`, {
@@ -125,9 +129,7 @@ describe('messages: billing, streaming and routing edges', function () {
     let text = '';
     while (!text.includes('content_block_delta')) text += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
-    const deadline = Date.now() + 5000;
-    while (primary.abortedStreams === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(primary.abortedStreams).to.equal(1);
+    await eventually(() => expect(primary.abortedStreams).to.equal(1));
     const log = await lastLog();
     expect(log).to.include({ usage_estimated: true, stream: true });
     expect(log.output_tokens).to.be.lessThan(200);

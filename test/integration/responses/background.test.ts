@@ -3,6 +3,7 @@ import { estimateResponsesInput } from '../../../src/domain/responses/fields.ts'
 import type { OpenAIResponsesSimulator } from '../../../src/sandbox/openai-responses/server.ts';
 import { formatMicros } from '../../../src/shared/money.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems, responsesMicros } from '../../helpers/responses.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 describe('responses: background: true is an asynchronous task (hold, poll, settle once, cancel, review)', function () {
@@ -13,18 +14,20 @@ describe('responses: background: true is an asynchronous task (hold, poll, settl
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway({ env: { GRANTS: 'false' } });
     primary = gateway.simulators.get('sandbox-openai-responses') as OpenAIResponsesSimulator;
     backup = gateway.simulators.get('sandbox-openai-responses-backup') as OpenAIResponsesSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '5.00' }));
   });
   afterEach(async () => {
     expect(responsesExchangeProblems(primary, backup)).to.deep.equal([]);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const call = (method: string, path: string, body?: unknown, as = key) =>
     fetch(`${gateway.url}${path}`, {

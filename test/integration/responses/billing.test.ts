@@ -1,9 +1,9 @@
-import net from 'node:net';
 import { expect } from 'chai';
 import { estimateResponsesInput } from '../../../src/domain/responses/fields.ts';
 import { estimateTokens } from '../../../src/domain/passthrough/estimate.ts';
 import type { OpenAIResponsesSimulator } from '../../../src/sandbox/openai-responses/server.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems } from '../../helpers/responses.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { parseSse } from '../../helpers/upstream-contract.ts';
 
@@ -18,18 +18,20 @@ describe('responses: passthrough, billing from the terminal usage, errors Codex 
   let customerId: string;
   let logged: number;
 
-  beforeEach(async () => {
-    logged = 0;
+  before(async () => {
     gateway = await startTestGateway({ env: { GRANTS: 'false' } }); // per-request reservations; grants: the large-hold test below
     primary = gateway.simulators.get('sandbox-openai-responses') as OpenAIResponsesSimulator;
     backup = gateway.simulators.get('sandbox-openai-responses-backup') as OpenAIResponsesSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
   });
-  afterEach(async () => {
+  beforeEach(async () => {
+    logged = 0;
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '5.00' }));
+  });
+  afterEach(() => {
     expect(responsesExchangeProblems(primary, backup)).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const send = (body: Record<string, unknown> | string, path = '/v1/responses', as = key) =>
     fetch(`${gateway.url}${path}`, {
@@ -222,32 +224,5 @@ describe('responses: passthrough, billing from the terminal usage, errors Codex 
     const body = (await refused.json()) as any;
     expect(body.error.code).to.equal('rate_limit_exceeded');
     expect(body.error.message).to.match(new RegExp(`Please try again in ${wait}s\\.$`));
-  });
-
-  it('answers a WebSocket upgrade of GET /v1/responses at once with 426 and closes, so Codex falls back to HTTP', async () => {
-    const { port, hostname } = new URL(gateway.url);
-    const head = [
-      'GET /v1/responses HTTP/1.1',
-      `Host: ${hostname}:${port}`,
-      `Authorization: Bearer ${key}`,
-      'Connection: Upgrade',
-      'Upgrade: websocket',
-      'Sec-WebSocket-Version: 13',
-      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
-      'OpenAI-Beta: responses_websockets=2026-02-06',
-    ].join('\r\n');
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(port), hostname, () => socket.write(`${head}\r\n\r\n`));
-      let text = '';
-      socket.on('data', (chunk) => (text += chunk.toString()));
-      socket.on('close', () => resolve(text)); // the gateway closes: nothing waits on the socket
-      socket.on('error', reject);
-    });
-    expect(answer).to.match(/^HTTP\/1\.1 426 /);
-    expect(answer.toLowerCase()).to.include('connection: close');
-    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as any;
-    expect(body.error).to.include({ code: 'websocket_not_supported', type: 'invalid_request_error' });
-    expect(body.error.message).to.include('POST /v1/responses');
-    expect(primary.exchanges).to.have.length(0);
   });
 });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { estimateResponsesInput } from '../../../src/domain/responses/fields.ts';
 import type { OpenAIResponsesSimulator } from '../../../src/sandbox/openai-responses/server.ts';
 import { RESPONSES_MODEL, responsesCost, responsesExchangeProblems, responsesMicros } from '../../helpers/responses.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { formatMicros } from '../../../src/shared/money.ts';
 
@@ -13,20 +14,21 @@ describe('responses: ids owned by their customer, chained requests pinned to the
   let owner: { key: string; customerId: string };
   let other: { key: string; customerId: string };
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway({ env: { GRANTS: 'false' } });
     primary = gateway.simulators.get('sandbox-openai-responses') as OpenAIResponsesSimulator;
     backup = gateway.simulators.get('sandbox-openai-responses-backup') as OpenAIResponsesSimulator;
-    owner = await gateway.customerWithKey();
-    other = await gateway.customerWithKey();
-    for (const [i, c] of [owner, other].entries())
-      await gateway.admin('POST', `/admin/v1/customers/${c.customerId}/credits`, { amount: '5.00', reference: `fund ${i}` });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    owner = await fundedCustomer(gateway, { balance: '5.00' });
+    other = await fundedCustomer(gateway, { balance: '5.00' });
   });
   afterEach(async () => {
     expect(responsesExchangeProblems(primary, backup)).to.deep.equal([]);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const call = (method: string, path: string, as = owner.key, body?: unknown) =>
     fetch(`${gateway.url}${path}`, {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { ArkSimulator } from '../../../src/sandbox/ark/server.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 
@@ -31,18 +32,20 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
   let customerId: string;
   let cataloguePath: string;
 
-  beforeEach(async () => {
+  before(async () => {
     cataloguePath = testCatalogue();
     gateway = await startTestGateway({ cataloguePath });
     ark = gateway.simulators.get('sandbox-ark') as ArkSimulator;
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '5.00' }));
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const create = async (body: Record<string, unknown>, headers: Record<string, string> = {}, apiKey = key) => {
     const response = await fetch(`${gateway.url}/v1/videos`, {

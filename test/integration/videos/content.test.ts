@@ -4,6 +4,8 @@ import type { Exchange } from '../../../src/sandbox/json-server.ts';
 import type { MiniMaxSimulator } from '../../../src/sandbox/minimax/server.ts';
 import type { OpenAIVideosSimulator } from '../../../src/sandbox/openai-videos/server.ts';
 import { DEFAULT_ASSET_BYTES } from '../../../src/sandbox/task-book.ts';
+import { eventually } from '../../helpers/eventually.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos.ts';
 
@@ -23,21 +25,23 @@ describe('video content: GET /v1/videos/{task_id}/content streams the providerâ€
   let minimax: MiniMaxSimulator;
   let sora: OpenAIVideosSimulator;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
-    const customer = await gateway.customerWithKey();
-    key = customer.key;
-    await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount: '20.00', reference: 'fund' });
-    v = videoCalls(gateway, key);
     ark = gateway.simulators.get('sandbox-ark') as ArkSimulator;
     minimax = gateway.simulators.get('sandbox-minimax') as MiniMaxSimulator;
     sora = gateway.simulators.get('sandbox-openai-videos') as OpenAIVideosSimulator;
   });
+  beforeEach(async () => {
+    await gateway.reset();
+    const customer = await fundedCustomer(gateway, { balance: '20.00' });
+    key = customer.key;
+    v = videoCalls(gateway, key);
+  });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const completed = async (body: Record<string, unknown>) => {
     const created = await v.create(body);
@@ -88,10 +92,11 @@ describe('video content: GET /v1/videos/{task_id}/content streams the providerâ€
   it('MiniMax H3: each download queries the task for a freshly signed URL, so an old URL expiring does not matter', async () => {
     // Each signed URL lasts 2 s: long enough for a download to fetch it on a loaded machine.
     const { id, upstreamId, task } = await completed({ model: 'sandbox/h3', prompt: `a ${QUICK} [[sim url_ttl_ms=2000]]`, seconds: 4, ratio: '16:9' });
-    await new Promise((r) => setTimeout(r, 2100));
-    const stale = await fetch(task.result.content.url); // the URL seen when the task completed
-    expect(stale.status).to.equal(403);
-    await stale.arrayBuffer();
+    await eventually(async () => {
+      const stale = await fetch(task.result.content.url); // the URL seen when the task completed
+      await stale.arrayBuffer();
+      expect(stale.status).to.equal(403);
+    });
     const response = await v.content(id);
     expect(response.status).to.equal(200);
     expect((await bytesOf(response)).equals(minimax.videoBytes(upstreamId))).to.equal(true);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startDashScopeSimulator, type DashScopeSimulator } from '../../../src/sandbox/dashscope/server.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { validateUpstreamResponse } from '../../helpers/upstream-contract.ts';
 import { expectVideoUpstreamsOnContract, pauseEnded, videoCalls } from '../../helpers/videos.ts';
@@ -17,21 +18,23 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
   let customerId: string;
   let calls: ReturnType<typeof videoCalls>;
 
-  beforeEach(async () => {
+  before(async () => {
     const cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath);
+    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath); // a copy: tests rewrite it (reset puts it back)
     gateway = await startTestGateway({ cataloguePath });
     dashscope = gateway.simulators.get('sandbox-dashscope') as DashScopeSimulator;
-    const customer = await gateway.customerWithKey();
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    const customer = await fundedCustomer(gateway, { balance: '10.00' });
     customerId = customer.customerId;
     calls = videoCalls(gateway, customer.key);
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '10.00', reference: 'fund' });
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
   const journal = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger`)).body.data as any[];
@@ -83,7 +86,9 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
         { type: 'reference_image', url: 'https://example.com/cat.png' },
       ],
     });
-    expect((await wallet()).reserved).to.equal('0.500000'); // the hold covers the output: 5 s x 0.10
+    // The hold covers the output and the reference video at the most the model bills for one
+    // (its longest output, 10 s, as it declares no length): 15 s x 0.10.
+    expect((await wallet()).reserved).to.equal('1.500000');
     const task = await calls.finish(created.body.task_id);
     // 5 s out + 2.4 s in = 7.4 s, billed as 7 whole seconds at 720p.
     expect(task.billing).to.deep.include({ amount: '0.700000', seconds: 7, resolution: '720p' });

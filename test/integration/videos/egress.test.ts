@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { ArkSimulator } from '../../../src/sandbox/ark/server.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { videoCalls } from '../../helpers/videos.ts';
 
@@ -31,18 +32,20 @@ describe('video content: a URL in a provider’s answer cannot reach the gateway
   });
   after(() => new Promise<void>((resolve) => internal.close(() => resolve())));
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway({ env: { METRICS_PORT: '0' } });
-    const customer = await gateway.customerWithKey();
-    await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount: '20.00', reference: 'fund' });
-    v = videoCalls(gateway, customer.key);
     ark = gateway.simulators.get('sandbox-ark') as ArkSimulator;
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    const customer = await fundedCustomer(gateway, { balance: '20.00' });
+    v = videoCalls(gateway, customer.key);
     internalHits = 0;
   });
   afterEach(async () => {
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   /** A finished Ark task whose answer names `url` as its video. */
   const completedNaming = async (url: string) => {

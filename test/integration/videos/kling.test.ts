@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { startKlingSimulator, type KlingSimulator } from '../../../src/sandbox/kling/server.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { exchangeProblems, expectVideoUpstreamsOnContract, pauseEnded, videoCalls } from '../../helpers/videos.ts';
 import { validateUpstreamResponse } from '../../helpers/upstream-contract.ts';
@@ -15,19 +16,21 @@ describe('video tasks on Kling (simulated upstream, real HTTP)', function () {
   let customerId: string;
   let calls: ReturnType<typeof videoCalls>;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
     kling = gateway.simulators.get('sandbox-kling') as KlingSimulator;
-    const customer = await gateway.customerWithKey();
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    const customer = await fundedCustomer(gateway, { balance: '5.00' });
     customerId = customer.customerId;
     calls = videoCalls(gateway, customer.key);
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '5.00', reference: 'fund' });
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const wallet = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/wallet`)).body;
   const journal = async () => (await gateway.admin('GET', `/admin/v1/customers/${customerId}/ledger`)).body.data as any[];

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos.ts';
 
@@ -12,18 +13,20 @@ describe('video tasks in the OpenAI SDK shape: create, retrieve, list, statuses'
   let customerId: string;
   let v: ReturnType<typeof videoCalls>;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway();
-    const customer = await gateway.customerWithKey();
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    const customer = await fundedCustomer(gateway, { balance: '20.00' });
     customerId = customer.customerId;
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '20.00', reference: 'fund' });
     v = videoCalls(gateway, customer.key);
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   it('create answers the platform id as id and task_id; retrieve answers the OpenAI video object; request ids', async () => {
     const created = await v.create({ model: 'sandbox/compatible-video', prompt: `a calico cat ${QUICK}`, seconds: '8', size: '720x1280' });

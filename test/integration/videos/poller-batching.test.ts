@@ -5,10 +5,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/domain/videos/repo.ts';
-import { VideoStatus } from '../../../src/domain/videos/model.ts';
-import { createVideoWorker } from '../../../src/domain/videos/worker.ts';
+import { videoTaskKind } from '../../../src/domain/videos/kind.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { taskKinds } from '../../../src/tasks/kind.ts';
+import { TaskStatus as VideoStatus } from '../../../src/tasks/model.ts';
+import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/tasks/repo.ts';
+import { createTaskWorker as createVideoWorker } from '../../../src/tasks/worker.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 /** The sample catalogue without seedance's free seconds, so every completed task is charged its full price. */
@@ -24,15 +27,17 @@ describe('video poller batching', function () {
   let key: string;
   let customerId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     gateway = await startTestGateway({ cataloguePath: catalogueWithoutFreeSeconds(), env: { VIDEO_POLLER: 'false' } });
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '50.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '50.00' }));
   });
   afterEach(async () => {
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   /** `count` accepted tasks the simulator finishes at the first poll (every fourth fails), all due now. */
   async function dueTasks(count: number): Promise<string[]> {
@@ -61,6 +66,7 @@ describe('video poller batching', function () {
       ledger: gateway.services.ledger,
       logger: createLogger('silent'),
       catalogue: gateway.services.catalogue,
+      kinds: taskKinds(videoTaskKind),
       batchSize,
       concurrency,
     });
@@ -119,6 +125,7 @@ describe('video poller batching', function () {
       ledger: stopping,
       logger: createLogger('silent'),
       catalogue: gateway.services.catalogue,
+      kinds: taskKinds(videoTaskKind),
       batchSize: 4,
       concurrency: 1,
     });
@@ -242,6 +249,7 @@ describe('video poller batching', function () {
       ledger: gateway.services.ledger,
       logger: createLogger('silent'),
       catalogue: gateway.services.catalogue,
+      kinds: taskKinds(videoTaskKind),
       batchSize: 2,
       concurrency: 1,
       // Long enough that a stalled claim or poll cannot outlast it before the first task's lane

@@ -10,9 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { createVideoWorker, type VideoWorker } from '../../../src/domain/videos/worker.ts';
+import { videoTaskKind } from '../../../src/domain/videos/kind.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { startArkSimulator, type ArkSimulator } from '../../../src/sandbox/ark/server.ts';
+import { taskKinds } from '../../../src/tasks/kind.ts';
+import { createTaskWorker as createVideoWorker, type TaskWorker as VideoWorker } from '../../../src/tasks/worker.ts';
 import { CHILD_ADMIN_TOKEN, startChildGateway, type ChildGateway } from '../../helpers/child-gateway.ts';
 import { getTestDatabase, resetDatabase, testDatabaseUrlInUse, usingPostgres } from '../../helpers/db.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
@@ -91,6 +93,7 @@ async function pollerReplicas(cataloguePath: string): Promise<Replicas> {
       ledger: gateway.services.ledger,
       logger: createLogger('silent'),
       catalogue: gateway.services.catalogue,
+      kinds: taskKinds(videoTaskKind),
       pollIntervalMs: 100,
       metrics: gateway.services.metrics,
     });

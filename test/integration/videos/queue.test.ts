@@ -45,7 +45,8 @@ describe("the gateway's queue in front of a provider account's concurrency limit
     sims = {
       one: await startArkSimulator({ queuedMs: 30, runningMs: 200 }),
       two: await startArkSimulator({ queuedMs: 30, runningMs: 300 }),
-      open: await startArkSimulator({ queuedMs: 30, runningMs: 400, accountLimit: 1 }),
+      // Long enough that the second create reaches the account while the first still runs, however slow the machine.
+      open: await startArkSimulator({ queuedMs: 30, runningMs: 1_500, accountLimit: 1 }),
       tight: await startArkSimulator({ queuedMs: 0, runningMs: 60_000 }),
     };
     gateway = await startTestGateway({ cataloguePath: catalogueFor(sims) });

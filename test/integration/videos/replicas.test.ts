@@ -4,10 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
-import { createVideoWorker } from '../../../src/domain/videos/worker.ts';
-import { claimDue } from '../../../src/domain/videos/repo.ts';
+import { videoTaskKind } from '../../../src/domain/videos/kind.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { startArkSimulator, type ArkSimulator } from '../../../src/sandbox/ark/server.ts';
+import { taskKinds } from '../../../src/tasks/kind.ts';
+import { claimDue } from '../../../src/tasks/repo.ts';
+import { createTaskWorker as createVideoWorker } from '../../../src/tasks/worker.ts';
 import { testDatabaseUrlInUse, usingPostgres } from '../../helpers/db.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
@@ -88,6 +90,7 @@ describe(`video poller on several replicas (${usingPostgres() ? 'PostgreSQL, 3 p
           ledger: gateway.services.ledger,
           logger: createLogger('silent'),
           catalogue: gateway.services.catalogue,
+          kinds: taskKinds(videoTaskKind),
           pollIntervalMs: 50,
           leaseMs: 1500,
           batchSize: 20,

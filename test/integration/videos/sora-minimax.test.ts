@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { MiniMaxSimulator } from '../../../src/sandbox/minimax/server.ts';
 import type { OpenAIVideosSimulator } from '../../../src/sandbox/openai-videos/server.ts';
+import { fundedCustomer } from '../../helpers/factories.ts';
 import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 
@@ -16,18 +17,20 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   let customerId: string;
   let cataloguePath: string;
 
-  beforeEach(async () => {
+  before(async () => {
     cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath);
+    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath); // a copy: tests rewrite it (reset puts it back)
     gateway = await startTestGateway({ cataloguePath });
-    ({ key, customerId } = await gateway.customerWithKey());
-    await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '20.00', reference: 'fund' });
+  });
+  beforeEach(async () => {
+    await gateway.reset();
+    ({ key, customerId } = await fundedCustomer(gateway, { balance: '20.00' }));
   });
   afterEach(async () => {
     expectVideoUpstreamsOnContract(gateway);
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
-    await gateway.close();
   });
+  after(async () => gateway?.close());
 
   const create = async (body: Record<string, unknown>) => {
     const response = await fetch(`${gateway.url}/v1/videos`, {

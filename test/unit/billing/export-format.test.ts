@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { csvCell } from '../../../src/domain/billing/export.ts';
+import { csvCell } from '../../../src/shared/csv.ts';
 import { exportFormat } from '../../../src/http/export-format.ts';
 
 describe('usage export: cells and format', () => {

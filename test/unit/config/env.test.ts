@@ -113,8 +113,8 @@ describe('configuration: one schema for every variable', () => {
     expect(describeStartupError(inUse(9464), config)[0]).to.match(/^METRICS_PORT: 127\.0\.0\.1:9464 is already in use/);
   });
 
-  it('the README table is the schema, rendered (run `npm run docs:config` after changing src/config/env.ts)', () => {
-    const readme = fs.readFileSync(path.join(ROOT_DIR, 'README.md'), 'utf8');
+  it('the configuration table of docs/configuration.md is the schema, rendered (run `npm run docs:config` after changing src/config/env.ts)', () => {
+    const readme = fs.readFileSync(path.join(ROOT_DIR, 'docs', 'configuration.md'), 'utf8');
     const section = readme.slice(readme.indexOf(TABLE_START) + TABLE_START.length, readme.indexOf(TABLE_END)).trim();
     expect(section).to.equal(renderConfigTable());
     for (const name of Object.keys(ENV_SCHEMA)) expect(section).to.include(`| \`${name}\` |`);

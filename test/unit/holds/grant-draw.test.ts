@@ -23,7 +23,7 @@ function fakeFlusher() {
   const flusher = {
     queue(charge: ChargeInput, posted: (outcome: ChargeOutcome) => void): Promise<ChargeResult> {
       queued.push({ charge, posted });
-      return Promise.resolve({ charged: charge.amount, uncovered: 0n, replayed: false });
+      return Promise.resolve({ charged: charge.amount, debt: 0n, replayed: false });
     },
   } as unknown as GrantFlusher;
   return { flusher, queued };
@@ -47,7 +47,7 @@ describe('a draw from a credit grant: held against the grant until it ends, once
     const { flusher, queued } = fakeFlusher();
     const draw = openDraw(g, 'req_1', 300n, {}, flusher);
     await draw.charge(120n, { ending: 'complete' });
-    expect(await draw.charge(120n, {})).to.deep.equal({ charged: 0n, uncovered: 0n, replayed: true });
+    expect(await draw.charge(120n, {})).to.deep.equal({ charged: 0n, debt: 0n, replayed: true });
     draw.release(); // after the charge: nothing more
     expect(queued.map((q) => q.charge.amount)).to.deep.equal([120n]);
     expect(queued[0]!.charge.purpose).to.deep.equal({ ending: 'complete', reserved: '300' });
@@ -56,17 +56,17 @@ describe('a draw from a credit grant: held against the grant until it ends, once
     expect([g.held, g.committed, free(g)]).to.deep.equal([880n, 0n, 880n]);
   });
 
-  it('takes a charge above its bound from what no other draw holds, and no more', async () => {
+  it('charges above its bound in full: the grant pays what no other draw holds, the balance the rest', async () => {
     const g = grant(1000n);
     const { flusher, queued } = fakeFlusher();
     const other = openDraw(g, 'req_other', 600n, {}, flusher);
     const draw = openDraw(g, 'req_1', 300n, {}, flusher);
     await draw.charge(350n, {}); // 50 over its bound: the grant's 100 free cover it
-    expect(queued[0]!.charge.amount).to.equal(350n);
+    expect([queued[0]!.charge.amount, queued[0]!.charge.fromGrant]).to.deep.equal([350n, 350n]);
     const second = openDraw(g, 'req_2', 40n, {}, flusher);
-    await second.charge(200n, {}); // its 40 and the 10 left free beside the other draw: 50
-    expect(queued[1]!.charge.amount).to.equal(50n);
-    expect(queued[1]!.charge.purpose).to.include({ reserved: '40', uncovered: '150' });
+    await second.charge(200n, {}, 7n); // its 40 and the 10 left free beside the other draw: 50 from the grant, 150 beyond it
+    expect(queued[1]!.charge).to.deep.include({ amount: 200n, fromGrant: 50n, priceVersionId: 7n });
+    expect(queued[1]!.charge.purpose).to.deep.equal({ reserved: '40' });
     expect(free(g)).to.equal(0n);
     other.release();
     expect(free(g)).to.equal(600n);

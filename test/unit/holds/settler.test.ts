@@ -15,7 +15,7 @@ function flakyLedger() {
     settle: async ({ ref, charge }: { ref: string; charge: { amount: bigint } }) => {
       if (down) throw fail();
       applied.push(`settle ${ref} ${charge.amount}`);
-      return { ref, charged: charge.amount, uncovered: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
+      return { ref, charged: charge.amount, debt: 0n, freeUnitsUsed: 0n, freeAmount: 0n, replayed: false };
     },
     release: async ({ ref }: { ref: string }) => {
       if (down) throw fail();
@@ -25,7 +25,7 @@ function flakyLedger() {
     charge: async ({ ref, amount }: { ref: string; amount: bigint }) => {
       if (down) throw fail();
       applied.push(`charge ${ref} ${amount}`);
-      return { ref, charged: amount, uncovered: 0n, replayed: false, fromGrant: true };
+      return { ref, charged: amount, debt: 0n, replayed: false, fromGrant: true };
     },
   };
   return { ledger: ledger as unknown as Ledger, applied, up: () => (down = false) };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { VideoStatus, type VideoTaskRow } from '../../../src/domain/videos/model.ts';
+import type { VideoTaskRow } from '../../../src/domain/videos/kind.ts';
+import { TaskStatus as VideoStatus } from '../../../src/tasks/model.ts';
 import { videoTaskToWire } from '../../../src/http/serialize/videos.ts';
 
 export function taskRow(overrides: Partial<VideoTaskRow> = {}): VideoTaskRow {

@@ -51,7 +51,13 @@ const report: RequestHandler = (_req, res) => {
 export async function startSteps(steps: RequestHandler[], handlers: Surface['handlers'] = {}): Promise<{ url: string; close: () => Promise<void> }> {
   const { public: pub, admin } = await loadSpecs();
   const app = express();
-  app.use(requestId({ publicSurface: { spec: pub, handlers }, adminSurface: { spec: admin, handlers, admin: true }, accessLog: { finish: () => undefined } }));
+  app.use(
+    requestId({
+      publicSurface: { spec: pub, handlers },
+      adminSurface: { spec: admin, handlers, admin: true },
+      accessLog: { finish: () => undefined, turn: () => undefined },
+    }),
+  );
   for (const step of steps) app.use(step);
   app.use(report);
   app.use(errorHandler(logger));
