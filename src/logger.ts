@@ -25,7 +25,13 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 /** One for the process: every logger writing to stdout shares it (and its exit handler). */
 let stdout: pino.DestinationStream | undefined;
 
-type Corkable = Pick<NodeJS.WritableStream, 'write' | 'on'> & { cork(): void; uncork(): void };
+/** What of process.stdout the lines use. */
+interface Corkable {
+  write(chunk: string): unknown;
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  cork(): void;
+  uncork(): void;
+}
 
 /**
  * Log lines to `stream` (stdout), written together once per turn of the event loop: the stream is
