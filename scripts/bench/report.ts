@@ -3,6 +3,7 @@
 // issue 15 (scripts/bench/verdicts.ts), and a summary of the verdicts across databases on top.
 import type { Api } from './load.ts';
 import type { ApiResults, BenchResults, DatabaseResults, StreamRow, ThroughputRow } from './results.ts';
+import { renderScale } from './report-scale.ts';
 import { BARE_PROXY } from './targets.ts';
 import { cpuRatio, verdicts, type Verdict } from './verdicts.ts';
 
@@ -125,5 +126,6 @@ export function renderMarkdown(r: BenchResults): string {
     '',
     ...summary(r),
     ...sections,
+    ...(r.scale ? renderScale(r.scale) : []),
   ].join('\n');
 }

@@ -9,6 +9,7 @@
 //   npm run bench -- --profile       also a V8 CPU profile of each gateway (--cpu-prof)
 //   npm run bench -- --only=latency,throughput,c200,stream,memory,video
 //   npm run bench -- --no-peer --db=pg|embedded|both --api=messages|chat|both
+//   npm run bench -- --scale         also the scale phase (PostgreSQL, 10 million request-log rows; --only=scale alone)
 //
 // PostgreSQL: BENCH_DATABASE_URL or DATABASE_URL names a server (a database `<name>_bench` is
 // created beside it and dropped first); otherwise scripts/postgres-up.sh starts the local one.
@@ -24,13 +25,14 @@ import { parseOptions, resultName, type DatabaseKind } from './options.ts';
 import { latencyPhase } from './phases/latency.ts';
 import { ledgerCheck, scanGatewayLog } from './phases/ledger.ts';
 import { memoryPhase } from './phases/memory.ts';
+import { scalePhase } from './phases/scale.ts';
 import { streamPhase } from './phases/streams.ts';
 import { throughputPhase } from './phases/throughput.ts';
 import { embeddedVideoPhase, postgresVideoPhase } from './phases/video.ts';
 import { benchDatabase, createProcesses, writeCatalogue, type Gateway, type GatewaySpec, type Peer, type Upstream } from './processes.ts';
 import { cpuMs, postgresCpuMeter, rssMb } from './procfs.ts';
 import { renderMarkdown } from './report.ts';
-import type { ApiResults, BenchResults, DatabaseResults } from './results.ts';
+import type { ApiResults, BenchResults, DatabaseResults, ScaleResults } from './results.ts';
 import { round2 } from './summarise.ts';
 import { BARE_PROXY, targetsFor, type BareProxies } from './targets.ts';
 
@@ -72,7 +74,9 @@ async function main(): Promise<void> {
   const shared: Shared = { workDir, processes, upstream, peer, bare, cataloguePath: writeCatalogue(workDir, upstream), postgres };
 
   const databases: DatabaseResults[] = [];
-  for (const kind of options.databases) databases.push(await runDatabase(kind, shared));
+  const scaleOnly = options.only?.length === 1 && options.only[0] === 'scale';
+  for (const kind of scaleOnly ? [] : options.databases) databases.push(await runDatabase(kind, shared));
+  const scale = options.scaleRequests ? await runScale(shared) : undefined;
 
   const cpus = os.cpus();
   const results: BenchResults = {
@@ -82,6 +86,7 @@ async function main(): Promise<void> {
     peer: peer ? peer.version : `unavailable: ${(peerOrWhy as { unavailable: string }).unavailable}`,
     plan: { ...plan },
     databases,
+    ...(scale ? { scale } : {}),
   };
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const name = resultName(options);
@@ -177,6 +182,23 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
   if (gatewayLog.errors || gatewayLog.warnings) log(`${label}: gateway log has ${gatewayLog.errors} error and ${gatewayLog.warnings} warning lines; first: ${gatewayLog.first}`);
   if (gatewayLog.stderrWarnings) log(`${label}: gateway stderr has ${gatewayLog.stderrWarnings} warning lines (${JSON.stringify(gatewayLog.stderrByPhase)}); first: ${gatewayLog.firstStderr}`);
   return { database: kind, label, apis, rssAfterLoad, ...(video ? { video } : {}), ledger, gatewayLog: { ...gatewayLog, ...(unexpectedExits.length ? { unexpectedExits } : {}) } };
+}
+
+/** Two gateways on PostgreSQL, one on an empty database and one on a seeded one, side by side. */
+async function runScale(shared: Shared): Promise<ScaleResults> {
+  const { workDir, processes, upstream } = shared;
+  const sides = { empty: await benchDatabase('scale_empty'), seeded: await benchDatabase('scale') };
+  const start = async (name: 'empty' | 'seeded') => {
+    const spec: GatewaySpec = { database: 'postgres', databaseUrl: sides[name].url, dataDir: fs.mkdtempSync(path.join(workDir, `data-scale-${name}-`)), cataloguePath: shared.cataloguePath, logName: `gateway-scale-${name}` };
+    return { gateway: await processes.startGateway(spec), url: sides[name].url };
+  };
+  const gateways = { empty: await start('empty'), seeded: await start('seeded') };
+  log(`--- scale: gateways on ${gateways.empty.gateway.origin} (empty database) and ${gateways.seeded.gateway.origin} (seeded: ${options.scaleRequests} request-log rows)`);
+  try {
+    return await scalePhase(gateways, upstream, { requests: options.scaleRequests, quick: options.quick, log });
+  } finally {
+    await Promise.all([processes.stop(gateways.empty.gateway), processes.stop(gateways.seeded.gateway)]);
+  }
 }
 
 function pgliteVersion(): string {
