@@ -156,9 +156,22 @@ async function provision(admin: Gateway['admin']): Promise<{ key: string; custom
   return { key: key.body.key, customerId: customer.body.id };
 }
 
+const benchServerUrl = () =>
+  process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || execFileSync('bash', [path.join(ROOT_DIR, 'scripts/postgres-up.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
+
+/** Drops a database benchDatabase made (the scale phase's hold gigabytes). */
+export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
+  const admin = knexPkg.knex({ client: 'pg', connection: benchServerUrl(), pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`drop database if exists ${new URL(databaseUrl).pathname.slice(1)} with (force)`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
 /** A fresh database `<name>_<suffix>` beside the one BENCH_DATABASE_URL / DATABASE_URL names, or on the local server. */
 export async function benchDatabase(suffix = 'bench'): Promise<{ url: string; version: string }> {
-  const serverUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || execFileSync('bash', [path.join(ROOT_DIR, 'scripts/postgres-up.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
+  const serverUrl = benchServerUrl();
   const url = new URL(serverUrl);
   const name = `${url.pathname.slice(1) || 'gateway'}_${suffix}`;
   const admin = knexPkg.knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });

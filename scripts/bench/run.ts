@@ -29,7 +29,7 @@ import { scalePhase } from './phases/scale.ts';
 import { streamPhase } from './phases/streams.ts';
 import { throughputPhase } from './phases/throughput.ts';
 import { embeddedVideoPhase, postgresVideoPhase } from './phases/video.ts';
-import { benchDatabase, createProcesses, writeCatalogue, type Gateway, type GatewaySpec, type Peer, type Upstream } from './processes.ts';
+import { benchDatabase, createProcesses, dropBenchDatabase, writeCatalogue, type Gateway, type GatewaySpec, type Peer, type Upstream } from './processes.ts';
 import { cpuMs, postgresCpuMeter, rssMb } from './procfs.ts';
 import { renderMarkdown } from './report.ts';
 import type { ApiResults, BenchResults, DatabaseResults, ScaleResults } from './results.ts';
@@ -198,6 +198,8 @@ async function runScale(shared: Shared): Promise<ScaleResults> {
     return await scalePhase(gateways, upstream, { requests: options.scaleRequests, quick: options.quick, log });
   } finally {
     await Promise.all([processes.stop(gateways.empty.gateway), processes.stop(gateways.seeded.gateway)]);
+    // Gigabytes: not left behind for the next run to drop.
+    await Promise.all([dropBenchDatabase(sides.empty.url), dropBenchDatabase(sides.seeded.url)]);
   }
 }
 
