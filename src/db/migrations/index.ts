@@ -22,7 +22,7 @@ import * as taskKindsAndCustomerPauses from './20261128120000_task_kinds_and_cus
 import * as redeemCodes from './20261128120000_redeem_codes.ts';
 import * as commitOrderedTimes from './20261128150000_commit_ordered_times.ts';
 import * as pricedRecordsMark from './20261128160000_priced_records_mark.ts';
-import * as usageByDayIndex from './20261128170000_usage_by_day_index.ts';
+import * as usageByDayIndex from './20261128180000_usage_by_day_index.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -57,7 +57,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128120000_redeem_codes', redeemCodes],
   ['20261128150000_commit_ordered_times', commitOrderedTimes],
   ['20261128160000_priced_records_mark', pricedRecordsMark],
-  ['20261128170000_usage_by_day_index', usageByDayIndex],
+  ['20261128180000_usage_by_day_index', usageByDayIndex],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
