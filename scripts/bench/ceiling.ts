@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { ROOT_DIR } from '../../src/config.ts';
 import { createChildGroup, stopOnSignals } from '../lib/children.ts';
 import { closedLoop, makePool, requestBody, type Target } from './load.ts';
@@ -21,15 +20,16 @@ stopOnSignals(children, log);
 
 async function main(): Promise<void> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-ceiling-'));
-  const upstream = await createProcesses(children, workDir).startUpstream();
-  const proxy = children.spawn(process.execPath, [path.join(ROOT_DIR, 'scripts/bench/bare-proxy.mjs'), upstream.anthropic], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const { origin } = JSON.parse(await new Promise<string>((resolve) => readline.createInterface({ input: proxy.stdout! }).once('line', resolve))) as { origin: string };
+  const processes = createProcesses(children, workDir);
+  const upstream = await processes.startUpstream();
+  const proxy = await processes.startBareProxy(upstream.anthropic, 'bare-proxy');
+  const { origin } = proxy;
   const headers = { 'anthropic-version': '2023-06-01', 'x-api-key': UPSTREAM_KEY };
   const targets: Target[] = [
     { name: 'direct', api: 'messages', origin: upstream.anthropic, headers, model: 'claude-bench' },
     { name: 'bare proxy', api: 'messages', origin, headers, model: 'claude-bench' },
   ];
-  const cpu: Record<string, () => number> = { direct: () => cpuMs(upstream.pid), 'bare proxy': () => cpuMs(proxy.pid!) };
+  const cpu: Record<string, () => number> = { direct: () => cpuMs(upstream.pid), 'bare proxy': () => cpuMs(proxy.pid) };
   const body = requestBody(targets[0]!, 'Say hello. [[sim first_byte_ms=20]]');
   const lines = [
     '# A bare Node proxy on this machine (`npm run bench:ceiling`)',

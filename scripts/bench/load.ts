@@ -101,6 +101,21 @@ export async function fixedRate(pool: Pool, target: Target, body: string, ratePe
   return { samples, elapsedMs: performance.now() - started };
 }
 
+/** `count` requests by `concurrency` closed-loop workers, however long they take. */
+export async function fixedCount(pool: Pool, target: Target, body: string, concurrency: number, count: number): Promise<RequestSample[]> {
+  const samples: RequestSample[] = [];
+  let started = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < count) {
+        started++;
+        samples.push(await sendOnce(pool, target, body));
+      }
+    }),
+  );
+  return samples;
+}
+
 /** What one SSE frame is: a content delta, the stream's end, or neither. */
 export function classifyFrame(api: Api, frame: string): 'delta' | 'stop' | 'other' {
   if (api === 'messages') {

@@ -6,9 +6,11 @@
 //   --no-peer               without the peer
 //   --db=pg|embedded|both   which database(s) the gateway runs on, one after the other (default both)
 //   --api=messages|chat|both  which API(s) the load phases drive (default both)
+//   --scale[=N]             also the scale phase on PostgreSQL (10 million request-log rows seeded,
+//                           a million with --quick, or N); --only=scale runs it alone
 import type { Api } from './load.ts';
 
-export const PHASES = ['latency', 'throughput', 'c200', 'stream', 'memory', 'video'] as const;
+export const PHASES = ['latency', 'throughput', 'c200', 'stream', 'memory', 'video', 'scale'] as const;
 export type Phase = (typeof PHASES)[number];
 export type DatabaseKind = 'postgres' | 'embedded';
 
@@ -32,6 +34,8 @@ export interface Options {
   quick: boolean;
   profile: boolean;
   peer: boolean;
+  /** The scale phase: request-log rows to seed (0: not run). */
+  scaleRequests: number;
   only: Phase[] | undefined;
   databases: DatabaseKind[];
   apis: Api[];
@@ -47,9 +51,9 @@ function choice<T extends string>(args: string[], flag: string, values: Record<s
 }
 
 export function parseOptions(argv: string[]): Options {
-  const known = ['--quick', '--profile', '--no-peer'];
+  const known = ['--quick', '--profile', '--no-peer', '--scale'];
   for (const arg of argv) {
-    if (!known.includes(arg) && !/^--(only|db|api)=/.test(arg)) throw new Error(`unknown option ${arg} (see scripts/bench/options.ts)`);
+    if (!known.includes(arg) && !/^--(only|db|api)=/.test(arg) && !/^--scale=\d+$/.test(arg)) throw new Error(`unknown option ${arg} (see scripts/bench/options.ts)`);
   }
   const quick = argv.includes('--quick');
   const onlyRaw = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
@@ -71,12 +75,20 @@ export function parseOptions(argv: string[]): Options {
   return {
     quick,
     profile: argv.includes('--profile'),
+    scaleRequests: scaleRequests(argv, quick, only),
     peer: !argv.includes('--no-peer'),
     only,
     databases: choice<DatabaseKind>(argv, '--db', { pg: ['postgres'], postgres: ['postgres'], embedded: ['embedded'], both: ['postgres', 'embedded'] }, ['postgres', 'embedded']),
     apis: choice<Api>(argv, '--api', { messages: ['messages'], chat: ['chat'], both: ['messages', 'chat'] }, ['messages', 'chat']),
     plan,
   };
+}
+
+/** --scale=N, or 10 million (a million with --quick) for --scale or --only=scale; 0: no scale phase. */
+function scaleRequests(argv: string[], quick: boolean, only: Phase[] | undefined): number {
+  const given = argv.find((a) => a.startsWith('--scale='));
+  if (given) return Number(given.slice('--scale='.length));
+  return argv.includes('--scale') || only?.includes('scale') ? (quick ? 1_000_000 : 10_000_000) : 0;
 }
 
 /** Where a run's results go: only a full run of everything replaces the committed latest.*. */

@@ -30,6 +30,12 @@ export interface Peer {
   pid: number;
 }
 
+/** The bare Node proxy (bare-proxy.mjs) in front of one upstream origin. */
+export interface BareProxy {
+  origin: string;
+  pid: number;
+}
+
 export interface Gateway {
   database: DatabaseKind;
   origin: string;
@@ -52,11 +58,15 @@ export interface GatewaySpec {
   cataloguePath: string;
   logName: string;
   profileDir?: string;
+  /** The checkout whose build (dist/) runs; this one by default. */
+  root?: string;
+  /** A command the gateway runs under (valgrind's, for scripts/bench/instructions.ts). */
+  wrapper?: string[];
+  /** How long the gateway may take to answer /readyz (longer under a wrapper). */
+  startTimeoutMs?: number;
   env?: Record<string, string>;
   /** Reuse the customer of an earlier run on the same database (a restart). */
   customer?: { key: string; customerId: string };
-  /** Another checkout to run the gateway from (built there): a baseline beside this one. */
-  cwd?: string;
 }
 
 export function createProcesses(children: ChildGroup, workDir: string) {
@@ -95,11 +105,12 @@ export function createProcesses(children: ChildGroup, workDir: string) {
     else delete env.DATABASE_URL;
     // What `npm start` runs: the build in dist/ (run.ts builds it once), not tsx.
     const node = [...(spec.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${spec.profileDir}`] : []), 'dist/src/main.js'];
-    const child = spawnChild(process.execPath, node, { env, logFile: `${spec.logName}.stderr.log`, ...(spec.cwd ? { cwd: spec.cwd } : {}) });
+    const [command, ...argv] = [...(spec.wrapper ?? []), process.execPath, ...node];
+    const child = spawnChild(command!, argv, { env, cwd: spec.root, logFile: `${spec.logName}.stderr.log` });
     // Request log lines go to a file, as they would to a collector.
     child.stdout!.pipe(fs.createWriteStream(path.join(workDir, `${spec.logName}.log`), { flags: 'a' }));
     const origin = `http://127.0.0.1:${port}`;
-    if (!(await waitReady(origin, 120_000, child))) throw new Error(`the gateway did not start; see ${workDir}/${spec.logName}.stderr.log`);
+    if (!(await waitReady(origin, spec.startTimeoutMs ?? 120_000, child))) throw new Error(`the gateway did not start; see ${workDir}/${spec.logName}.stderr.log`);
     const admin: Gateway['admin'] = async (method, pathname, body) => {
       const res = await fetch(origin + pathname, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await res.text();
@@ -121,8 +132,19 @@ export function createProcesses(children: ChildGroup, workDir: string) {
     return { origin: `http://127.0.0.1:${port}`, version: PEER_PACKAGE, pid: child.pid! };
   }
 
+  /** scripts/bench/bare-proxy.mjs in front of `upstreamOrigin` (what a Node process costs with nothing of a gateway's). */
+  async function startBareProxy(upstreamOrigin: string, name: string, wrapper: string[] = []): Promise<BareProxy> {
+    const [command, ...argv] = [...wrapper, process.execPath, path.join(ROOT_DIR, 'scripts/bench/bare-proxy.mjs'), upstreamOrigin];
+    const child = spawnChild(command!, argv, { env: process.env, logFile: `${name}.log` });
+    const line = await new Promise<string>((resolve, reject) => {
+      readline.createInterface({ input: child.stdout! }).once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`${name} exited (${code}); see ${workDir}/${name}.log`)));
+    });
+    return { origin: (JSON.parse(line) as { origin: string }).origin, pid: child.pid! };
+  }
+
   const stop = (process: { child: ChildProcess; stopping?: boolean }) => ((process.stopping = true), children.stop(process.child, 60_000));
-  return { startUpstream, startGateway, startPeer, stop };
+  return { startUpstream, startGateway, startPeer, startBareProxy, stop };
 }
 
 /** A customer with an API key and a large credit, through the operator API. */
@@ -134,11 +156,24 @@ async function provision(admin: Gateway['admin']): Promise<{ key: string; custom
   return { key: key.body.key, customerId: customer.body.id };
 }
 
-/** A fresh database `<name>_bench<suffix>` beside the one BENCH_DATABASE_URL / DATABASE_URL names, or on the local server. */
-export async function benchDatabase(suffix = ''): Promise<{ url: string; version: string }> {
-  const serverUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || execFileSync('bash', [path.join(ROOT_DIR, 'scripts/postgres-up.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
+const benchServerUrl = () =>
+  process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || execFileSync('bash', [path.join(ROOT_DIR, 'scripts/postgres-up.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
+
+/** Drops a database benchDatabase made (the scale phase's hold gigabytes). */
+export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
+  const admin = knexPkg.knex({ client: 'pg', connection: benchServerUrl(), pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(`drop database if exists ${new URL(databaseUrl).pathname.slice(1)} with (force)`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** A fresh database `<name>_<suffix>` beside the one BENCH_DATABASE_URL / DATABASE_URL names, or on the local server. */
+export async function benchDatabase(suffix = 'bench'): Promise<{ url: string; version: string }> {
+  const serverUrl = benchServerUrl();
   const url = new URL(serverUrl);
-  const name = `${url.pathname.slice(1) || 'gateway'}_bench${suffix}`;
+  const name = `${url.pathname.slice(1) || 'gateway'}_${suffix}`;
   const admin = knexPkg.knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
   try {
     await admin.raw(`drop database if exists ${name} with (force)`);

@@ -3,11 +3,14 @@
 // issue 15 (scripts/bench/verdicts.ts), and a summary of the verdicts across databases on top.
 import type { Api } from './load.ts';
 import type { ApiResults, BenchResults, DatabaseResults, StreamRow, ThroughputRow } from './results.ts';
-import { verdicts, type Verdict } from './verdicts.ts';
+import { renderScale } from './report-scale.ts';
+import { BARE_PROXY } from './targets.ts';
+import { cpuRatio, verdicts, type Verdict } from './verdicts.ts';
 
 export { verdicts } from './verdicts.ts';
 
 const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(2));
+const us = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(3));
 const plus = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n/a' : `${n >= 0 ? '+' : ''}${n.toFixed(2)}`);
 const pct = (n: number | undefined) => (n === undefined ? 'n/a' : `${(n * 100).toFixed(2)} %`);
 const mb = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n/a' : `${n.toFixed(0)} MB`);
@@ -15,7 +18,9 @@ const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met'
 const API_PATH: Record<Api, string> = { messages: '`/v1/messages`', chat: '`/v1/chat/completions`' };
 
 function apiTables(api: Api, r: ApiResults, peerName: string): string[] {
-  const names = [...new Set([...Object.keys(r.latency), ...Object.keys(r.throughput), ...Object.keys(r.wide), ...Object.keys(r.stream1)])];
+  // The bare proxy (measured in the load phases only) beside the direct upstream, before the gateway.
+  const order = (n: string) => ['direct', BARE_PROXY, 'gateway', 'peer'].indexOf(n) >>> 0;
+  const names = [...new Set([...Object.keys(r.latency), ...Object.keys(r.throughput), ...Object.keys(r.wide), ...Object.keys(r.stream1)])].sort((a, b) => order(a) - order(b));
   const header = (label: string) => [`| ${label} | ${names.map((n) => (n === 'peer' ? `peer (${peerName})` : n)).join(' | ')} |`, `|---|${names.map(() => '---:').join('|')}|`];
   const row = <T>(set: Record<string, T>, label: string, cell: (value: T, name: string) => string) => `| ${label} | ${names.map((n) => (set[n] ? cell(set[n]!, n) : 'n/a')).join(' | ')} |`;
   const lines: string[] = [];
@@ -32,8 +37,9 @@ function apiTables(api: Api, r: ApiResults, peerName: string): string[] {
           row(set, `c=${c}, 20 ms upstream: requests/s`, (v) => v.rps.toFixed(0)),
           row(set, `c=${c}: p50 / p99 (ms)`, (v) => `${ms(v.p50)} / ${ms(v.p99)}`),
           row(set, `c=${c}: error rate`, (v) => pct(v.errorRate)),
-          row(set, `c=${c}: CPU time per request (ms; direct: the upstream's)`, (v) => ms(v.cpuMsPerRequest)),
-          row(set, `c=${c}: database CPU time per request (ms)`, (v) => ms(v.dbCpuMsPerRequest)),
+          row(set, `c=${c}: CPU time per request (ms; direct: the upstream's)`, (v) => us(v.cpuMsPerRequest)),
+          ...(set[BARE_PROXY] ? [row(set, `c=${c}: CPU time per request / the bare proxy's`, (v, n) => (n === 'direct' ? '—' : cpuRatio(v, set[BARE_PROXY]!)))] : []),
+          row(set, `c=${c}: database CPU time per request (ms)`, (v) => us(v.dbCpuMsPerRequest)),
         ]
       : [];
   plain.push(...load(r.throughput, 50), ...load(r.wide, 200));
@@ -92,7 +98,7 @@ function summary(r: BenchResults): string[] {
   const names = [...new Set(byDb.flatMap((m) => [...m.keys()]))];
   if (!names.length) return [];
   return [
-    `| Target (issue 15) | ${r.databases.map((db) => db.label).join(' | ')} |`,
+    `| Target (issues 15 and 38) | ${r.databases.map((db) => db.label).join(' | ')} |`,
     `|---|${r.databases.map(() => '---').join('|')}|`,
     ...names.map((name) => `| ${name} | ${byDb.map((m) => (m.get(name) ? `${mark(m.get(name)!.ok)}: ${m.get(name)!.detail}` : '—')).join(' | ')} |`),
     '',
@@ -107,7 +113,7 @@ export function renderMarkdown(r: BenchResults): string {
     ...(Object.entries(db.apis) as Array<[Api, ApiResults]>).flatMap(([api, results]) => apiTables(api, results, peerName)),
     ...gatewayOnly(db),
     '',
-    '| Target (issue 15) | Result | |',
+    '| Target (issues 15 and 38) | Result | |',
     '|---|---|---|',
     ...verdicts(db).map((t: Verdict) => `| ${t.target} | ${t.detail} | ${mark(t.ok)} |`),
     '',
@@ -120,5 +126,6 @@ export function renderMarkdown(r: BenchResults): string {
     '',
     ...summary(r),
     ...sections,
+    ...(r.scale ? renderScale(r.scale) : []),
   ].join('\n');
 }

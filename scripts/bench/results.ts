@@ -62,4 +62,28 @@ export interface BenchResults {
   peer: string;
   plan: Record<string, number>;
   databases: DatabaseResults[];
+  /** `--scale`: an empty and a seeded PostgreSQL side by side (scripts/bench/phases/scale.ts). */
+  scale?: ScaleResults;
+}
+
+/** One read's timing on one side; the export's also its rows and rows per second. */
+export interface ScaleTiming { p50Ms: number; maxMs: number; rows?: number; rowsPerSecond?: number }
+
+export interface ScaleResults {
+  /** Request-log rows seeded (journal entries: journalEntries), across `customers`. */
+  requests: number;
+  journalEntries: number;
+  customers: number;
+  seedSeconds: number;
+  tables: Array<{ name: string; rows: number; tableMb: number; indexesMb: number }>;
+  reads: Array<{ what: string; empty: ScaleTiming; seeded: ScaleTiming }>;
+  /** c=50 on the gateway of each database; ratio: seeded over empty requests/s (issue 38: >= 0.95). */
+  hotPath: {
+    empty: ThroughputRow;
+    seeded: ThroughputRow;
+    ratio: number;
+    /** The database's transactions ended and rows written (inserted, updated, deleted) per request. */
+    perRequest: Record<'empty' | 'seeded', { transactions: number; rowsWritten: number }>;
+  };
+  retention: string;
 }

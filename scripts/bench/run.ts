@@ -9,6 +9,7 @@
 //   npm run bench -- --profile       also a V8 CPU profile of each gateway (--cpu-prof)
 //   npm run bench -- --only=latency,throughput,c200,stream,memory,video
 //   npm run bench -- --no-peer --db=pg|embedded|both --api=messages|chat|both
+//   npm run bench -- --scale         also the scale phase (PostgreSQL, 10 million request-log rows; --only=scale alone)
 //
 // PostgreSQL: BENCH_DATABASE_URL or DATABASE_URL names a server (a database `<name>_bench` is
 // created beside it and dropped first); otherwise scripts/postgres-up.sh starts the local one.
@@ -24,15 +25,16 @@ import { parseOptions, resultName, type DatabaseKind } from './options.ts';
 import { latencyPhase } from './phases/latency.ts';
 import { ledgerCheck, scanGatewayLog } from './phases/ledger.ts';
 import { memoryPhase } from './phases/memory.ts';
+import { scalePhase } from './phases/scale.ts';
 import { streamPhase } from './phases/streams.ts';
 import { throughputPhase } from './phases/throughput.ts';
 import { embeddedVideoPhase, postgresVideoPhase } from './phases/video.ts';
-import { benchDatabase, createProcesses, writeCatalogue, type Gateway, type GatewaySpec, type Peer, type Upstream } from './processes.ts';
+import { benchDatabase, createProcesses, dropBenchDatabase, writeCatalogue, type Gateway, type GatewaySpec, type Peer, type Upstream } from './processes.ts';
 import { cpuMs, postgresCpuMeter, rssMb } from './procfs.ts';
 import { renderMarkdown } from './report.ts';
-import type { ApiResults, BenchResults, DatabaseResults } from './results.ts';
+import type { ApiResults, BenchResults, DatabaseResults, ScaleResults } from './results.ts';
 import { round2 } from './summarise.ts';
-import { targetsFor } from './targets.ts';
+import { BARE_PROXY, targetsFor, type BareProxies } from './targets.ts';
 
 const options = parseOptions(process.argv.slice(2));
 const { plan } = options;
@@ -48,6 +50,8 @@ interface Shared {
   processes: ReturnType<typeof createProcesses>;
   upstream: Upstream;
   peer: Peer | undefined;
+  /** The bare Node proxy in front of each API's upstream: the floor of CPU per proxied request. */
+  bare: BareProxies;
   cataloguePath: string;
   postgres?: { url: string; version: string };
 }
@@ -65,10 +69,14 @@ async function main(): Promise<void> {
   const peerOrWhy = options.peer ? await processes.startPeer() : { unavailable: 'skipped (--no-peer)' };
   const peer = 'origin' in peerOrWhy ? peerOrWhy : undefined;
   log(peer ? `peer ${peer.version} on ${peer.origin}` : `peer unavailable: ${(peerOrWhy as { unavailable: string }).unavailable}`);
-  const shared: Shared = { workDir, processes, upstream, peer, cataloguePath: writeCatalogue(workDir, upstream), postgres };
+  const bare: BareProxies = {};
+  for (const api of options.apis) bare[api] = await processes.startBareProxy(api === 'messages' ? upstream.anthropic : new URL(upstream.chat).origin, `bare-proxy-${api}`);
+  const shared: Shared = { workDir, processes, upstream, peer, bare, cataloguePath: writeCatalogue(workDir, upstream), postgres };
 
   const databases: DatabaseResults[] = [];
-  for (const kind of options.databases) databases.push(await runDatabase(kind, shared));
+  const scaleOnly = options.only?.length === 1 && options.only[0] === 'scale';
+  for (const kind of scaleOnly ? [] : options.databases) databases.push(await runDatabase(kind, shared));
+  const scale = options.scaleRequests ? await runScale(shared) : undefined;
 
   const cpus = os.cpus();
   const results: BenchResults = {
@@ -78,6 +86,7 @@ async function main(): Promise<void> {
     peer: peer ? peer.version : `unavailable: ${(peerOrWhy as { unavailable: string }).unavailable}`,
     plan: { ...plan },
     databases,
+    ...(scale ? { scale } : {}),
   };
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const name = resultName(options);
@@ -90,7 +99,7 @@ async function main(): Promise<void> {
 }
 
 async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<DatabaseResults> {
-  const { workDir, processes, upstream, peer } = shared;
+  const { workDir, processes, upstream, peer, bare } = shared;
   const label = kind === 'postgres' ? `PostgreSQL ${shared.postgres!.version}` : `the embedded database (PGlite ${pgliteVersion()}, own process)`;
   const logName = `gateway-${kind}`;
   const spec: GatewaySpec = {
@@ -118,7 +127,12 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
   log(`--- ${label}: gateway on ${gateway.origin} (pid ${gateway.pid}${gateway.dbPid ? `, database process ${gateway.dbPid}` : ''})`);
   // Whose CPU time a target costs: the direct target's is the upstream's own; the gateway's is its
   // own process, its database's is counted apart.
-  const cpu: Record<string, () => number> = { direct: () => cpuMs(upstream.pid), gateway: () => cpuMs(gateway.pid, true), ...(peer ? { peer: () => cpuMs(peer.pid) } : {}) };
+  const cpuOf = (api: Api): Record<string, () => number> => ({
+    direct: () => cpuMs(upstream.pid),
+    [BARE_PROXY]: () => cpuMs(bare[api]!.pid),
+    gateway: () => cpuMs(gateway.pid, true),
+    ...(peer ? { peer: () => cpuMs(peer.pid) } : {}),
+  });
   const dbCpu = kind === 'postgres' ? postgresCpuMeter(new URL(shared.postgres!.url).pathname.slice(1)) : () => (gateway.dbPid ? cpuMs(gateway.dbPid, true) : 0);
   const customer = { key: gateway.key, customerId: gateway.customerId };
   const restart = async (env: Record<string, string> = {}) => {
@@ -132,11 +146,12 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
 
   const apis: Partial<Record<Api, ApiResults>> = {};
   for (const api of options.apis) {
-    const ctx = { plan, targets: targetsFor(api, upstream, gateway, peer), cpu, dbCpu, log: (m: string) => phaseLog(`${api}: ${m}`) };
+    const ctx = { plan, targets: targetsFor(api, upstream, gateway, peer, bare), cpu: cpuOf(api), dbCpu, log: (m: string) => phaseLog(`${api}: ${m}`) };
     const latency = await latencyPhase(ctx);
     const throughput = await throughputPhase(ctx, 50, plan.throughputRounds, plan.throughputMs);
     const wide = await throughputPhase(ctx, 200, plan.wideRounds, plan.wideMs);
-    apis[api] = { latency, throughput, wide, ...(await streamPhase(ctx)) };
+    // The bare proxy is a floor for the non-streaming phases; the streaming ones compare the gateway with direct and the peer.
+    apis[api] = { latency, throughput, wide, ...(await streamPhase({ ...ctx, targets: ctx.targets.filter((t) => t.name !== BARE_PROXY) })) };
   }
   // What the load phases left: the heap they grew is not given back to the system.
   const rssAfterLoad = { gatewayMb: round2(rssMb(gateway.pid)), ...(gateway.dbPid ? { databaseMb: round2(rssMb(gateway.dbPid)) } : {}) };
@@ -167,6 +182,25 @@ async function runDatabase(kind: DatabaseKind, shared: Shared): Promise<Database
   if (gatewayLog.errors || gatewayLog.warnings) log(`${label}: gateway log has ${gatewayLog.errors} error and ${gatewayLog.warnings} warning lines; first: ${gatewayLog.first}`);
   if (gatewayLog.stderrWarnings) log(`${label}: gateway stderr has ${gatewayLog.stderrWarnings} warning lines (${JSON.stringify(gatewayLog.stderrByPhase)}); first: ${gatewayLog.firstStderr}`);
   return { database: kind, label, apis, rssAfterLoad, ...(video ? { video } : {}), ledger, gatewayLog: { ...gatewayLog, ...(unexpectedExits.length ? { unexpectedExits } : {}) } };
+}
+
+/** Two gateways on PostgreSQL, one on an empty database and one on a seeded one, side by side. */
+async function runScale(shared: Shared): Promise<ScaleResults> {
+  const { workDir, processes, upstream } = shared;
+  const sides = { empty: await benchDatabase('scale_empty'), seeded: await benchDatabase('scale') };
+  const start = async (name: 'empty' | 'seeded') => {
+    const spec: GatewaySpec = { database: 'postgres', databaseUrl: sides[name].url, dataDir: fs.mkdtempSync(path.join(workDir, `data-scale-${name}-`)), cataloguePath: shared.cataloguePath, logName: `gateway-scale-${name}` };
+    return { gateway: await processes.startGateway(spec), url: sides[name].url };
+  };
+  const gateways = { empty: await start('empty'), seeded: await start('seeded') };
+  log(`--- scale: gateways on ${gateways.empty.gateway.origin} (empty database) and ${gateways.seeded.gateway.origin} (seeded: ${options.scaleRequests} request-log rows)`);
+  try {
+    return await scalePhase(gateways, upstream, { requests: options.scaleRequests, quick: options.quick, log });
+  } finally {
+    await Promise.all([processes.stop(gateways.empty.gateway), processes.stop(gateways.seeded.gateway)]);
+    // Gigabytes: not left behind for the next run to drop.
+    await Promise.all([dropBenchDatabase(sides.empty.url), dropBenchDatabase(sides.seeded.url)]);
+  }
 }
 
 function pgliteVersion(): string {

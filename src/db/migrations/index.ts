@@ -24,6 +24,7 @@ import * as commitOrderedTimes from './20261128150000_commit_ordered_times.ts';
 import * as pricedRecordsMark from './20261128160000_priced_records_mark.ts';
 import * as pricePlans from './20261128170000_price_plans.ts';
 import * as requestLogPartitions from './20261128180000_request_log_partitions.ts';
+import * as usageByDayIndex from './20261128190000_usage_by_day_index.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,6 +61,7 @@ const migrations: Array<[string, Migration]> = [
   ['20261128160000_priced_records_mark', pricedRecordsMark],
   ['20261128170000_price_plans', pricePlans],
   ['20261128180000_request_log_partitions', requestLogPartitions],
+  ['20261128190000_usage_by_day_index', usageByDayIndex],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

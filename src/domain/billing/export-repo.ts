@@ -56,8 +56,17 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
   // Conditions are left out rather than made optional in SQL, so the planner sees the index's shape.
   const customer = range.customerId ? 'and e.customer_id = ?' : '';
   const cursor = after ? 'and (e.posted_at, e.id) > (?::timestamptz, ?::bigint)' : '';
+  // The page's entries are picked first, by walking the index in (posted_at, id) order, and only
+  // those 500 are joined. In one query the planner, misjudging how many entries lie past the
+  // cursor, read every one of them in the period, joined them all and sorted: each page cost the
+  // rest of the period, 94 ms a page instead of 8 with a million rows seeded (npm run bench -- --scale).
   const { rows } = await db.raw<{ rows: ExportLine[] }>(
-    `select e.id, e.posted_at::text as cursor_at,
+    `with page as materialized (
+       select e.id from ledger_entries e
+        where e.kind in ('settle', 'charge', 'true_up') and e.posted_at >= ? and e.posted_at < ? ${customer} ${cursor}
+        order by e.posted_at, e.id
+        limit ?)
+     select e.id, e.posted_at::text as cursor_at,
             to_char(e.posted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as posted_at,
             e.customer_id, coalesce(e.key_id, l.key_id, v.key_id) as key_id, e.kind, r.ref, v.id is not null as is_task,
             coalesce(l.endpoint, case when v.id is not null then 'videos_create' end) as endpoint,
@@ -69,14 +78,12 @@ export async function exportPage(db: Knex, range: ExportRange, after: { at: stri
             case when e.kind = 'settle' then v.billed_tier end as video_tier,
             coalesce(l.usage_estimated, (e.purpose ->> 'estimated') = 'true') as estimated,
             e.free_units, e.free_amount, e.debits_delta as charged, e.debt_delta as debt, e.purpose -> 'upstream_cost' as upstream_cost
-       from ledger_entries e
+       from page join ledger_entries e on e.id = page.id
        cross join lateral (select substr(e.reference, strpos(e.reference, ':') + 1) as ref) r
        left join request_logs l on l.request_id = r.ref and l.created_at = request_log_created_at(r.ref)
        left join video_tasks v on v.id = r.ref
        left join price_versions pv on pv.id = coalesce(e.price_version_id, l.price_version_id, v.price_version_id)
-      where e.kind in ('settle', 'charge', 'true_up') and e.posted_at >= ? and e.posted_at < ? ${customer} ${cursor}
-      order by e.posted_at, e.id
-      limit ?`,
+      order by e.posted_at, e.id`,
     [range.from, range.to, ...(range.customerId ? [range.customerId] : []), ...(after ? [after.at, after.id.toString()] : []), limit],
   );
   return rows;

@@ -69,9 +69,10 @@ export function createPassthrough(deps: PassthroughDeps) {
     const model = await deps.discovery.priced(request.caller, named.model);
     const routes = protocol.routes ? protocol.routes(served) : served;
     if (routes instanceof Failure) return routes;
-    const { request: adapted, ...adaptation } = named.via === 'id' ? { request, headers: {}, log: {} } : adaptToSubstitute(protocol, request, model);
+    const substituted = named.via === 'id' ? undefined : adaptToSubstitute(protocol, request, model);
+    const adaptation = substituted ? { headers: substituted.headers, log: substituted.log } : NOT_ADAPTED;
     const ordered = routesForSession(routes, sessionIdOf(request.headers));
-    return { model, routes: ordered, price: model.price as TokenPrice, request: adapted, adaptation };
+    return { model, routes: ordered, price: model.price as TokenPrice, request: substituted?.request ?? request, adaptation };
   }
 
   async function exchange(
@@ -84,18 +85,17 @@ export function createPassthrough(deps: PassthroughDeps) {
   ): Promise<PassthroughResult> {
     const started = Date.now();
     const answer = await forward(deps, protocol, request, resolved.routes, inspected, sink.signal);
-    const log: LogFields = {
-      model: resolved.model.id,
-      stream: inspected.stream,
-      provider: answer.route.provider.id,
-      ...holdFields(resolved.model, hold),
-      ...resolved.adaptation.log,
-    };
+    // Object.assign, not spreads: see `merged` below.
+    const log: LogFields = Object.assign(
+      { model: resolved.model.id, stream: inspected.stream, provider: answer.route.provider.id },
+      holdFields(resolved.model, hold),
+      resolved.adaptation.log,
+    );
     if ('error' in answer) {
       void hold.release(`upstream ${answer.error.kind}`);
       const failure = withHeaders(withRateHeaders(protocol.failure(answer.error, answer.route, resolved.model.id), styleOf(protocol), hold.rate), resolved);
       const why = answer.error.osError ?? (answer.error.status ? `status ${answer.error.status}` : answer.error.kind);
-      return { failure, log: { ...log, upstream_request_id: answer.error.upstreamRequestId ?? null, upstream_error: why } };
+      return { failure, log: merged(log, { upstream_request_id: answer.error.upstreamRequestId ?? null, upstream_error: why }) };
     }
     const reader = protocol.reader(request, inspected, resolved.model.id, answer.route.upstreamModel, answer.route);
     // What the delivered usage cost the operator through the route that served it (for the operator only).
@@ -104,7 +104,7 @@ export function createPassthrough(deps: PassthroughDeps) {
       const bill = reader.bill(resolved.price);
       hold.checkpoint(costOf(bill.lines), { input_tokens: bill.log.input_tokens, output_tokens: bill.log.output_tokens, upstream_cost: upstream() });
     };
-    const headers = { ...rateLimitHeaders(styleOf(protocol), hold.rate), ...resolved.adaptation.headers };
+    const headers = merged(rateLimitHeaders(styleOf(protocol), hold.rate), resolved.adaptation.headers);
     const relayed = await relay(protocol, sink, answer.response, reader, inspected, answer.route.provider.timeouts.idle_ms, checkpoint, headers);
     if (relayed.ending === 'invalid') {
       void hold.release('invalid upstream response');
@@ -114,7 +114,7 @@ export function createPassthrough(deps: PassthroughDeps) {
       // Nothing of the provider's reached the client (a broken stream, a client gone before the
       // first event): nothing to bill.
       const released = hold.release(`nothing delivered (${relayed.ending})`).then((): LogFields => ({ cost: 0n }));
-      return { log: { ...log, interrupted: true }, settled: released };
+      return { log: merged(log, { interrupted: true }), settled: released };
     }
     const bill = reader.bill(resolved.price);
     const interrupted = relayed.ending !== 'complete';
@@ -128,14 +128,12 @@ export function createPassthrough(deps: PassthroughDeps) {
       return settledFields(result);
     });
     return {
-      log: {
-        ...log,
-        ...bill.log,
+      log: Object.assign({}, log, bill.log, {
         usage_estimated: bill.estimated,
         interrupted,
         upstream_request_id: answer.response.upstreamRequestId ?? null,
         ttfb_ms: relayed.firstByteAt ? relayed.firstByteAt - started : null,
-      },
+      }),
       settled,
     };
   }
@@ -167,7 +165,7 @@ export function createPassthrough(deps: PassthroughDeps) {
     const text = await readJson(response, reader);
     if (text === undefined) return { ending: 'invalid', firstByteAt: undefined };
     if (sink.closed) return { ending: 'client_gone', firstByteAt: undefined };
-    sink.send(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }, text);
+    sink.send(200, merged(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }), text);
     return { ending: 'complete', firstByteAt: Date.now() };
   }
 
@@ -210,6 +208,16 @@ export function createPassthrough(deps: PassthroughDeps) {
 }
 
 export type Passthrough = ReturnType<typeof createPassthrough>;
+
+const NOT_ADAPTED: Resolved['adaptation'] = Object.freeze({ headers: Object.freeze({}), log: Object.freeze({}) });
+
+/**
+ * `{ ...a, ...b }` as a new object. In this V8 (Node 20) an object literal with a second spread, or
+ * with properties after a spread, takes a slow path (about 1.4 us for two small objects against
+ * 0.1 us for Object.assign, measured in a loop); the request path builds several per request. Only
+ * for objects the gateway made itself: Object.assign would run a `__proto__` setter a spread defines.
+ */
+const merged = <A extends object, B extends object>(a: A, b: B): A & B => Object.assign({}, a, b);
 
 /** A failure after the model was resolved says what the gateway adapted too. */
 const withHeaders = (failure: Failure, resolved: Resolved): Failure =>

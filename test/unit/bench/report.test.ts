@@ -7,15 +7,15 @@ const stream = (over: Partial<ApiResults['stream1'][string]> = {}) => ({
   streams: 100, complete: 100, ttfbP50: 2, ttfbP99: 4, addedTtfbP50: 1, addedTtfbP99: 3, gapP99: 21, addedGapP99: 0.5, ...over,
 });
 const row = (p50: number, p99: number, added50: number, added99: number) => ({ samples: 100, errors: 0, p50, p99, addedP50: added50, addedP99: added99 });
-const tp = (rps: number, p99 = 40) => ({ requests: 1000, cpuMsPerRequest: 1, dbCpuMsPerRequest: 0.2, rps, p50: 25, p99, errorRate: 0 });
+const tp = (rps: number, p99 = 40, cpuMsPerRequest = 1) => ({ requests: 1000, cpuMsPerRequest, dbCpuMsPerRequest: 0.2, rps, p50: 25, p99, errorRate: 0 });
 
-interface Over { peer?: boolean; gatewayRps?: number; wideRps?: number; complete?: number; rssPeakMb?: number; reserved?: string; settledPerSecond?: number }
+interface Over { peer?: boolean; bareCpuMs?: number; gatewayRps?: number; wideRps?: number; complete?: number; rssPeakMb?: number; reserved?: string; settledPerSecond?: number }
 
 function api(over: Over): ApiResults {
   const peer = over.peer ?? true;
   return {
     latency: { direct: row(0.3, 1, 0, 0), gateway: row(1.1, 3, 0.8, 2), ...(peer ? { peer: row(2.3, 9, 2, 8) } : {}) },
-    throughput: { direct: tp(2000), gateway: tp(over.gatewayRps ?? 1500), ...(peer ? { peer: tp(900, 60) } : {}) },
+    throughput: { direct: tp(2000), 'bare proxy': tp(1900, 30, over.bareCpuMs ?? 0.4), gateway: tp(over.gatewayRps ?? 1500), ...(peer ? { peer: tp(900, 60, 1.5) } : {}) },
     wide: { direct: tp(5000), gateway: tp(over.wideRps ?? 4600), ...(peer ? { peer: tp(900) } : {}) },
     stream1: { direct: stream(), gateway: stream(), ...(peer ? { peer: stream({ complete: 0, ttfbP99: Number.NaN, firstFailure: 'HTTP 500 {}' }) } : {}) },
     stream100: { direct: stream(), gateway: stream({ complete: over.complete ?? 100 }), ...(peer ? { peer: stream({ complete: 0 }) } : {}) },
@@ -86,6 +86,7 @@ describe('bench report', () => {
       'video: 10000 due tasks settled at >= 1,000/s',
       'video: idle poller tick = one indexed query',
       'money: reconciliation ok, reserved 0 once grants are given back',
+      "messages: c=50 CPU per request <= 3x the bare proxy's",
     ]);
     // 1.2x the peer: enough on the embedded database (1.0x), not on PostgreSQL (1.5x).
     const c50 = "messages: c=50 req/s >= 1.5x the peer's (PostgreSQL), >= 1.0x (embedded)";
@@ -99,6 +100,8 @@ describe('bench report', () => {
     expect(missed['chat: 1,000 open streams under 200 MB RSS']).to.equal(false);
     expect(missed['money: reconciliation ok, reserved 0 once grants are given back']).to.equal(false);
     expect(missed['video: 10000 due tasks settled at >= 1,000/s']).to.equal(false);
+    // 1 ms against a bare proxy's 0.3 ms is 3.33x: over issue 38's limit.
+    expect(verdictMap(database('postgres', { bareCpuMs: 0.3 }))["chat: c=50 CPU per request <= 3x the bare proxy's"]).to.equal(false);
   });
 
   it('reports peer targets as not measured when the peer did not run', () => {
@@ -111,14 +114,16 @@ describe('bench report', () => {
 
   it('renders one section per database with both APIs, the database process apart, and a summary across databases', () => {
     const markdown = renderMarkdown(results([database('postgres'), database('embedded', { gatewayRps: 1080 })]));
-    expect(markdown).to.include('| Target (issue 15) | PostgreSQL 15 | the embedded database |');
+    expect(markdown).to.include('| Target (issues 15 and 38) | PostgreSQL 15 | the embedded database |');
+    expect(markdown).to.include("| messages: c=50 CPU per request <= 3x the bare proxy's | met: 1.000 vs 0.400 ms (2.50x); peer 1.500 ms (3.75x) |");
+    expect(markdown).to.include("| c=50: CPU time per request / the bare proxy's | — | 1.00x | 2.50x | 3.75x |");
+    expect(markdown).to.include('| c=200, 20 ms upstream: requests/s | 5000 | n/a | 4600 | 900 |');
     expect(markdown).to.include("| messages: c=50 req/s >= 1.5x the peer's (PostgreSQL), >= 1.0x (embedded) | met: 1500 vs 900 (1.67x; needs 1.5x) | met: 1080 vs 900 (1.20x; needs 1.0x) |");
     expect(markdown).to.include('## Gateway on PostgreSQL 15');
     expect(markdown).to.include('## Gateway on the embedded database');
-    expect(markdown).to.include('| c=1: added over direct, p50 / p99 (ms) | — | +0.80 / +2.00 | +2.00 / +8.00 |');
-    expect(markdown).to.include('| Non-streaming `/v1/chat/completions` | direct | gateway | peer (@portkey-ai/gateway) |');
-    expect(markdown).to.include('| c=200, 20 ms upstream: requests/s | 5000 | 4600 | 900 |');
-    expect(markdown).to.include('| 100 streams: streams complete, no lost event | 100/100 | 100/100 | 0/100 |');
+    expect(markdown).to.include('| c=1: added over direct, p50 / p99 (ms) | — | n/a | +0.80 / +2.00 | +2.00 / +8.00 |');
+    expect(markdown).to.include('| Non-streaming `/v1/chat/completions` | direct | bare proxy | gateway | peer (@portkey-ai/gateway) |');
+    expect(markdown).to.include('| 100 streams: streams complete, no lost event | 100/100 | n/a | 100/100 | 0/100 |');
     expect(markdown).to.include('- peer, 1 stream: HTTP 500 {}');
     expect(markdown).to.include('| RSS after the load phases (gateway process / database process) | 150 MB / 400 MB |');
     expect(markdown).to.include('| Ledger after the run | reserved 0.000000 (10.2 s after the last request), reconciliation ok |');
