@@ -7,6 +7,7 @@ import type { TokenPrice, VideoPrice } from '../catalogue/types.ts';
 import { parseMicros } from '../shared/money.ts';
 import { costOf, tokenLines, videoLines, type CostLine, type TokenUsage } from './cost.ts';
 import { tierOf, type AppliedTier } from './tiers.ts';
+import { isRecord } from '../shared/records.ts';
 
 /** A catalogue multiplier by its name (`TokenPrice.multipliers`): the version says what it is worth. */
 export type MultiplierName = 'fast' | 'priority' | 'flex' | 'ultrafast';
@@ -36,8 +37,6 @@ export function pricedTokenLines(price: TokenPrice, tokens: PricedTokens): CostL
 /** The long-context tier token usage is priced at (`tierOf`), for the receipt; undefined: the base prices. */
 export const pricedTier = (price: TokenPrice, tokens: PricedTokens): AppliedTier | undefined =>
   tierOf(price, { input_tokens: tokens.input_tokens ?? 0, output_tokens: tokens.output_tokens ?? 0, ...tokens });
-
-const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 
 /** A `purpose.priced` as stored, or undefined when the entry has none (or not one this code reads). */
 export function readPriced(value: unknown): Priced | undefined {

@@ -8,6 +8,8 @@ import { passthroughFailures } from '../passthrough/errors.ts';
 import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
 import { mediaAllowance } from '../passthrough/media.ts';
 import type { Inspected } from '../passthrough/protocol.ts';
+export { isRecord } from '../../shared/records.ts';
+import { isRecord } from '../../shared/records.ts';
 
 /** The largest max_tokens / max_completion_tokens accepted for a model whose catalogue entry names no output limit. */
 export const MAX_TOKENS_CAP = 1_000_000;
@@ -21,7 +23,6 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
 
 const LIMIT_FIELDS = ['max_completion_tokens', 'max_tokens'] as const;
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 const positiveInteger = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 /** The spec makes these fields nullable: null means "not set". */
 const given = (value: unknown): boolean => value !== undefined && value !== null;

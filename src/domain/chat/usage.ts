@@ -6,11 +6,9 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { pricedTier, pricedTokenLines, type PricedTokens } from '../../pricing/priced.ts';
 import { tallyContent, TextTally } from '../passthrough/estimate.ts';
-import { estimateReason, mergeReported } from '../passthrough/reported.ts';
+import { estimateReason, mergeReported, reportedCount } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { isRecord } from './fields.ts';
-
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
 
 /** Fields of a delta or message that are not text the model produced. */
 const NOT_CONTENT = new Set(['role', 'id', 'type', 'index', 'finish_reason', 'logprobs', 'annotations', 'expires_at']);
@@ -34,10 +32,10 @@ export class ChatUsage {
   observe(usage: unknown): void {
     if (!isRecord(usage)) return;
     this.reported = mergeReported(this.reported, usage);
-    this.prompt = count(usage.prompt_tokens) ?? this.prompt;
-    this.completion = count(usage.completion_tokens) ?? this.completion;
-    if (isRecord(usage.prompt_tokens_details)) this.cached = count(usage.prompt_tokens_details.cached_tokens) ?? this.cached;
-    if (isRecord(usage.completion_tokens_details)) this.reasoning = count(usage.completion_tokens_details.reasoning_tokens) ?? this.reasoning;
+    this.prompt = reportedCount(usage.prompt_tokens) ?? this.prompt;
+    this.completion = reportedCount(usage.completion_tokens) ?? this.completion;
+    if (isRecord(usage.prompt_tokens_details)) this.cached = reportedCount(usage.prompt_tokens_details.cached_tokens) ?? this.cached;
+    if (isRecord(usage.completion_tokens_details)) this.reasoning = reportedCount(usage.completion_tokens_details.reasoning_tokens) ?? this.reasoning;
   }
 
   /** The answer's `service_tier` (billed at the priority premium when the catalogue prices one). */

@@ -11,6 +11,8 @@ import { passthroughFailures } from '../passthrough/errors.ts';
 import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
 import { mediaAllowance } from '../passthrough/media.ts';
 import type { Inspected } from '../passthrough/protocol.ts';
+export { isRecord } from '../../shared/records.ts';
+import { isRecord } from '../../shared/records.ts';
 
 /** The largest maxOutputTokens accepted for a model whose catalogue entry names no output limit. */
 export const MAX_OUTPUT_CAP = 1_000_000;
@@ -19,7 +21,6 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 65_536;
 /** The API's own bound on candidateCount. */
 export const MAX_CANDIDATES = 8;
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 const positiveInteger = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 
 /** A field by its JSON name or its proto name (`generationConfig` or `generation_config`). */

@@ -9,10 +9,8 @@ import type { TokenPrice } from '../../catalogue/types.ts';
 import { pricedTier, pricedTokenLines, type PricedTokens } from '../../pricing/priced.ts';
 import { tallyContent, TextTally } from '../passthrough/estimate.ts';
 import type { Bill } from '../passthrough/protocol.ts';
-import { estimateReason, mergeReported } from '../passthrough/reported.ts';
+import { estimateReason, mergeReported, reportedCount } from '../passthrough/reported.ts';
 import { isRecord } from './fields.ts';
-
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
 
 /** Part fields that are not content the model produced (signatures, ids, flags). */
 const NOT_CONTENT = new Set(['thoughtSignature', 'thought_signature', 'thought', 'id', 'mimeType', 'mime_type', 'role', 'finishReason', 'index']);
@@ -36,11 +34,11 @@ export class GeminiUsage {
   observe(usage: unknown): void {
     if (!isRecord(usage)) return;
     this.reported = mergeReported(this.reported, usage);
-    this.prompt = count(usage.promptTokenCount) ?? this.prompt;
-    this.cached = count(usage.cachedContentTokenCount) ?? this.cached;
-    this.candidates = count(usage.candidatesTokenCount) ?? this.candidates;
-    this.thoughts = count(usage.thoughtsTokenCount) ?? this.thoughts;
-    this.toolUse = count(usage.toolUsePromptTokenCount) ?? this.toolUse;
+    this.prompt = reportedCount(usage.promptTokenCount) ?? this.prompt;
+    this.cached = reportedCount(usage.cachedContentTokenCount) ?? this.cached;
+    this.candidates = reportedCount(usage.candidatesTokenCount) ?? this.candidates;
+    this.thoughts = reportedCount(usage.thoughtsTokenCount) ?? this.thoughts;
+    this.toolUse = reportedCount(usage.toolUsePromptTokenCount) ?? this.toolUse;
   }
 
   /** The text of the parts a candidate carried (text, thoughts, function call names and arguments, code). */

@@ -5,10 +5,9 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { pricedTier, pricedTokenLines, type MultiplierName, type PricedTokens } from '../../pricing/priced.ts';
 import { estimateJsonTokens, TextTally } from '../passthrough/estimate.ts';
-import { estimateReason, mergeReported } from '../passthrough/reported.ts';
+import { estimateReason, mergeReported, reportedCount } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
 const record = (value: unknown): Record<string, unknown> | undefined =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
@@ -43,20 +42,20 @@ export class AnthropicUsage {
     const u = record(usage);
     if (!u) return;
     this.reported = mergeReported(this.reported, u);
-    this.input = count(u.input_tokens) ?? this.input;
-    this.output = count(u.output_tokens) ?? this.output;
-    this.cacheWrite = count(u.cache_creation_input_tokens) ?? this.cacheWrite;
-    this.cacheRead = count(u.cache_read_input_tokens) ?? this.cacheRead;
+    this.input = reportedCount(u.input_tokens) ?? this.input;
+    this.output = reportedCount(u.output_tokens) ?? this.output;
+    this.cacheWrite = reportedCount(u.cache_creation_input_tokens) ?? this.cacheWrite;
+    this.cacheRead = reportedCount(u.cache_read_input_tokens) ?? this.cacheRead;
     const creation = record(u.cache_creation);
-    if (creation) this.cacheWrite1h = count(creation.ephemeral_1h_input_tokens) ?? this.cacheWrite1h;
+    if (creation) this.cacheWrite1h = reportedCount(creation.ephemeral_1h_input_tokens) ?? this.cacheWrite1h;
     const tools = record(u.server_tool_use);
     if (tools) {
-      this.webSearch = count(tools.web_search_requests) ?? this.webSearch;
-      this.webFetch = count(tools.web_fetch_requests) ?? this.webFetch;
+      this.webSearch = reportedCount(tools.web_search_requests) ?? this.webSearch;
+      this.webFetch = reportedCount(tools.web_fetch_requests) ?? this.webFetch;
     }
     if (typeof u.service_tier === 'string') this.serviceTier = u.service_tier;
     if (typeof u.speed === 'string') this.speed = u.speed;
-    if (final && count(u.output_tokens) !== undefined) this.finalSeen = true;
+    if (final && reportedCount(u.output_tokens) !== undefined) this.finalSeen = true;
   }
 
   /** Content the client received in a stream: text, tool JSON, thinking, or any unknown delta's text. */

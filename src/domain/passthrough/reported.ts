@@ -34,3 +34,7 @@ export function estimateReason(missing: Array<string | false>): string | null {
   const codes = missing.filter((code): code is string => Boolean(code));
   return codes.length > 0 ? codes.join(',') : null;
 }
+
+/** A token count as a provider reports it: a non-negative safe integer, else unknown. */
+export const reportedCount = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;

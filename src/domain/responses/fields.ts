@@ -8,13 +8,13 @@ import { passthroughFailures } from '../passthrough/errors.ts';
 import { estimateJsonTokens, type MediaAllowance } from '../passthrough/estimate.ts';
 import { mediaAllowance } from '../passthrough/media.ts';
 import type { Inspected } from '../passthrough/protocol.ts';
+export { isRecord } from '../../shared/records.ts';
 
 /** Output reserved when neither the request nor the catalogue sets a limit (give real models `max_output_tokens`). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 32_768;
 /** The largest max_output_tokens accepted for a model whose catalogue entry names no output limit. */
 export const MAX_OUTPUT_CAP = 1_000_000;
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 const positiveInteger = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
 /** The spec makes these fields nullable: null means "not set". */
 const given = (value: unknown): boolean => value !== undefined && value !== null;

@@ -7,11 +7,9 @@
 import type { TokenPrice } from '../../catalogue/types.ts';
 import { pricedTier, pricedTokenLines, type MultiplierName, type PricedTokens } from '../../pricing/priced.ts';
 import { TextTally } from '../passthrough/estimate.ts';
-import { estimateReason, mergeReported } from '../passthrough/reported.ts';
+import { estimateReason, mergeReported, reportedCount } from '../passthrough/reported.ts';
 import type { Bill } from '../passthrough/protocol.ts';
 import { isRecord } from './fields.ts';
-
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
 
 /** Keys of output items that are not text the model produced (ids, kinds, states, opaque blobs). */
 const NOT_CONTENT = new Set(['id', 'type', 'status', 'role', 'call_id', 'item_id', 'encrypted_content', 'annotations', 'logprobs', 'index']);
@@ -50,16 +48,16 @@ export class ResponsesUsage {
     const usage = response.usage;
     if (!isRecord(usage)) return;
     this.reportedUsage = mergeReported(this.reportedUsage, usage);
-    const input = count(usage.input_tokens);
-    const output = count(usage.output_tokens);
+    const input = reportedCount(usage.input_tokens);
+    const output = reportedCount(usage.output_tokens);
     if (input === undefined || output === undefined) return;
     this.input = input;
     this.output = output;
     const inDetails = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
     const outDetails = isRecord(usage.output_tokens_details) ? usage.output_tokens_details : {};
-    this.cached = count(inDetails.cached_tokens) ?? 0;
-    this.cacheWrite = count(inDetails.cache_write_tokens) ?? 0;
-    this.reasoning = count(outDetails.reasoning_tokens) ?? 0;
+    this.cached = reportedCount(inDetails.cached_tokens) ?? 0;
+    this.cacheWrite = reportedCount(inDetails.cache_write_tokens) ?? 0;
+    this.reasoning = reportedCount(outDetails.reasoning_tokens) ?? 0;
   }
 
   /** A streamed piece of output (a `.delta` string). */

@@ -1,7 +1,6 @@
+import { isRecord } from '../../shared/records.ts';
 // What Google's error bodies say beyond their status: how long a rate-limited client should wait
 // (google.rpc.RetryInfo's `retryDelay`, "17s"), for a `retry-after` the provider did not send.
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The RetryInfo delay of a Google error body in whole seconds (rounded up), as `retry-after` says it. */
 export function googleRetryDelay(body: string | undefined): string | undefined {

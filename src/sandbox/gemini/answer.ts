@@ -5,10 +5,9 @@
 // cachedContentTokenCount, `reasoning=N` thoughtsTokenCount, `tool` a functionCall.
 import { randomBytes } from 'node:crypto';
 import type { ChatSimBehaviour } from '../openai-chat/directives.ts';
+import { isRecord } from '../../shared/records.ts';
 
 const WORDS = ['Hello', ' from', ' the', ' sandbox', ' model.', ' This', ' answer', ' is', ' simulated', ' and', ' deterministic.', ' Enjoy!'];
-
-const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 
 /** A value of a JSON schema's type (Google writes types upper-case): the required properties of an object, filled. */
 function fitting(schema: unknown, depth = 0): unknown {

@@ -17,6 +17,7 @@ import { googleError } from '../vertex-veo/errors.ts';
 import { createTokenIssuer, makeServiceAccountKey } from '../vertex-veo/service-account.ts';
 import { answerOf, chunkOf, partsOf, responseId, usageOf, type UsageMetadata } from './answer.ts';
 import { notFound, refusal, servedModel } from './refusals.ts';
+import { isRecord } from '../../shared/records.ts';
 
 export interface RecordedGeminiExchange {
   method: string;
@@ -45,7 +46,6 @@ const VERTEX_PREFIX = '/v1/projects/sandbox-project/locations/us-central1';
 const METHOD = /^\/publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
 const STUDIO = /^\/v1beta\/models\/([^/:]+)(?::(generateContent|streamGenerateContent|countTokens))?$/;
 const sleep = (ms: number | undefined) => (ms ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
-const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 const textOf = (body: Record<string, unknown>) => requestText({ system: body.systemInstruction, messages: body.contents, tools: body.tools });
 
 export async function startGeminiSimulator(options: { vertex?: boolean; record?: boolean } = {}): Promise<GeminiSimulator> {

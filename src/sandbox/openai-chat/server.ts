@@ -12,6 +12,7 @@ import { parseChatDirectives, requestText, type ChatSimBehaviour } from './direc
 import { refusal } from './refusals.ts';
 import { answerOf, chatId, completionMessage, errorBody, finishReason, firstDelta, pieceDelta, requestId, usageOf } from './responses.ts';
 import { openEventStream, sendHalfThenDrop } from '../replies.ts';
+import { isRecord } from '../../shared/records.ts';
 
 export interface RecordedChatRequest {
   path: string;
@@ -32,7 +33,6 @@ export interface OpenAIChatSimulator extends Simulator {
 }
 
 const sleep = (ms: number | undefined) => (ms ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
-const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 
 /** `record: false` keeps no request history (benchmarks send many). */
 export async function startOpenAIChatSimulator(options: { port?: number; record?: boolean } = {}): Promise<OpenAIChatSimulator> {

@@ -14,6 +14,7 @@ import { answerOf, errorBody, responseObject, simId, tierOf, usageOf, type Event
 import { parseResponsesDirectives, responsesRequestText, type ResponsesSimBehaviour } from './directives.ts';
 import { routeStored } from './stored.ts';
 import { inputItemsOf, type SimResponse } from './store.ts';
+import { isRecord } from '../../shared/records.ts';
 
 export interface RecordedResponsesExchange {
   method: string;
@@ -40,7 +41,6 @@ export interface OpenAIResponsesSimulator extends Simulator {
 }
 
 const sleep = (ms: number | undefined) => (ms ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
-const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 export const requestId = (): string => simId('req');
 
 export async function startOpenAIResponsesSimulator(options: { port?: number; record?: boolean } = {}): Promise<OpenAIResponsesSimulator> {
