@@ -85,5 +85,32 @@ export interface ScaleResults {
     /** The database's transactions ended and rows written (inserted, updated, deleted) per request. */
     perRequest: Record<'empty' | 'seeded', { transactions: number; rowsWritten: number }>;
   };
-  retention: string;
+  /** The request log's retention job (REQUEST_LOG_RETENTION_DAYS=days) once on each side (scripts/bench/scale-retention.ts). */
+  retention: {
+    days: number;
+    /** Rows per batched delete (src/logs/retention.ts). */
+    batchSize: number;
+    /** failed: the job's error (the gateway's next tick would retry). */
+    empty: RetentionRun | { failed: string };
+    seeded: RetentionRun | { failed: string };
+    /** The seeded side's gateway at c=50 while its job ran. */
+    hotPathDuring?: { requests: number; rps: number; p50: number; p99: number; errorRate: number };
+  };
+}
+
+/** One run of the job: what it removed, how (whole partitions, batches) and in how long; the journal before and after. */
+export interface RetentionRun {
+  seconds: number;
+  partitionsDropped: number;
+  rowsInDroppedPartitions: number;
+  /** Time in the DROP TABLE statements. */
+  dropSeconds: number;
+  rowsDeletedInBatches: number;
+  batches: number;
+  /** Time in the batched DELETE statements (each its own transaction). */
+  batchSeconds: number;
+  batchRowsPerSecond: number;
+  /** Request-log rows and journal entries written before the job (the hot path adds its own meanwhile). */
+  logRows: { before: number; after: number };
+  journalEntries: { before: number; after: number };
 }

@@ -3,13 +3,15 @@
 // 20 million journal entries across 10,000 customers (scripts/bench/scale-seed.ts; a tenth of that
 // with --quick), measured in interleaved rounds: the request list's first and deep pages, receipts,
 // the usage report, the export's rows per second, and the hot path at c=50 (throughput, and the
-// database's transactions, rows written and CPU time per request from pg_stat_database and /proc).
-// The retention job (issue 38, 2) is measured here once it lands: see RETENTION below.
+// database's transactions, rows written and CPU time per request from pg_stat_database and /proc);
+// last, as it removes what the reads read, the request log's retention job on each side
+// (scripts/bench/scale-retention.ts).
 import knexPkg from 'knex';
 import { closedLoop, makePool, percentile, requestBody } from '../load.ts';
 import { postgresCpuMeter } from '../procfs.ts';
 import type { Gateway } from '../processes.ts';
 import type { ScaleResults, ScaleTiming } from '../results.ts';
+import { measureRetention } from '../scale-retention.ts';
 import { seedHistory } from '../scale-seed.ts';
 import { throughputRow, type ThroughputRaw } from '../summarise.ts';
 import { targetsFor } from '../targets.ts';
@@ -22,9 +24,6 @@ export interface ScaleSide {
 
 const SIDES = ['empty', 'seeded'] as const;
 type Side = (typeof SIDES)[number];
-
-/** Hook for the retention job of issue 38, 2 (not on this branch yet): measure it on both sides once it exists. */
-const RETENTION = 'not measured: the request-log retention job (issue 38, 2) is not on this branch yet';
 
 export async function scalePhase(sides: Record<Side, ScaleSide>, upstream: Upstream, options: { requests: number; quick: boolean; log: (m: string) => void }): Promise<ScaleResults> {
   const { log } = options;
@@ -72,6 +71,7 @@ export async function scalePhase(sides: Record<Side, ScaleSide>, upstream: Upstr
 
     log('scale: reads, side by side');
     const reads = await measureReads(sides, dbs, options.quick ? 10 : 30);
+    const retention = await measureRetention({ empty: { url: sides.empty.url }, seeded: { url: sides.seeded.url, load: { target: targets.seeded!, body } } }, log);
     return {
       requests: seed.logRows,
       journalEntries: seed.journalEntries,
@@ -80,7 +80,7 @@ export async function scalePhase(sides: Record<Side, ScaleSide>, upstream: Upstr
       tables,
       reads,
       hotPath: { empty: hot.empty, seeded: hot.seeded, ratio: round3(hot.seeded.rps / hot.empty.rps), perRequest: { empty: perRequest('empty'), seeded: perRequest('seeded') } },
-      retention: RETENTION,
+      retention,
     };
   } finally {
     await Promise.all(Object.values(dbs).map((db) => db.destroy()));
@@ -145,10 +145,14 @@ async function databaseStats(db: knexPkg.Knex): Promise<{ xacts: number; rows: n
 
 async function tableSizes(db: knexPkg.Knex): Promise<ScaleResults['tables']> {
   const { rows } = await db.raw<{ rows: Array<{ name: string; rows: string; table_mb: string; indexes_mb: string }> }>(
-    `select relname as name, n_live_tup as rows, pg_table_size(relid) / 1048576 as table_mb, pg_indexes_size(relid) / 1048576 as indexes_mb
-       from pg_stat_user_tables where relname in ('request_logs', 'ledger_entries') order by relname`,
+    // The request log is partitioned by month: its partitions' sums (the parent holds no rows).
+    `select t.name, sum(s.n_live_tup) as rows, sum(pg_table_size(s.relid)) / 1048576 as table_mb, sum(pg_indexes_size(s.relid)) / 1048576 as indexes_mb
+       from (values ('request_logs'), ('ledger_entries')) t(name)
+       join lateral (select t.name::regclass as relid union all select inhrelid from pg_inherits where inhparent = t.name::regclass) p on true
+       join pg_stat_user_tables s on s.relid = p.relid
+      group by t.name order by t.name`,
   );
-  return rows.map((r) => ({ name: r.name, rows: Number(r.rows), tableMb: Number(r.table_mb), indexesMb: Number(r.indexes_mb) }));
+  return rows.map((r) => ({ name: r.name, rows: Number(r.rows), tableMb: Math.round(Number(r.table_mb)), indexesMb: Math.round(Number(r.indexes_mb)) }));
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
