@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { OpenAPIBackend, OpenAPIRouter, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
 import { newAjv } from './ajv.ts';
+import { firstProblem, type FieldProblem } from './spec-problems.ts';
 
 export interface SpecOperation {
   operationId: string;
@@ -34,13 +35,7 @@ export interface SpecOperation {
   headable: boolean;
 }
 
-export type RequestPart = 'path' | 'query' | 'header' | 'body';
-export interface FieldProblem {
-  message: string;
-  param: string | null;
-  /** Where the problem is: a path parameter that fails its schema names nothing (404). */
-  where: RequestPart;
-}
+export type { FieldProblem, RequestPart } from './spec-problems.ts';
 
 /** The request as the validator sees it: the raw path, declared query parameters, the parsed body. */
 export interface RequestToValidate {
@@ -68,8 +63,6 @@ export interface Spec {
 /** A memo of static-path matches is bounded: a path with no parameters is one the contract names. */
 const MAX_MEMO = 1000;
 const OBJECT_ONLY = { type: 'object' };
-const PLACES: Record<string, RequestPart> = { path: 'path', query: 'query', header: 'header', requestBody: 'body' };
-const ORDER: RequestPart[] = ['path', 'query', 'header', 'body'];
 
 /**
  * openapi-backend's router flattens the document into operations on every call (a lodash chain
@@ -83,7 +76,26 @@ class FixedRouter extends OpenAPIRouter {
   }
 }
 
+/**
+ * Compiled contracts by bundle file and its state on disk. A Spec holds nothing of one gateway's
+ * (only a memo of static-path matches), so a process that starts several gateways (the test
+ * suite's files in one worker, an in-process replica) compiles each bundle once: compiling every
+ * request validator costs about half a second of CPU. A bundle rewritten on disk compiles again.
+ */
+const compiled = new Map<string, { stamp: string; spec: Promise<Spec> }>();
+
 export async function loadSpec(bundlePath: string): Promise<Spec> {
+  const { mtimeMs, size } = fs.statSync(bundlePath);
+  const stamp = `${mtimeMs}:${size}`;
+  const known = compiled.get(bundlePath);
+  if (known?.stamp === stamp) return known.spec;
+  const spec = compileSpec(bundlePath);
+  compiled.set(bundlePath, { stamp, spec });
+  spec.catch(() => compiled.get(bundlePath)?.spec === spec && compiled.delete(bundlePath));
+  return spec;
+}
+
+async function compileSpec(bundlePath: string): Promise<Spec> {
   const input = JSON.parse(fs.readFileSync(bundlePath, 'utf8')) as Document;
   // OpenAPIBackend only loads and dereferences the document here (quick: synchronously).
   const backend = new OpenAPIBackend({ definition: input, strict: true, validate: false, quick: true });
@@ -223,28 +235,4 @@ function createAllowed(operations: SpecOperation[]): (path: string) => string[] 
     methods: op.headable ? [op.method, 'HEAD'] : [op.method],
   }));
   return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))].sort();
-}
-
-/** The first problem in request order (path, query, headers, body), as a sentence naming the field. */
-function firstProblem(errors: ErrorObject[]): FieldProblem {
-  const located = errors.map((error) => {
-    const [place, ...rest] = error.instancePath.split('/').filter(Boolean);
-    const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
-    // A missing part as a whole (`requestBody`, `query`) comes with an empty instance path.
-    if (place === undefined && missing) return { where: PLACES[missing] ?? 'body', segments: [] as string[], error, whole: true };
-    return { where: PLACES[place ?? ''] ?? 'body', segments: rest.map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')), error, whole: false };
-  });
-  located.sort((a, b) => ORDER.indexOf(a.where) - ORDER.indexOf(b.where));
-  const { where, segments, error, whole } = located[0]!;
-  if (whole && where === 'body') return { message: 'A request body is required.', param: null, where };
-  const missing = error.keyword === 'required' && !whole ? (error.params as { missingProperty?: string }).missingProperty : undefined;
-  const path = missing ? [...segments, missing] : segments;
-  const param = path.length ? path.join('.') : null;
-  if (missing) return { message: `Missing required ${where === 'body' ? 'field' : `${where} parameter`} \`${param}\`.`, param, where };
-  if (error.keyword === 'additionalProperties') {
-    const extra = (error.params as { additionalProperty?: string }).additionalProperty;
-    const field = [...segments, extra].filter(Boolean).join('.');
-    return { message: `Unknown ${where} field \`${field}\`.`, param: field, where };
-  }
-  return { message: `Invalid ${where} field \`${param ?? '(root)'}\`: ${error.message ?? 'invalid value'}.`, param, where };
 }

@@ -212,6 +212,9 @@ export async function startVertexVeoSimulator(options: SimulatorOptions = {}): P
       return assetBytes(op.task.asset, book.bytes(op.task));
     },
     foreignCredential: () =>
-      JSON.stringify({ ...makeServiceAccountKey(SANDBOX_PROJECT, 'veo-sandbox', `${origin}/token`).file, private_key_id: account.file.private_key_id }),
+      JSON.stringify({
+        ...makeServiceAccountKey(SANDBOX_PROJECT, 'veo-sandbox', `${origin}/token`, { fresh: true }).file,
+        private_key_id: account.file.private_key_id,
+      }),
   };
 }

@@ -24,9 +24,24 @@ export interface ServiceAccountKeyFile {
   universe_domain: string;
 }
 
-/** A key pair and its key file, for an account named `name` in `project`. */
-export function makeServiceAccountKey(project: string, name: string, tokenUri: string): { file: ServiceAccountKeyFile; publicKey: KeyObject } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+let processKeyPair: { privateKey: KeyObject; publicKey: KeyObject } | undefined;
+
+/**
+ * A key file for an account named `name` in `project`. Its RSA key pair is made once per process
+ * and shared by the simulators' accounts (a 2048-bit key costs a few hundred milliseconds of CPU,
+ * and a process running the sandbox starts two simulators that need one; the test suite starts
+ * hundreds); each account's tokens are its own issuer's. `fresh` makes a key pair of its own: a
+ * key the simulator has never seen.
+ */
+export function makeServiceAccountKey(
+  project: string,
+  name: string,
+  tokenUri: string,
+  { fresh = false } = {},
+): { file: ServiceAccountKeyFile; publicKey: KeyObject } {
+  const { privateKey, publicKey } = fresh
+    ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+    : (processKeyPair ??= generateKeyPairSync('rsa', { modulusLength: 2048 }));
   const file: ServiceAccountKeyFile = {
     type: 'service_account',
     project_id: project,

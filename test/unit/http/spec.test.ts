@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
@@ -10,6 +12,26 @@ describe('the contract at run time', () => {
   });
 
   const match = (method: string, raw: string) => spec.match(method, raw);
+
+  it('compiles a bundle once per process, and again once the file on disk changes', async () => {
+    expect(await loadSpec(path.join(ROOT_DIR, 'generated/openapi.json'))).to.equal(spec);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spec-'));
+    try {
+      const copy = path.join(dir, 'openapi.json');
+      const bundle = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'generated/openapi.json'), 'utf8'));
+      fs.writeFileSync(copy, JSON.stringify(bundle));
+      const first = await loadSpec(copy);
+      expect(first).to.not.equal(spec);
+      expect(await loadSpec(copy)).to.equal(first);
+      delete bundle.paths['/v1/models'];
+      fs.writeFileSync(copy, JSON.stringify(bundle));
+      const changed = await loadSpec(copy);
+      expect(changed).to.not.equal(first);
+      expect(changed.match('GET', '/v1/models')).to.equal(undefined);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('routes static paths and templates, decoding path parameters once', () => {
     expect((match('GET', '/v1/models') as any).operation.operationId).to.equal('models_list');
