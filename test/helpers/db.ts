@@ -57,14 +57,72 @@ export function getTestDatabase(): Promise<Knex> {
   return shared;
 }
 
-/** Empties every table but the migration bookkeeping and the tables named in `keep`. */
-export async function resetDatabase(db: Knex, { keep = [] }: { keep?: string[] } = {}): Promise<void> {
-  const { rows } = await db.raw<{ rows: Array<{ tablename: string }> }>(
-    "select tablename from pg_tables where schemaname = 'public' and tablename not like 'knex_migrations%'",
+/** The tables in an order that deletes referencing rows before the rows they reference, and the sequences each owns. */
+interface Layout {
+  tables: string[];
+  sequences: Map<string, string[]>;
+}
+const layouts = new WeakMap<Knex, Promise<Layout>>();
+
+async function readLayout(db: Knex): Promise<Layout> {
+  // Partitions are left to their parent: a delete from it reaches them, whichever exist by then.
+  const { rows: tables } = await db.raw<{ rows: Array<{ name: string }> }>(
+    `select c.relname as name from pg_class c
+      where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') and not c.relispartition
+        and c.relname not like 'knex_migrations%'`,
   );
-  const emptied = rows.filter((r) => !keep.includes(r.tablename));
+  const { rows: references } = await db.raw<{ rows: Array<{ child: string; parent: string }> }>(
+    `select distinct c.relname as child, p.relname as parent from pg_constraint k
+       join pg_class c on c.oid = k.conrelid join pg_class p on p.oid = k.confrelid
+      where k.contype = 'f' and c.relnamespace = 'public'::regnamespace and not c.relispartition and c.oid <> p.oid`,
+  );
+  const { rows: owned } = await db.raw<{ rows: Array<{ sequence: string; owner: string }> }>(
+    `select s.relname as sequence, t.relname as owner from pg_class s
+       join pg_depend d on d.objid = s.oid and d.deptype in ('a', 'i') join pg_class t on t.oid = d.refobjid
+      where s.relkind = 'S' and s.relnamespace = 'public'::regnamespace`,
+  );
+  // Depth-first: a table comes after every table that references it.
+  const referencedBy = new Map<string, string[]>();
+  for (const { child, parent } of references) referencedBy.set(parent, [...(referencedBy.get(parent) ?? []), child]);
+  const ordered: string[] = [];
+  const visit = (table: string, path: Set<string>) => {
+    if (ordered.includes(table) || path.has(table)) return;
+    path.add(table);
+    for (const child of referencedBy.get(table) ?? []) visit(child, path);
+    path.delete(table);
+    ordered.push(table);
+  };
+  for (const { name } of tables) visit(name, new Set());
+  const sequences = new Map<string, string[]>();
+  for (const { sequence, owner } of owned) sequences.set(owner, [...(sequences.get(owner) ?? []), sequence]);
+  return { tables: ordered, sequences };
+}
+
+/**
+ * Empties every table but the migration bookkeeping and the tables named in `keep`, and restarts
+ * the sequences of those it empties, as a fresh database has them. Rows are deleted, children
+ * first, rather than truncated: a test leaves a handful of rows in a few tables, and TRUNCATE
+ * makes new files for every table and index it names (the embedded database took about 100 ms for
+ * all of them, against about 15 ms for the deletes). The layout is read once per database and
+ * again if a table it names is gone.
+ */
+export async function resetDatabase(db: Knex, { keep = [] }: { keep?: string[] } = {}, retried = false): Promise<void> {
+  let layout = layouts.get(db);
+  if (!layout) layouts.set(db, (layout = readLayout(db)));
+  const { tables, sequences } = await layout.catch((error: unknown) => {
+    layouts.delete(db);
+    throw error;
+  });
+  const emptied = tables.filter((table) => !keep.includes(table));
   if (emptied.length === 0) return;
-  await db.raw(`truncate ${emptied.map((r) => `"${r.tablename}"`).join(', ')} restart identity cascade`);
+  const restart = emptied.flatMap((table) => sequences.get(table) ?? []).map((sequence) => `select setval('"${sequence}"', 1, false);`);
+  try {
+    await db.raw([...emptied.map((table) => `delete from "${table}";`), ...restart].join('\n'));
+  } catch (error) {
+    if (retried || (error as { code?: string }).code !== '42P01') throw error; // undefined_table: read the layout again, once
+    layouts.delete(db);
+    return resetDatabase(db, { keep }, true);
+  }
 }
 
 export async function closeTestDatabase(): Promise<void> {

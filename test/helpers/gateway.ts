@@ -83,6 +83,12 @@ export async function startTestGateway(
   });
   const gateway = await startGateway(config, { db, logger: createLogger('debug', sink), ...(options.now ? { now: options.now } : {}) });
 
+  const versionsMark = async () => {
+    const [row] = await db('price_versions').select(db.raw('count(*)::text as n, coalesce(max(id), 0)::text as last'));
+    return `${row.n}:${row.last}`;
+  };
+  let loaded = { catalogue: gateway.services.catalogue.current(), versions: await versionsMark() };
+
   async function settled(): Promise<void> {
     const deadline = Date.now() + 5000;
     for (;;) {
@@ -152,16 +158,23 @@ export async function startTestGateway(
       await settled();
       await Promise.all([gateway.services.requestLogs.flush(), gateway.services.responses.flush()]);
       for (const simulator of gateway.simulators.values()) simulator.reset?.();
-      if (catalogueRewritten) {
+      const rewritten = catalogueRewritten;
+      if (rewritten) {
         fs.writeFileSync(config.cataloguePath, catalogueAtStart);
         catalogueRewritten = false;
       }
       // This process's heartbeat row stays (without it the gateway fences itself and opens no
-      // hold); rows of gateways this file already stopped go.
-      await resetDatabase(db, { keep: ['gateway_instances'] });
+      // hold); rows of gateways this file already stopped go. The catalogue's price versions stay
+      // too while they are the ones the catalogue loaded after the last reset: no reload since
+      // (the loaded catalogue is the same object), no version added (a plan's, an override's).
+      const pricesAsLoaded = !rewritten && gateway.services.catalogue.current() === loaded.catalogue && (await versionsMark()) === loaded.versions;
+      await resetDatabase(db, { keep: pricesAsLoaded ? ['gateway_instances', 'price_versions'] : ['gateway_instances'] });
       await db('gateway_instances').whereNotNull('stopped_at').delete();
-      const reloaded = await gateway.services.catalogue.reload();
-      if (!reloaded.ok) throw new Error(`catalogue reload after reset failed: ${reloaded.errors.join('; ')}`);
+      if (!pricesAsLoaded) {
+        const reloaded = await gateway.services.catalogue.reload();
+        if (!reloaded.ok) throw new Error(`catalogue reload after reset failed: ${reloaded.errors.join('; ')}`);
+        loaded = { catalogue: gateway.services.catalogue.current(), versions: await versionsMark() };
+      }
       gateway.services.customers.forgetChanged('anything');
       raw = '';
     },
