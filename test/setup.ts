@@ -6,9 +6,17 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT_DIR } from '../src/config.ts';
 import { closeTestDatabase, dropWorkerDatabases, inParallelWorker } from './helpers/db.ts';
+import { compileForProcesses } from './helpers/gateway-process.ts';
+import { fileTiming } from './helpers/timing.ts';
+
+const timing = fileTiming(process.env.TEST_TIMING);
 
 export const mochaHooks = {
-  async afterAll(): Promise<void> {
+  beforeAll(this: Mocha.Context): void {
+    timing?.start();
+  },
+  async afterAll(this: Mocha.Context): Promise<void> {
+    timing?.stop(this.test?.parent?.suites[0]?.file);
     if (!inParallelWorker()) await closeTestDatabase();
   },
 };
@@ -16,10 +24,12 @@ export const mochaHooks = {
 /**
  * Once per run, in the main process, before any file: the web console's build, which the console
  * tests serve (built here rather than by each of them: two files rebuilding dist/console at once,
- * in two workers, would swap it under each other).
+ * in two workers, would swap it under each other), and the compiled gateway that tests run as a
+ * process of its own (test/helpers/gateway-process.ts).
  */
 export function mochaGlobalSetup(): void {
   execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts/build-console.js'), '--quiet'], { stdio: 'inherit' });
+  compileForProcesses();
 }
 
 export async function mochaGlobalTeardown(): Promise<void> {

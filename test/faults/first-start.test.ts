@@ -14,7 +14,7 @@ async function firstStart(sandbox: boolean): Promise<ChildGateway> {
     await resetDatabase(await getTestDatabase());
     databaseUrl = testDatabaseUrlInUse();
   }
-  return startChildGateway({ env: { SANDBOX: String(sandbox), DATABASE_URL: databaseUrl } });
+  return startChildGateway({ env: { SANDBOX: String(sandbox), DATABASE_URL: databaseUrl }, emptyDataDir: true });
 }
 
 async function stop(gateway: ChildGateway): Promise<void> {

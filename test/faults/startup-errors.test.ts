@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../src/config.ts';
+import { gatewayEntry } from '../helpers/gateway-process.ts';
 import { freePort } from '../helpers/prism.ts';
 
 interface Run {
@@ -18,7 +19,7 @@ interface Run {
 
 function runGateway(env: Record<string, string>): Promise<Run> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-startup-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, gatewayEntry(), {
     cwd: ROOT_DIR,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', VIDEO_POLLER: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

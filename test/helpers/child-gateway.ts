@@ -1,10 +1,12 @@
-// A real gateway process (`src/main.ts` under tsx), for what only a process can show: signals,
+// A real gateway process (./gateway-process.ts), for what only a process can show: signals,
 // kill -9, restarts, its own database connections.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT_DIR } from '../../src/config.ts';
+import { openDatabase, pgliteDirFor } from '../../src/db/knex.ts';
+import { gatewayEntry } from './gateway-process.ts';
 
 export interface ChildGateway {
   url: string;
@@ -19,8 +21,35 @@ export interface ChildGateway {
 
 export const CHILD_ADMIN_TOKEN = 'adm_child_gateway_token';
 
-export async function startChildGateway(options: { dataDir?: string; env?: Record<string, string | undefined> } = {}): Promise<ChildGateway> {
-  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-child-'));
+let template: Promise<string> | undefined;
+
+/**
+ * A data directory whose embedded database is created and migrated, made once per test process
+ * and copied into each new child's directory: creating and migrating a database costs a child
+ * about three seconds of CPU (PGlite's initdb files, then every migration in a WASM Postgres),
+ * which a test of signals or crashes has no use for. A test of the first start itself asks for
+ * `emptyDataDir`. The copy holds the database only: no admin token, no demo key, no lock.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-template-'));
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const db = await openDatabase({ pgliteDir: pgliteDirFor(dir) });
+    await db.destroy();
+    return pgliteDirFor(dir);
+  })();
+  return template;
+}
+
+export async function startChildGateway(
+  options: { dataDir?: string; env?: Record<string, string | undefined>; emptyDataDir?: boolean } = {},
+): Promise<ChildGateway> {
+  let dataDir = options.dataDir;
+  if (dataDir === undefined) {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-child-'));
+    const embedded = !(options.env && 'DATABASE_URL' in options.env ? options.env.DATABASE_URL : process.env.DATABASE_URL);
+    if (embedded && !options.emptyDataDir) fs.cpSync(await migratedTemplate(), pgliteDirFor(dataDir), { recursive: true });
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0', // the child picks a free port and prints it: no race with other processes for one
@@ -32,7 +61,7 @@ export async function startChildGateway(options: { dataDir?: string; env?: Recor
     ...options.env,
   };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, gatewayEntry(), { cwd: ROOT_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

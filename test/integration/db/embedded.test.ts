@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
+import { gatewayEntry } from '../../helpers/gateway-process.ts';
 import { freePort, startListening, waitForHttp, type RunningProcess } from '../../helpers/prism.ts';
 
 // The embedded database runs in a process of its own beside each gateway process (src/db/embedded).
@@ -26,7 +27,7 @@ describe('embedded database across gateway processes', function () {
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   const env = (port: number) => ({ PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN, SANDBOX: 'false', DATABASE_URL: '', LOG_LEVEL: 'warn' });
-  const gatewayArgs = ['--import', 'tsx', path.join(ROOT_DIR, 'src/main.ts')];
+  const gatewayArgs = gatewayEntry();
 
   const byUrl = new Map<string, RunningProcess>();
 
