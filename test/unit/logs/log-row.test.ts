@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EMPTY_LOG_FIELDS, LOG_COLUMN_NAMES, logRow, type RequestLogEntry } from '../../../src/logs/log-row.ts';
+import { EMPTY_LOG_FIELDS, LOG_COLUMN_NAMES, logRow, newLogEntry, type RequestLogEntry } from '../../../src/logs/log-row.ts';
 
 const entry: RequestLogEntry = {
   ...EMPTY_LOG_FIELDS,
@@ -20,6 +20,24 @@ const entry: RequestLogEntry = {
 };
 
 describe('request log row', () => {
+  it('starts from an entry with the head first, then every field empty, as the spread of EMPTY_LOG_FIELDS made it', () => {
+    const head = {
+      request_id: '',
+      client_request_id: null,
+      customer_id: null,
+      key_id: null,
+      endpoint: '',
+      status: 0,
+      error_type: null,
+      latency_ms: 0,
+      created_at: new Date(0),
+    };
+    const fresh = newLogEntry();
+    expect(fresh).to.deep.equal({ ...head, ...EMPTY_LOG_FIELDS });
+    expect(Object.keys(fresh)).to.deep.equal(Object.keys({ ...head, ...EMPTY_LOG_FIELDS }));
+    expect(newLogEntry()).to.not.equal(fresh); // a new one each time: each request's own
+  });
+
   it('names every column the insert writes, in its order, and nothing else', () => {
     expect(Object.keys(logRow(entry))).to.deep.equal(LOG_COLUMN_NAMES);
   });
