@@ -5,7 +5,7 @@
 // `--root=<checkout>` (repeatable) measures the gateway built in another checkout beside this one's.
 //
 //   npm run bench:instructions -- [--db=pg|embedded] [--api=messages|chat] [--requests=1000]
-//                                 [--warmup=1500] [--idle-ms=10000] [--root=DIR ...] [--no-bare] [--no-build]
+//                                 [--warmup=1500] [--idle-ms=10000] [--root=DIR ...] [--no-bare] [--no-build] [--keep]
 //
 // Each process runs under callgrind with instrumentation off until it is warmed up; the count covers
 // exactly the measured requests and whatever the process's timers did meanwhile. Under valgrind a
@@ -13,9 +13,14 @@
 // per request than at full speed: their rate with no request is counted first (--idle-ms) and the
 // figures are given with and without it. Flushes also batch fewer requests each, so the database
 // statements' share is larger than at full speed: compare counts between commits, and read the
-// ratio to the bare proxy from `npm run bench` (CPU time). A run takes minutes.
+// ratio to the bare proxy from `npm run bench` (CPU time). A run takes minutes. On a machine so
+// loaded that 1,000 requests take minutes, those timers are most of the count and their subtraction
+// moves by as much as a change measured (2026-11-27: 8-19 M instructions a second with no request,
+// runs of one build 1.0-2.1 M per request apart); so do V8's optimizing compiler (0.4-2.4 M per
+// request, left out in `perRequestLessIdleAndCompiler`) and major GCs (`gcPerRequest`).
 // PostgreSQL as for `npm run bench` (BENCH_DATABASE_URL or DATABASE_URL); a database per gateway.
-// Needs valgrind (apt-get install valgrind). Prints one JSON line per target.
+// Needs valgrind (apt-get install valgrind). Prints one JSON line per target. `--keep` leaves each
+// counted window's callgrind files in <work directory>/kept (callgrind_annotate shows where it went).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -51,7 +56,27 @@ interface Counted {
 const callgrind = (workDir: string, name: string) => ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${path.join(workDir, `callgrind.${name}.%p`)}`];
 
 /** Instructions executed by the process while `run` runs: instrumentation on, counters zeroed, dumped after. */
-async function count({ pid, host }: Counted, workDir: string, run: () => Promise<unknown>): Promise<number> {
+/**
+ * Of a dump's instructions, those of V8's optimizing compiler (TurboFan) and of its garbage
+ * collector, by function name. Both come in lumps (a function optimized again, a major GC) that
+ * one window of 1,000 requests may or may not hold: a count without the compiler compares two
+ * builds more steadily; the collector's share is real cost per request, only uneven.
+ */
+function shares(file: string): { compiler: number; gc: number } {
+  const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 });
+  let compiler = 0;
+  let gc = 0;
+  for (const line of text.split('\n')) {
+    const row = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (!row || row[2]!.includes('PROGRAM TOTALS')) continue;
+    const n = Number(row[1]!.replaceAll(',', ''));
+    if (/v8::internal::compiler::/.test(row[2]!)) compiler += n;
+    else if (/Scaveng|Marking|MarkCompact|Sweep|Evacuat|v8::internal::Heap::|heap::base|ConcurrentMarking|IterateAndScavenge|BodyDescriptor/.test(row[2]!)) gc += n;
+  }
+  return { compiler, gc };
+}
+
+async function count({ pid, host }: Counted, workDir: string, run: () => Promise<unknown>): Promise<{ total: number; compiler: number; gc: number }> {
   const env = { ...process.env, HOST: host };
   if (host === undefined) delete env.HOST;
   const control = (...argv: string[]) => execFileSync('callgrind_control', [...argv, String(pid)], { encoding: 'utf8', env });
@@ -61,11 +86,17 @@ async function count({ pid, host }: Counted, workDir: string, run: () => Promise
   control('-d');
   control('-i', 'off');
   const dumps = fs.readdirSync(workDir).filter((f) => f.startsWith('callgrind.') && f.includes(`.${pid}`));
-  const text = fs.readFileSync(path.join(workDir, dumps.sort().at(-1)!), 'utf8');
-  const totals = /^(?:totals|summary): (\d+)/m.exec(text);
+  const last = path.join(workDir, dumps.sort().at(-1)!);
+  const totals = /^(?:totals|summary): (\d+)/m.exec(fs.readFileSync(last, 'utf8'));
   if (!totals) throw new Error(`no totals in ${dumps.at(-1)}`);
-  for (const dump of dumps) fs.rmSync(path.join(workDir, dump));
-  return Number(totals[1]);
+  const { compiler, gc } = shares(last);
+  const keptDir = path.join(workDir, 'kept');
+  if (args.includes('--keep')) fs.mkdirSync(keptDir, { recursive: true });
+  for (const dump of dumps) {
+    if (args.includes('--keep')) fs.renameSync(path.join(workDir, dump), path.join(keptDir, `${Date.now()}.${dump}`));
+    else fs.rmSync(path.join(workDir, dump));
+  }
+  return { total: Number(totals[1]), compiler, gc };
 }
 
 async function main(): Promise<void> {
@@ -120,16 +151,26 @@ async function measure(c: Counted, workDir: string) {
     // What the process does with no request (its timers: flushes, heartbeats, the poller), counted
     // once the warm-up has settled, to subtract from the measured window in proportion to its length.
     await new Promise((r) => setTimeout(r, 5000));
-    const idle = idleMs > 0 ? await count(c, workDir, () => new Promise((r) => setTimeout(r, idleMs))) : 0;
+    const idle = idleMs > 0 ? (await count(c, workDir, () => new Promise((r) => setTimeout(r, idleMs)))).total : 0;
     let failed = 0;
     log(`${c.target.name}: counting ${requests} requests`);
     const started = Date.now();
-    const total = await count(c, workDir, async () => {
+    const { total, compiler, gc } = await count(c, workDir, async () => {
       failed = (await fixedCount(pool, c.target, body, CONCURRENCY, requests)).filter((s) => !s.ok).length;
     });
     const seconds = (Date.now() - started) / 1000;
     const idlePerSecond = idleMs > 0 ? (idle / idleMs) * 1000 : 0;
-    return { perRequest: Math.round(total / requests), perRequestLessIdle: Math.round((total - idlePerSecond * seconds) / requests), idlePerSecond: Math.round(idlePerSecond), seconds: Math.round(seconds), failed };
+    const lessIdle = total - idlePerSecond * seconds;
+    return {
+      perRequest: Math.round(total / requests),
+      perRequestLessIdle: Math.round(lessIdle / requests),
+      perRequestLessIdleAndCompiler: Math.round((lessIdle - compiler) / requests),
+      compilerPerRequest: Math.round(compiler / requests),
+      gcPerRequest: Math.round(gc / requests),
+      idlePerSecond: Math.round(idlePerSecond),
+      seconds: Math.round(seconds),
+      failed,
+    };
   } finally {
     await pool.close();
   }

@@ -64,7 +64,7 @@ export async function readBody(req: IncomingMessage, operation: SpecOperation, l
   if (!operation.bodyTypes.has('application/json'))
     return new Failure(HttpError.UnsupportedMediaType, `This operation does not take a ${type || 'JSON'} body.`);
   // A missing or other content type is read as JSON: curl -d sends form-urlencoded by default.
-  const raw = await untilStalled(req, idleMs, readAll(req, limitBytes));
+  const raw = await readAll(req, limitBytes, idleMs);
   if (raw instanceof Failure) return raw;
   if (raw.length === 0) return EMPTY;
   let value: unknown;
@@ -99,6 +99,9 @@ function drain(req: IncomingMessage, timeoutMs: number): Promise<void> {
   });
 }
 
+const stalledBody = (idleMs: number) =>
+  new Failure(HttpError.RequestTimeout, `The request body stopped arriving: no byte for ${idleMs} ms.`, { headers: { connection: 'close' } });
+
 /**
  * What `reading` gives, or a 408 once no body byte has come for `idleMs`. The connection is
  * closed with the answer: the rest of the body may still come, and would be taken for the next
@@ -109,13 +112,7 @@ function untilStalled<T>(req: IncomingMessage, idleMs: number, reading: Promise<
   let timer: NodeJS.Timeout | undefined;
   const onData = () => timer?.refresh();
   const stalled = new Promise<Failure>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(
-        new Failure(HttpError.RequestTimeout, `The request body stopped arriving: no byte for ${idleMs} ms.`, {
-          headers: { connection: 'close' },
-        }),
-      );
-    }, idleMs);
+    timer = setTimeout(() => resolve(stalledBody(idleMs)), idleMs);
   });
   req.on('data', onData);
   return Promise.race([reading, stalled]).finally(() => {
@@ -124,11 +121,23 @@ function untilStalled<T>(req: IncomingMessage, idleMs: number, reading: Promise<
   });
 }
 
-function readAll(req: IncomingMessage, limitBytes: number): Promise<Buffer | Failure> {
+/**
+ * The whole body, or a 408 once no byte has come for `idleMs` (untilStalled's deadline, kept in
+ * here: a JSON body is every request's, and a race of three promises per request cost more than
+ * this one timer).
+ */
+function readAll(req: IncomingMessage, limitBytes: number, idleMs: number): Promise<Buffer | Failure> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let idle = req.complete
+      ? undefined
+      : setTimeout(() => {
+          idle = undefined;
+          resolve(stalledBody(idleMs));
+        }, idleMs);
     const onData = (chunk: Buffer) => {
+      idle?.refresh();
       size += chunk.length;
       if (size > limitBytes) {
         cleanup();
@@ -139,6 +148,7 @@ function readAll(req: IncomingMessage, limitBytes: number): Promise<Buffer | Fai
     const onEnd = () => (cleanup(), resolve(Buffer.concat(chunks, size)));
     const onError = () => (cleanup(), resolve(new Failure(HttpError.InvalidRequest, 'The request body could not be read.')));
     const cleanup = () => {
+      clearTimeout(idle);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);

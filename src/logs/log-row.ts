@@ -79,7 +79,22 @@ export interface RequestLogRow extends Omit<RequestLogEntry, Counts | Amounts> {
   debt: bigint | null;
 }
 
-export const EMPTY_LOG_FIELDS: Required<LogFields> = {
+/**
+ * A request log entry of every field null or empty, its head (who, what, when) first, as
+ * `{ request_id, ..., created_at, ...EMPTY_LOG_FIELDS }` would be, but one literal of one shape:
+ * the access log stores each request's values into it without adding a property (a spread of
+ * EMPTY_LOG_FIELDS added its 27 one by one, growing the object as it went, on every request).
+ */
+export const newLogEntry = (): RequestLogEntry => ({
+  request_id: '',
+  client_request_id: null,
+  customer_id: null,
+  key_id: null,
+  endpoint: '',
+  status: 0,
+  error_type: null,
+  latency_ms: 0,
+  created_at: new Date(0),
   model: null,
   provider: null,
   ttfb_ms: null,
@@ -107,7 +122,15 @@ export const EMPTY_LOG_FIELDS: Required<LogFields> = {
   session_id: null,
   max_tokens_requested: null,
   max_tokens_capped: null,
-};
+});
+
+/** Every field of LogFields empty: a new entry without its head. */
+export const EMPTY_LOG_FIELDS: Required<LogFields> = (() => {
+  const fields: Partial<RequestLogEntry> = newLogEntry();
+  for (const head of ['request_id', 'client_request_id', 'customer_id', 'key_id', 'endpoint', 'status', 'error_type', 'latency_ms', 'created_at'] as const)
+    delete fields[head];
+  return fields as Required<LogFields>;
+})();
 
 const COLUMNS = [
   'request_id text',

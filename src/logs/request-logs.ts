@@ -5,7 +5,7 @@ import { BILLABLE_ENDPOINTS } from './billable.ts';
 import { INSERT_LOGS_SQL, logRow, type RequestLogEntry, type RequestLogRow } from './log-row.ts';
 import { createRequestLogUpkeep, type RequestLogUpkeep, type UpkeepOptions } from './retention.ts';
 
-export { EMPTY_LOG_FIELDS, type LogFields, type RequestLogEntry, type RequestLogRow } from './log-row.ts';
+export { EMPTY_LOG_FIELDS, newLogEntry, type LogFields, type RequestLogEntry, type RequestLogRow } from './log-row.ts';
 
 export interface RequestLogFilter {
   customerId?: string;

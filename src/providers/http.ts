@@ -92,9 +92,13 @@ function onAbort(signal: AbortSignal, listener: () => void): () => void {
 }
 
 /** `listener` on each of the signals there are; the function returned takes it off all of them. */
-function onAnyAbort(signals: ReadonlyArray<AbortSignal | undefined>, listener: () => void): () => void {
-  const off = signals.map((signal) => (signal ? onAbort(signal, listener) : undefined));
-  return () => off.forEach((each) => each?.());
+function onAnyAbort(first: AbortSignal | undefined, second: AbortSignal | undefined, listener: () => void): () => void {
+  const offFirst = first ? onAbort(first, listener) : undefined;
+  const offSecond = second ? onAbort(second, listener) : undefined;
+  return () => {
+    offFirst?.();
+    offSecond?.();
+  };
 }
 
 export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks<Started>): Promise<UpstreamResponse | UpstreamError> {
@@ -104,10 +108,15 @@ export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks
     attempt.timedOut = true;
     attempt.abort();
   }, call.firstByteMs);
-  const callers = [call.signal, call.also];
   const callerAborted = () => call.signal?.aborted === true || call.also?.aborted === true;
   if (callerAborted()) attempt.abort();
-  const stopAborting = onAnyAbort(callers, attempt.abort);
+  // One listener on the caller's signals for the whole call: it aborts the attempt and, once the
+  // answer has come, the body being relayed (the caller's abort must still reach it then).
+  let body: { destroy(): void } | undefined = undefined;
+  const stopListening = onAnyAbort(call.signal, call.also, () => {
+    attempt.abort();
+    body?.destroy();
+  });
   let response: Dispatcher.ResponseData;
   try {
     response = await request(call.url, {
@@ -120,7 +129,7 @@ export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks
       bodyTimeout: call.idleMs,
     });
   } catch (error) {
-    stopAborting();
+    stopListening();
     if (attempt.timedOut) return failed(hooks, call, started, new UpstreamError('timeout', true));
     if (callerAborted()) return failed(hooks, call, started, new UpstreamError('aborted', false));
     const code = (error as { code?: string }).code ?? '';
@@ -135,12 +144,8 @@ export async function callUpstream<Started>(call: UpstreamCall, hooks: CallHooks
   } finally {
     clearTimeout(timer);
   }
-  // The caller's abort (client gone, shutdown) must still reach the body being relayed.
-  const stopForwarding = onAnyAbort(callers, () => response.body.destroy());
-  response.body.once('close', () => {
-    stopAborting();
-    stopForwarding();
-  });
+  body = response.body;
+  response.body.once('close', stopListening);
   const headers = response.headers as IncomingHttpHeaders;
   const upstreamRequestId = first(headers[call.requestIdHeader ?? 'request-id']) ?? first(headers['x-request-id']);
   if (response.statusCode >= 400) {

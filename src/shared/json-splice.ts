@@ -18,7 +18,7 @@ export function spliceTopLevelString(text: string, key: string, value: string): 
       if (end === -1) return undefined;
       if (depth === 1 && expectKey) {
         const colon = skipSpace(text, end + 1);
-        if (text[colon] === ':' && JSON.parse(text.slice(i, end + 1)) === key) {
+        if (text[colon] === ':' && keyIs(text, i, end, key)) {
           const start = skipSpace(text, colon + 1);
           if (text[start] !== '"') return undefined; // the member is not a string
           const valueEnd = stringEnd(text, start);
@@ -49,6 +49,16 @@ export function spliceTopLevelString(text: string, key: string, value: string): 
     from = end;
   }
   return out + text.slice(from);
+}
+
+/**
+ * Whether the JSON string from the quote at `start` to the one at `end` reads `key`. Written
+ * without an escape, its text is its value: compared as it stands, without a JSON.parse per member
+ * (each text here has been parsed whole before, so every string in it is well formed).
+ */
+function keyIs(text: string, start: number, end: number, key: string): boolean {
+  for (let i = start + 1; i < end; i++) if (text.charCodeAt(i) === 92 /* \\ */) return JSON.parse(text.slice(start, end + 1)) === key;
+  return end - start - 1 === key.length && text.startsWith(key, start + 1);
 }
 
 /** Index of the closing quote of the string starting at `start`, or -1. */

@@ -8,12 +8,24 @@ const DECIMAL = /^(\d+)(?:\.(\d{1,6}))?$/;
 
 export class DecimalError extends Error {}
 
+/**
+ * Decimals parsed before: prices are a catalogue's few strings, each read several times per
+ * request (the hold, the bill, the operator's cost). Bounded: past the limit it starts again.
+ */
+const parsed = new Map<string, bigint>();
+const PARSED_MAX = 4096;
+
 /** "3.00" -> 3000000n. Rejects signs, exponents, whitespace and more than 6 decimals. */
 export function parseMicros(decimal: string): bigint {
+  const known = parsed.get(decimal);
+  if (known !== undefined) return known;
   const match = DECIMAL.exec(decimal);
   if (!match) throw new DecimalError(`not a non-negative decimal with at most 6 decimals: "${decimal}"`);
   const [, whole = '0', fraction = ''] = match;
-  return BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, '0'));
+  const micros = BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(6, '0'));
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(decimal, micros);
+  return micros;
 }
 
 /** 3000000n -> "3.000000"; negative amounts keep their sign. */

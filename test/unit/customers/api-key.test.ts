@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { generateApiKey, hashApiKey, looksLikeApiKey, redactApiKey } from '../../../src/customers/api-key.ts';
 
@@ -14,6 +15,12 @@ describe('API keys', () => {
     expect(digest).to.match(/^[0-9a-f]{64}$/);
     expect(digest).to.equal(hashApiKey(key));
     expect(digest).to.not.include(key.slice(6, 20));
+  });
+
+  it('hash to the digest stored for keys made before (the one-shot hash is the same SHA-256 as a Hash object)', () => {
+    for (const key of [generateApiKey('sk-gw-'), 'sk-gw-ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn', 'sk-gw-é']) {
+      expect(hashApiKey(key)).to.equal(createHash('sha256').update(key).digest('hex'));
+    }
   });
 
   it('redact to the prefix, four characters and the last four', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EMPTY_LOG_FIELDS, LOG_COLUMN_NAMES, logRow, type RequestLogEntry } from '../../../src/logs/log-row.ts';
+import { EMPTY_LOG_FIELDS, LOG_COLUMN_NAMES, logRow, newLogEntry, type RequestLogEntry } from '../../../src/logs/log-row.ts';
 
 const entry: RequestLogEntry = {
   ...EMPTY_LOG_FIELDS,
@@ -20,6 +20,15 @@ const entry: RequestLogEntry = {
 };
 
 describe('request log row', () => {
+  it('starts from an entry with the head first, then every field empty, as the spread of EMPTY_LOG_FIELDS made it', () => {
+    const fresh = newLogEntry();
+    const head = 'request_id client_request_id customer_id key_id endpoint status error_type latency_ms created_at'.split(' ');
+    expect(Object.keys(fresh)).to.deep.equal([...head, ...Object.keys(EMPTY_LOG_FIELDS)]);
+    expect(Object.fromEntries(Object.entries(fresh).slice(head.length))).to.deep.equal(EMPTY_LOG_FIELDS);
+    expect(fresh.created_at.getTime()).to.equal(0);
+    expect(newLogEntry()).to.not.equal(fresh); // a new one each time: each request's own
+  });
+
   it('names every column the insert writes, in its order, and nothing else', () => {
     expect(Object.keys(logRow(entry))).to.deep.equal(LOG_COLUMN_NAMES);
   });

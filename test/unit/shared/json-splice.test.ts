@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { removeTopLevelMember, setTopLevelMember } from '../../../src/shared/json-splice.ts';
+import { removeTopLevelMember, setTopLevelMember, spliceTopLevelString } from '../../../src/shared/json-splice.ts';
 
 describe('json-splice: setTopLevelMember and removeTopLevelMember', () => {
   it('replaces a top-level value of any type in place, leaving every other byte as it was', () => {
@@ -29,5 +29,14 @@ describe('json-splice: setTopLevelMember and removeTopLevelMember', () => {
       expect(setTopLevelMember(text, 'a', '1'), text).to.equal(undefined);
       expect(removeTopLevelMember(text, 'a', '1'), text).to.equal(undefined);
     }
+  });
+
+  it('replaces a top-level string member by its key as JSON reads it, escaped or not, and nothing else', () => {
+    expect(spliceTopLevelString('{"model":"a","x":{"model":"b"},"models":"c","mode":"d"}', 'model', 'z')).to.equal(
+      '{"model":"z","x":{"model":"b"},"models":"c","mode":"d"}',
+    );
+    expect(spliceTopLevelString('{"mo\\u0064el": "a", "m\\"odel":"b"}', 'model', 'z')).to.equal('{"mo\\u0064el": "z", "m\\"odel":"b"}');
+    expect(spliceTopLevelString('{"a\\\\":"b","model":1}', 'model', 'z')).to.equal(undefined); // not a string member
+    expect(spliceTopLevelString('{"other":"a"}', 'model', 'z')).to.equal(undefined);
   });
 });

@@ -17,6 +17,13 @@ describe('decimal <-> micro-units', () => {
     }
   });
 
+  it('gives the same amount for a decimal read again, past the bound of those it remembers, and refuses a bad one every time', () => {
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 5000; i++) expect(parseMicros(`${i}.5`)).to.equal(BigInt(i) * 1_000_000n + 500_000n);
+      expect(() => parseMicros('1e3')).to.throw();
+    }
+  });
+
   it('formats with six decimals and keeps the sign', () => {
     expect(formatMicros(3_000_000n)).to.equal('3.000000');
     expect(formatMicros(3n)).to.equal('0.000003');
