@@ -3,10 +3,13 @@
 // rows rather than truncating tables and keeps the catalogue's price versions when nothing changed
 // them, so what it must still guarantee is checked here: every table empty but the heartbeat and
 // the catalogue's versions, sequences started again, and the catalogue's prices the ones charged.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { HAIKU } from '../../helpers/limits.ts';
 import { getTestDatabase, usingPostgres } from '../../helpers/db.ts';
 
@@ -37,7 +40,11 @@ describe(`the suite's reset between tests (${usingPostgres() ? 'PostgreSQL' : 'P
 
   before(async () => {
     db = await getTestDatabase();
-    gateway = await startTestGateway();
+    // A catalogue of its own: the watcher reloads on any change in its directory (the repository's
+    // root sees other files' builds), and the last test checks that nothing reloaded it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reset-'));
+    fs.copyFileSync(SAMPLE_CATALOGUE, path.join(dir, 'catalogue.yaml'));
+    gateway = await startTestGateway({ cataloguePath: path.join(dir, 'catalogue.yaml') });
     fresh = { counts: await rowCounts(db), versions: await db('price_versions').orderBy('id').select('id', 'model_id', 'version', 'scope', 'price_hash') };
   });
   after(async () => gateway?.close());
@@ -63,7 +70,7 @@ describe(`the suite's reset between tests (${usingPostgres() ? 'PostgreSQL' : 'P
       200,
     );
     expect(await ask(gateway, key)).to.equal(200);
-    await gateway.settled();
+    expect(await gateway.requestLogs(`customer_id=${customerId}`, 2)).to.have.length(2);
     const used = await rowCounts(db);
     expect(used.customers).to.equal(1);
     expect(used.ledger_entries).to.be.above(2);
