@@ -17,12 +17,19 @@ async function definitionOf(file: string): Promise<Document> {
 
 function validatorOf(definition: Document, quick: boolean): OpenAPIValidator {
   const router = quick ? new FixedRouter({ definition, ignoreTrailingSlashes: true }) : new OpenAPIRouter({ definition, ignoreTrailingSlashes: true });
+  // One Ajv per validation context, as src/http/spec.ts has it (one per operation compiled every
+  // schema again: five seconds a document).
+  const ajvs = new Map<string, unknown>();
   const options = {
     definition,
     router,
     coerceTypes: true,
     lazyCompileValidators: true,
-    customizeAjv: (_d: unknown, o: object) => newAjv(o as Record<string, unknown>) as never,
+    customizeAjv: (_d: unknown, o: object, context?: string) => {
+      const key = `${context}:${String((o as { coerceTypes?: unknown }).coerceTypes)}`;
+      if (!ajvs.has(key)) ajvs.set(key, newAjv(o as Record<string, unknown>));
+      return ajvs.get(key) as never;
+    },
   };
   return quick ? new QuickValidator(options) : new OpenAPIValidator(options);
 }
