@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../src/config.ts';
+import { migratedDataDir } from '../helpers/child-gateway.ts';
 import { freePort, waitForHttp, waitForPort } from '../helpers/prism.ts';
 
 interface Proc {
@@ -98,7 +99,9 @@ describe('signals: Ctrl-C and SIGTERM leave no process behind', function () {
   for (const how of ['SIGINT to the group', 'SIGTERM to the top process'] as const) {
     it(`npm start (build, then the gateway in the same process): ${how}`, async () => {
       const port = await freePort();
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-signals-'));
+      // On the embedded database, a migrated one (no first start to wait for; first-start.test.ts
+      // has the start's own tests).
+      const dataDir = process.env.DATABASE_URL ? fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-signals-')) : await migratedDataDir('gateway-signals-');
       const run = launch('npm', ['start'], {
         PORT: String(port),
         DATA_DIR: dataDir,

@@ -41,14 +41,24 @@ function migratedTemplate(): Promise<string> {
   return template;
 }
 
+/**
+ * A new DATA_DIR whose embedded database is already created and migrated (a copy of the
+ * template), for a process that is not a child gateway of this helper (`npm start`, a gateway a
+ * test spawns itself). The caller removes it.
+ */
+export async function migratedDataDir(prefix = 'gateway-child-'): Promise<string> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.cpSync(await migratedTemplate(), pgliteDirFor(dataDir), { recursive: true });
+  return dataDir;
+}
+
 export async function startChildGateway(
   options: { dataDir?: string; env?: Record<string, string | undefined>; emptyDataDir?: boolean } = {},
 ): Promise<ChildGateway> {
   let dataDir = options.dataDir;
   if (dataDir === undefined) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-child-'));
     const embedded = !(options.env && 'DATABASE_URL' in options.env ? options.env.DATABASE_URL : process.env.DATABASE_URL);
-    if (embedded && !options.emptyDataDir) fs.cpSync(await migratedTemplate(), pgliteDirFor(dataDir), { recursive: true });
+    dataDir = embedded && !options.emptyDataDir ? await migratedDataDir() : fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-child-'));
   }
   const env: NodeJS.ProcessEnv = {
     ...process.env,

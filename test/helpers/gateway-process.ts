@@ -33,7 +33,14 @@ export function compileForProcesses(): void {
   process.env.GATEWAY_TEST_BUILD = TEST_BUILD_DIR;
 }
 
-/** The node arguments that run the gateway's entry point (then its own arguments, if any). */
+/**
+ * The node arguments that run the gateway's entry point (then its own arguments, if any).
+ * `--liftoff-only`: V8 keeps the embedded database's WebAssembly (PGlite, in the process the
+ * gateway forks with its own flags) on its baseline compiler instead of optimising its hot
+ * functions again in the background, which costs a process that lives a few seconds about 0.7 s
+ * of CPU (a fifth of its start) and buys it nothing. The code it runs is the same.
+ */
 export function gatewayEntry(): string[] {
-  return process.env.GATEWAY_TEST_BUILD === TEST_BUILD_DIR ? [compiledMain] : ['--import', 'tsx', path.join(ROOT_DIR, 'src/main.ts')];
+  const entry = process.env.GATEWAY_TEST_BUILD === TEST_BUILD_DIR ? [compiledMain] : ['--import', 'tsx', path.join(ROOT_DIR, 'src/main.ts')];
+  return ['--liftoff-only', ...entry];
 }

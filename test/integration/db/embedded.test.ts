@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
+import { migratedDataDir } from '../../helpers/child-gateway.ts';
 import { gatewayEntry } from '../../helpers/gateway-process.ts';
 import { freePort, startListening, waitForHttp, type RunningProcess } from '../../helpers/prism.ts';
 
@@ -18,8 +18,8 @@ describe('embedded database across gateway processes', function () {
 
   // One DATA_DIR for every test (a new database costs seconds): each test starts its gateways on
   // what the one before left, and stops or kills them all.
-  before(() => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-embedded-'));
+  before(async () => {
+    dataDir = await migratedDataDir('gateway-embedded-');
   });
   afterEach(async () => {
     await Promise.all(started.splice(0).map((p) => p.stop()));
