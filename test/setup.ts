@@ -24,7 +24,7 @@ export const mochaHooks = {
 /**
  * Once per run, in the main process, before any file: the web console's build, which the console
  * tests serve (built here rather than by each of them: two files rebuilding dist/console at once,
- * in two workers, would swap it under each other), and the compiled gateway that tests run as a
+ * in two workers at once, would swap it under each other), and the compiled gateway that tests run as a
  * process of its own (test/helpers/gateway-process.ts).
  */
 export function mochaGlobalSetup(): void {
