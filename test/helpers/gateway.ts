@@ -49,6 +49,20 @@ export interface TestGateway extends Gateway {
   customerWithKey(options?: { allowedModels?: string[] }): Promise<{ customerId: string; keyId: string; key: string }>;
 }
 
+/** Test gateways started and not closed yet (a worker runs one file at a time). */
+const open = new Set<TestGateway>();
+
+/**
+ * Closes the gateways the file that just ended left open (a root hook, test/setup.ts) and says
+ * how many there were: a gateway left running keeps its timers (the video poller, the hold
+ * sweeper, the request log's flush) working on the worker's database, in the next file's tests.
+ */
+export async function closeLeftOpen(): Promise<number> {
+  const left = [...open];
+  await Promise.all(left.map((gateway) => gateway.close()));
+  return left.length;
+}
+
 export async function startTestGateway(
   options: { env?: Record<string, string>; cataloguePath?: string; reuseDatabase?: boolean; now?: () => Date } = {},
 ): Promise<TestGateway> {
@@ -113,7 +127,7 @@ export async function startTestGateway(
     return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
   };
 
-  return {
+  const testGateway: TestGateway = {
     ...gateway,
     dataDir,
     get logs() {
@@ -186,8 +200,11 @@ export async function startTestGateway(
       return { customerId: customer.body.id, keyId: key.body.id, key: key.body.key };
     },
     async close(options) {
+      open.delete(testGateway);
       await gateway.close(options);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  open.add(testGateway);
+  return testGateway;
 }
