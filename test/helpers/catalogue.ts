@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import type { Catalogue, ModelEntry, ProviderEntry, RouteEntry } from '../../src/catalogue/types.ts';
+import type { Catalogue, ModelEntry, ProviderEntry, ProviderProtocol, RouteEntry, VideoSpec } from '../../src/catalogue/types.ts';
 import { SAMPLE_CATALOGUE } from './gateway.ts';
 
 /** Fields to set on an entry, or a function that edits it in place. */
@@ -24,6 +24,41 @@ export interface CatalogueChanges {
   model?: Record<string, EntryEdit<ModelEntry>>;
   /** Models whose free quota is left out (exact charges from the first unit). */
   withoutFreeQuota?: string[];
+}
+
+/** A provider the test serves itself (a simulator on loopback), reached as a real one is: by URL and credential. */
+export function testProvider(
+  id: string,
+  protocol: ProviderProtocol,
+  baseUrl: string,
+  credentialEnv: string,
+  extra: Partial<ProviderEntry> = {},
+): ProviderEntry {
+  return { id, protocol, base_url: baseUrl, credential_env: credentialEnv, ...extra };
+}
+
+/** A messages model on `provider` at Claude Haiku 4.5's upstream name and prices (1.00 in, 5.00 out). */
+export function haikuModel(id: string, provider: string): ModelEntry {
+  return {
+    id,
+    group: 'messages',
+    routes: [{ provider, upstream_model: 'claude-haiku-4-5-20251001' }],
+    price: { input_per_mtok: '1.00', output_per_mtok: '5.00' },
+  };
+}
+
+/**
+ * The video model most tests add for a provider of their own: Seedance 1.5 Pro upstream, five
+ * seconds of text-to-video at 0.10 a 720p second, not cancellable unless `video` says so.
+ */
+export function seedanceModel(id: string, provider: string, video: Partial<VideoSpec> = {}): ModelEntry {
+  return {
+    id,
+    group: 'video',
+    routes: [{ provider, upstream_model: 'doubao-seedance-1-5-pro-251215' }],
+    video: { seconds: [5], cancellable: false, inline_base64: false, content_types: ['text'], ...video },
+    price: { per_second: { '720p': '0.10' } },
+  };
 }
 
 /** The route of `model` through `provider`, to edit in a `model` edit; throws when it has none. */
