@@ -2,12 +2,13 @@
 // (openapi/upstream/anthropic-messages.yaml): every kind of answer the simulator gives, every
 // directive it reads, and the requests the gateway sends it, Claude Code's recorded ones included.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import type { ModelEntry } from '../../src/catalogue/types.ts';
 import { ROOT_DIR } from '../../src/config.ts';
 import { startAnthropicSimulator, type AnthropicSimulator } from '../../src/sandbox/anthropic/server.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { sampleCatalogueWith } from '../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { parseSse, validateUpstreamRequest, validateUpstreamResponse } from '../helpers/upstream-contract.ts';
 
 const API = 'anthropic-messages';
@@ -261,10 +262,14 @@ describe('contract: the anthropic simulator and messages adapter against openapi
 
     before(async () => {
       // Claude Code asks for up to 128000 output tokens; the sample models allow 64000.
-      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-      const model = `  - {id: ${MODEL}, group: messages, routes: [{provider: sandbox-anthropic, upstream_model: ${UPSTREAM}}], max_output_tokens: 128000, price: {input_per_mtok: "3.00", output_per_mtok: "15.00"}}\n`;
-      fs.writeFileSync(file, `${fs.readFileSync(SAMPLE_CATALOGUE, 'utf8')}${model}`);
-      gateway = await startTestGateway({ cataloguePath: file });
+      const model: ModelEntry = {
+        id: MODEL,
+        group: 'messages',
+        routes: [{ provider: 'sandbox-anthropic', upstream_model: UPSTREAM }],
+        max_output_tokens: 128000,
+        price: { input_per_mtok: '3.00', output_per_mtok: '15.00' },
+      };
+      gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith({ models: [model] }) });
       simulator = gateway.simulators.get('sandbox-anthropic') as AnthropicSimulator;
       let customerId: string;
       ({ key, customerId } = await gateway.customerWithKey());

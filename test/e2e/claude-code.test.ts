@@ -5,29 +5,30 @@
 // discovery. One gateway for the file; independent runs go in parallel (each with a customer of
 // its own, so each wallet moves by its own run alone).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { TokenPrice } from '../../src/catalogue/types.ts';
+import type { ModelEntry, TokenPrice } from '../../src/catalogue/types.ts';
 import { ROOT_DIR } from '../../src/config.ts';
 import { costOf, tokenLines } from '../../src/pricing/cost.ts';
 import type { AnthropicSimulator } from '../../src/sandbox/anthropic/server.ts';
 import { formatMicros, parseMicros } from '../../src/shared/money.ts';
 import { CLAUDE_CODE_RELEASES, discoveredModels, runClaude, type ClaudeRelease, type ClaudeRun } from '../helpers/claude-code.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
+import { sampleCatalogueWith } from '../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 
 const FIXTURES = path.join(ROOT_DIR, 'test/fixtures/claude-code');
 const MODEL = 'sandbox/claude-code';
 /** Listed in /v1/models under a name Claude Code keeps from a gateway's list (it keeps claude* and anthropic* ids). */
 const LISTED = 'claude-gateway-sandbox';
-const CATALOGUE_MODEL = `  - id: ${MODEL}
-    aliases: [{name: ${LISTED}, listed: true}]
-    group: messages
-    display_name: Gateway sandbox model
-    routes: [{provider: sandbox-anthropic, upstream_model: claude-code-upstream}]
-    max_output_tokens: 128000
-    price: {input_per_mtok: "3.00", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75"}
-`;
+const CATALOGUE_MODEL: ModelEntry = {
+  id: MODEL,
+  aliases: [{ name: LISTED, listed: true }],
+  group: 'messages',
+  display_name: 'Gateway sandbox model',
+  routes: [{ provider: 'sandbox-anthropic', upstream_model: 'claude-code-upstream' }],
+  max_output_tokens: 128000,
+  price: { input_per_mtok: '3.00', output_per_mtok: '15.00', cache_read_per_mtok: '0.30', cache_write_per_mtok: '3.75' },
+};
 const NOT_FORWARDED = new Set(['host', 'content-length', 'connection', 'x-api-key', 'authorization', 'accept-encoding']);
 const [CURRENT, OLDER] = CLAUDE_CODE_RELEASES as [ClaudeRelease, ClaudeRelease];
 
@@ -72,9 +73,7 @@ describe('Claude Code 2.1.330 and 2.1.197 as clients', function () {
   let key: string;
 
   before(async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.writeFileSync(file, `${fs.readFileSync(SAMPLE_CATALOGUE, 'utf8')}${CATALOGUE_MODEL}`);
-    gateway = await startTestGateway({ cataloguePath: file });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith({ models: [CATALOGUE_MODEL] }) });
     simulator = gateway.simulators.get('sandbox-anthropic') as AnthropicSimulator;
     const customer = await gateway.customerWithKey();
     key = customer.key;

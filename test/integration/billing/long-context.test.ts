@@ -1,14 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import type { TokenPrice } from '../../../src/catalogue/types.ts';
 import { requestText } from '../../../src/sandbox/anthropic/directives.ts';
 import type { AnthropicSimulator } from '../../../src/sandbox/anthropic/server.ts';
 import { simulatedTokens } from '../../../src/sandbox/anthropic/responses.ts';
 import { usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { RESPONSES_MODEL, responsesCost } from '../../helpers/responses.ts';
 
 // Long-context tiers (issue 33, item 4) through the official SDKs: above a threshold of reported
@@ -36,19 +35,19 @@ describe(`long-context tiers, with the official SDKs (${usingPostgres() ? 'Postg
   let customer: { customerId: string; keyId: string; key: string };
 
   before(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
-    const cataloguePath = path.join(dir, 'catalogue.yaml');
     // The sample's chat stand-in has no long context; here it gets a tier above 100,000 (input and cache x2, output x1.5).
-    const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
-    const chatPrice = 'price: {input_per_mtok: "0.50", output_per_mtok: "1.50", cache_read_per_mtok: "0.25"}';
-    expect(sample).to.include(chatPrice);
-    fs.writeFileSync(
-      cataloguePath,
-      sample.replace(
-        chatPrice,
-        'price: {input_per_mtok: "0.50", output_per_mtok: "1.50", cache_read_per_mtok: "0.25", tiers: [{above_input_tokens: 100000, input_per_mtok: "1.00", output_per_mtok: "2.25"}]}',
-      ),
-    );
+    const cataloguePath = sampleCatalogueWith({
+      model: {
+        [CHAT]: {
+          price: {
+            input_per_mtok: '0.50',
+            output_per_mtok: '1.50',
+            cache_read_per_mtok: '0.25',
+            tiers: [{ above_input_tokens: 100000, input_per_mtok: '1.00', output_per_mtok: '2.25' }],
+          },
+        },
+      },
+    });
     gateway = await startTestGateway({ cataloguePath });
   });
   beforeEach(async () => {
@@ -215,10 +214,7 @@ describe(`long-context tiers, with the official SDKs (${usingPostgres() ? 'Postg
     const stream = anthropic().messages.stream(body);
     await new Promise((resolve) => stream.once('text', resolve));
     const reload = await gateway.rewriteCatalogue((text) =>
-      text.replace(
-        'tiers: [{above_input_tokens: 200000, input_per_mtok: "8.00", output_per_mtok: "30.00", cache_read_per_mtok: "0.40", cache_write_per_mtok: "10.00"}]}\n  - id: sandbox/claude-sonnet',
-        'tiers: [{above_input_tokens: 200000, input_per_mtok: "8.00", output_per_mtok: "36.00", cache_read_per_mtok: "0.40", cache_write_per_mtok: "10.00"}]}\n  - id: sandbox/claude-sonnet',
-      ),
+      changeCatalogue(text, { model: { [OPUS]: (m) => void ((m.price as TokenPrice).tiers![0]!.output_per_mtok = '36.00') } }),
     );
     expect(reload.body.price_versions_created).to.deep.equal([{ model: OPUS, price_version: 2 }]);
     const message = await stream.finalMessage();

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
+import type { MediaTokensEntry } from '../../../src/catalogue/types.ts';
 import { usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 // Issue 33, item 2: media a provider bills by its content (an image's pixels, a PDF's pages) is
 // held at a per-block allowance (the protocol's default, or the model's catalogue `media_tokens`),
@@ -14,9 +13,7 @@ describe(`media blocks are held at their allowance (${usingPostgres() ? 'Postgre
   let key: string;
 
   before(async () => {
-    const cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath);
-    gateway = await startTestGateway({ cataloguePath });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith() });
     const customer = await gateway.customerWithKey();
     key = customer.key;
     await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount: '10.00', reference: 'fund' });
@@ -56,27 +53,22 @@ describe(`media blocks are held at their allowance (${usingPostgres() ? 'Postgre
     // The chat model's input rate, 0.50 per million: 1,600 tokens hold 0.000800.
     expect((await held('/v1/chat/completions', chat([picture, question]))) - (await held('/v1/chat/completions', chat([question])))).to.equal(800n);
 
-    const reloaded = await gateway.rewriteCatalogue((text) =>
-      text.replace(
-        '    display_name: Sandbox Claude Haiku (simulated)\n',
-        '    display_name: Sandbox Claude Haiku (simulated)\n    media_tokens: {image: 4000}\n',
-      ),
-    );
+    const reloaded = await gateway.rewriteCatalogue((text) => changeCatalogue(text, { model: { 'sandbox/claude-haiku': { media_tokens: { image: 4000 } } } }));
     expect(reloaded.body.status).to.equal('reloaded');
     const plain = await held('/v1/messages', message([question]));
     expect((await held('/v1/messages', message([image('https://example.com/a.png'), question]))) - plain).to.equal(5_000n);
   });
 
   it('refuses media_tokens on a video model, and an unknown kind', async () => {
-    const video = await gateway.rewriteCatalogue((text) =>
-      text.replace(
-        '    display_name: Sandbox Wan 2.7 reference-to-video',
-        '    media_tokens: {image: 1}\n    display_name: Sandbox Wan 2.7 reference-to-video',
-      ),
-    );
+    const video = await gateway.rewriteCatalogue((text) => changeCatalogue(text, { model: { 'sandbox/wan2.7-r2v': { media_tokens: { image: 1 } } } }));
     expect(video.status).to.equal(422);
     const kind = await gateway.rewriteCatalogue((text) =>
-      text.replace('    media_tokens: {image: 1}\n', '').replace('    media_tokens: {image: 4000}\n', '    media_tokens: {video: 4000}\n'),
+      changeCatalogue(text, {
+        model: {
+          'sandbox/wan2.7-r2v': (m) => void delete m.media_tokens,
+          'sandbox/claude-haiku': { media_tokens: { video: 4000 } as MediaTokensEntry },
+        },
+      }),
     );
     expect(kind.status).to.equal(422);
   });

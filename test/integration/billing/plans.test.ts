@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { videoCalls } from '../../helpers/videos.ts';
 
 // Price plans (issue 37, items 1 and 2): what each customer pays follows its plan, by one written
@@ -45,10 +43,7 @@ describe(`price plans: each customer pays its plan's prices, frozen at the hold 
 
   before(async () => {
     // Exact charges: the sample's free seconds of sandbox/seedance left out.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plans-'));
-    const cataloguePath = path.join(dir, 'catalogue.yaml');
-    fs.writeFileSync(cataloguePath, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('    free_quota: {amount: 10, unit: seconds, period: day}\n', ''));
-    gateway = await startTestGateway({ cataloguePath });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith({ withoutFreeQuota: ['sandbox/seedance'] }) });
     partner = (
       await gateway.admin('POST', '/admin/v1/plans', {
         name: 'Partner',

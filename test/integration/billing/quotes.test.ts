@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos.ts';
 
 // Quotes and prices a downstream can price itself by (issue 28): POST /v1/videos with dry_run
@@ -14,10 +12,7 @@ describe(`quotes: POST /v1/videos dry_run and the key's price list (${usingPostg
   let customer: { customerId: string; keyId: string; key: string };
 
   before(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
-    const cataloguePath = path.join(dir, 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath); // the price change below rewrites it
-    gateway = await startTestGateway({ cataloguePath });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith() }); // a copy: the price change below rewrites it
     customer = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount: '20.00', reference: 'fund' });
   });
@@ -77,7 +72,7 @@ describe(`quotes: POST /v1/videos dry_run and the key's price list (${usingPostg
 
   it('quotes a new price version as soon as the catalogue changes, and the create takes that version', async () => {
     const reload = await gateway.rewriteCatalogue((text) =>
-      text.replace('price: {per_second: {720p: "0.10", 1024p: "0.30"}}', 'price: {per_second: {720p: "0.15", 1024p: "0.30"}}'),
+      changeCatalogue(text, { model: { 'sandbox/compatible-video': { price: { per_second: { '720p': '0.15', '1024p': '0.30' } } } } }),
     );
     expect(reload.status).to.equal(200);
     const { quote } = await quoteThenCreate({ model: 'sandbox/compatible-video', prompt: 'a fox', seconds: 4, size: '1280x720' });

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { videoCalls } from '../../helpers/videos.ts';
 
 // A provider shuts a model down (OpenAI's Sora on 2026-09-24). The catalogue marks it retired:
@@ -18,9 +16,7 @@ describe('retired models', function () {
   let v: ReturnType<typeof videoCalls>;
 
   before(async () => {
-    const cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath); // a copy: tests rewrite it (reset puts it back)
-    gateway = await startTestGateway({ cataloguePath });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith() }); // a copy: tests rewrite it (reset puts it back)
   });
   beforeEach(async () => {
     await gateway.reset();
@@ -76,9 +72,7 @@ describe('retired models', function () {
   it('finishes and settles a task accepted before the model was retired; new ones are refused', async () => {
     const accepted = await v.create({ model: 'sandbox/h3', prompt: 'a wave [[sim queued_ms=0 running_ms=400]]', seconds: 5, resolution: '768P' });
     expect(accepted.status).to.equal(202);
-    const reload = await gateway.rewriteCatalogue((text) =>
-      text.replace('display_name: Sandbox MiniMax H3 (simulated)', 'display_name: Sandbox MiniMax H3 (simulated)\n    retired: {date: "2026-11-26"}'),
-    );
+    const reload = await gateway.rewriteCatalogue((text) => changeCatalogue(text, { model: { 'sandbox/h3': { retired: { date: '2026-11-26' } } } }));
     expect(reload.status).to.equal(200);
     const refused = await v.create({ model: 'sandbox/h3', prompt: 'another', seconds: 5, resolution: '768P' });
     expect(refused.status).to.equal(404);
@@ -91,15 +85,12 @@ describe('retired models', function () {
 
   it('answers /v1/messages for a retired model in Anthropic’s not_found_error, and chat in OpenAI’s shape', async () => {
     await gateway.rewriteCatalogue((text) =>
-      text
-        .replace(
-          'display_name: Sandbox Claude Haiku (simulated)',
-          'display_name: Sandbox Claude Haiku (simulated)\n    retired: {date: "2026-11-01", replacement: sandbox/claude-sonnet}',
-        )
-        .replace(
-          'display_name: Sandbox chat-completions model (simulated)',
-          'display_name: Sandbox chat-completions model (simulated)\n    retired: {date: "2026-11-02"}',
-        ),
+      changeCatalogue(text, {
+        model: {
+          'sandbox/claude-haiku': { retired: { date: '2026-11-01', replacement: 'sandbox/claude-sonnet' } },
+          'sandbox/chat-model': { retired: { date: '2026-11-02' } },
+        },
+      }),
     );
     const messages = await fetch(`${gateway.url}/v1/messages`, {
       method: 'POST',

@@ -6,17 +6,16 @@ import { expect } from 'chai';
 import { createCatalogueStore, type CatalogueStore } from '../../../src/catalogue/store.ts';
 import { syncPriceVersions } from '../../../src/catalogue/price-versions.ts';
 import { parseCatalogue } from '../../../src/catalogue/load.ts';
+import type { TokenPrice } from '../../../src/catalogue/types.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { resolveProviders } from '../../../src/providers/registry.ts';
 import { getTestDatabase, resetDatabase, usingPostgres } from '../../helpers/db.ts';
+import { sampleCatalogueText } from '../../helpers/catalogue.ts';
 import { SAMPLE_CATALOGUE } from '../../helpers/gateway.ts';
 
 const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
-const withSonnetInput = (price: string) =>
-  sample.replace(
-    '{input_per_mtok: "3.00", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75",\n',
-    `{input_per_mtok: "${price}", output_per_mtok: "15.00", cache_read_per_mtok: "0.30", cache_write_per_mtok: "3.75",\n`,
-  );
+const withSonnetPrice = (edit: (price: TokenPrice) => void) => sampleCatalogueText({ model: { 'sandbox/claude-sonnet': (m) => edit(m.price as TokenPrice) } });
+const withSonnetInput = (input: string) => withSonnetPrice((price) => void (price.input_per_mtok = input));
 
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -100,9 +99,10 @@ describe('catalogue store', () => {
       output_per_mtok: '22.500000',
     };
     expect((await rows())[0].price.tiers).to.deep.equal([tier]);
-    const moved = sample.replace('above_input_tokens: 200000, input_per_mtok: "6.00"', 'above_input_tokens: 250000, input_per_mtok: "6.00"');
-    expect(moved).to.not.equal(sample);
-    fs.writeFileSync(file, moved);
+    fs.writeFileSync(
+      file,
+      withSonnetPrice((price) => void (price.tiers![0]!.above_input_tokens = 250000)),
+    );
     expect(await store!.reload()).to.deep.include({ priceVersionsCreated: [{ model: 'sandbox/claude-sonnet', price_version: 2 }] });
     expect((await rows()).map((r) => r.price.tiers)).to.deep.equal([[tier], [{ ...tier, above_input_tokens: 250_000 }]]);
     expect(sonnet().priceVersion.version).to.equal(2);

@@ -1,12 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import type { OpenAIChatSimulator } from '../../../src/sandbox/openai-chat/server.ts';
 import { CHAT_MODEL, chatCost } from '../../helpers/chat.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { parseSse } from '../../helpers/upstream-contract.ts';
 
 /**
@@ -15,19 +13,9 @@ import { parseSse } from '../../helpers/upstream-contract.ts';
  * take seconds to finish).
  */
 function catalogueWithShortTimeouts(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-  const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
-  const primary =
-    '{id: sandbox-openai-chat, protocol: openai-chat, sandbox: true, timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}}';
-  if (!sample.includes(primary)) throw new Error('the sample catalogue changed: update this test');
-  fs.writeFileSync(
-    file,
-    sample.replace(
-      primary,
-      primary.replace('first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000', 'first_byte_ms: 3000, response_ms: 30000, idle_ms: 1500'),
-    ),
-  );
-  return file;
+  return sampleCatalogueWith({
+    provider: { 'sandbox-openai-chat': { timeouts: { connect_ms: 2000, first_byte_ms: 3000, response_ms: 30000, idle_ms: 1500 } } },
+  });
 }
 
 const chunksOf = (text: string) => parseSse(text).map((f) => (f.data === '[DONE]' ? '[DONE]' : JSON.parse(f.data)));

@@ -1,17 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import type { TokenPrice } from '../../../src/catalogue/types.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 // Discovery answers are cacheable: an ETag per caller's view, Cache-Control, and 304 on a match.
 describe('model discovery caching: ETag, Cache-Control and 304', () => {
   let gateway: TestGateway;
-  let catalogue: string;
   beforeEach(async () => {
-    catalogue = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, catalogue);
-    gateway = await startTestGateway({ cataloguePath: catalogue });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith() });
   });
   afterEach(async () => gateway.close());
 
@@ -51,10 +47,9 @@ describe('model discovery caching: ETag, Cache-Control and 304', () => {
     expect(await etagOf(haikuOnly.key)).to.not.equal(before);
 
     // A new price for haiku: the price list changes (and its ETag), the model list does not.
-    const reload = await gateway.rewriteCatalogue((text) => {
-      const [head, haiku] = text.split('id: sandbox/claude-haiku');
-      return `${head}id: sandbox/claude-haiku${haiku!.replace('input_per_mtok: "1.00"', 'input_per_mtok: "2.00"')}`;
-    });
+    const reload = await gateway.rewriteCatalogue((text) =>
+      changeCatalogue(text, { model: { 'sandbox/claude-haiku': (m) => void ((m.price as TokenPrice).input_per_mtok = '2.00') } }),
+    );
     expect(reload.body.status).to.equal('reloaded');
     expect(await etagOf(everything.key, '/v1/models/pricing')).to.not.equal(beforePricing);
     const stale = await get('/v1/models/pricing', { authorization: `Bearer ${everything.key}`, 'if-none-match': beforePricing! });

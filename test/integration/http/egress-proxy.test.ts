@@ -1,11 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { startAnthropicSimulator, type AnthropicSimulator } from '../../../src/sandbox/anthropic/server.ts';
 import { startArkSimulator, type ArkSimulator } from '../../../src/sandbox/ark/server.ts';
 import { startForwardProxy, type ForwardProxy } from '../../helpers/forward-proxy.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { haikuModel, sampleCatalogueWith, seedanceModel, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { videoCalls } from '../../helpers/videos.ts';
 
 // Operators whose network reaches providers only through a forward proxy set HTTPS_PROXY (and
@@ -24,26 +22,13 @@ describe('provider calls through a forward proxy (HTTP_PROXY, HTTPS_PROXY, NO_PR
   before(async () => {
     anthropic = await startAnthropicSimulator();
     ark = await startArkSimulator({ queuedMs: 0, runningMs: 0 });
-    cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.writeFileSync(
-      cataloguePath,
-      fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace(
-        'providers:\n',
-        `providers:
-  - {id: anthropic-direct, protocol: anthropic, base_url: "${anthropic.baseUrl}", credential_env: PROXY_TEST_ANTHROPIC_KEY}
-  - {id: ark-direct, protocol: ark-video, base_url: "${ark.baseUrl}", credential_env: PROXY_TEST_ARK_KEY}
-`,
-      ).concat(`  - id: proxied/claude
-    group: messages
-    routes: [{provider: anthropic-direct, upstream_model: claude-haiku-4-5-20251001}]
-    price: {input_per_mtok: "1.00", output_per_mtok: "5.00"}
-  - id: proxied/seedance
-    group: video
-    routes: [{provider: ark-direct, upstream_model: doubao-seedance-1-5-pro-251215}]
-    video: {seconds: [5], cancellable: true, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.10"}}
-`),
-    );
+    cataloguePath = sampleCatalogueWith({
+      providers: [
+        testProvider('anthropic-direct', 'anthropic', anthropic.baseUrl, 'PROXY_TEST_ANTHROPIC_KEY'),
+        testProvider('ark-direct', 'ark-video', ark.baseUrl, 'PROXY_TEST_ARK_KEY'),
+      ],
+      models: [haikuModel('proxied/claude', 'anthropic-direct'), seedanceModel('proxied/seedance', 'ark-direct', { cancellable: true })],
+    });
     process.env.PROXY_TEST_ANTHROPIC_KEY = 'sk-ant-proxy-test';
     process.env.PROXY_TEST_ARK_KEY = 'ark-proxy-test';
   });

@@ -8,7 +8,8 @@ import { startGateway, type Gateway } from '../../../src/main.ts';
 import type { AnthropicSimulator } from '../../../src/sandbox/anthropic/server.ts';
 import type { OpenAIChatSimulator } from '../../../src/sandbox/openai-chat/server.ts';
 import { usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { routeVia, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 // Issue 35, 4: a session stays on one route of equal priority, on every replica (rendezvous
 // hashing: no shared state), while that route is healthy; other sessions spread; failover keeps the
@@ -24,19 +25,12 @@ describe(`session affinity across two gateways on one database (${usingPostgres(
 
   before(async () => {
     // The sample's two sandbox Anthropic accounts at one priority, for claude-sonnet and the chat model.
-    const catalogue = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'affinity-')), 'catalogue.yaml');
-    const sample = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8');
-    const equal = sample
-      .replace(
-        '{provider: sandbox-anthropic-backup, upstream_model: claude-sonnet-4-5-20250929, priority: 2}',
-        '{provider: sandbox-anthropic-backup, upstream_model: claude-sonnet-4-5-20250929, priority: 1}',
-      )
-      .replace(
-        '{provider: sandbox-openai-chat-backup, upstream_model: sandbox-chat, priority: 2}',
-        '{provider: sandbox-openai-chat-backup, upstream_model: sandbox-chat, priority: 1}',
-      );
-    expect(equal.match(/-backup, upstream_model: [\w-]+, priority: 1\}/g)).to.have.length(2);
-    fs.writeFileSync(catalogue, equal);
+    const catalogue = sampleCatalogueWith({
+      model: {
+        'sandbox/claude-sonnet': (m) => void (routeVia(m, 'sandbox-anthropic-backup').priority = 1),
+        'sandbox/chat-model': (m) => void (routeVia(m, 'sandbox-openai-chat-backup').priority = 1),
+      },
+    });
     gateway = await startTestGateway({ cataloguePath: catalogue });
     const config = {
       ...loadConfig({

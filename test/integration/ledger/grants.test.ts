@@ -1,25 +1,21 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
+import type { ModelEntry } from '../../../src/catalogue/types.ts';
 import { openStream } from '../../helpers/child-gateway.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 // An expensive model, so one request's bound is a large part of a small wallet.
-const DEAR = `  - id: sandbox/claude-dear
-    group: messages
-    routes: [{provider: sandbox-anthropic, upstream_model: claude-dear}]
-    max_output_tokens: 100000
-    price: {input_per_mtok: "10.00", output_per_mtok: "100.00"}
-`;
+const DEAR: ModelEntry = {
+  id: 'sandbox/claude-dear',
+  group: 'messages',
+  routes: [{ provider: 'sandbox-anthropic', upstream_model: 'claude-dear' }],
+  max_output_tokens: 100000,
+  price: { input_per_mtok: '10.00', output_per_mtok: '100.00' },
+};
 
-function catalogue(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-  fs.writeFileSync(file, `${fs.readFileSync(SAMPLE_CATALOGUE, 'utf8')}${DEAR}`);
-  return file;
-}
+const catalogue = (): string => sampleCatalogueWith({ models: [DEAR] });
 
 describe('credit grants: requests draw from a per-process grant, money stays exact', function () {
   this.timeout(60_000);

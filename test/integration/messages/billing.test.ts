@@ -1,29 +1,18 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import type { AnthropicSimulator } from '../../../src/sandbox/anthropic/server.ts';
 import { eventually } from '../../helpers/eventually.ts';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 const HAIKU = 'sandbox/claude-haiku';
 const SONNET = 'sandbox/claude-sonnet'; // two routes: sandbox-anthropic, then sandbox-anthropic-backup
 
 /** The sample catalogue with short timeouts on the primary sandbox route, to exercise them. */
 function catalogueWithShortTimeouts(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
-  const file = path.join(dir, 'catalogue.yaml');
-  fs.writeFileSync(
-    file,
-    fs
-      .readFileSync(SAMPLE_CATALOGUE, 'utf8')
-      .replace(
-        'timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}',
-        'timeouts: {connect_ms: 2000, first_byte_ms: 2000, response_ms: 2000, idle_ms: 1000}',
-      ),
-  );
-  return file;
+  return sampleCatalogueWith({
+    provider: { 'sandbox-anthropic': { timeouts: { connect_ms: 2000, first_byte_ms: 2000, response_ms: 2000, idle_ms: 1000 } } },
+  });
 }
 
 interface Frame {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { AnthropicSimulator } from '../../../src/sandbox/anthropic/server.ts';
+import { sampleCatalogueWith } from '../../helpers/catalogue.ts';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 const HAIKU = 'sandbox/claude-haiku'; // max_output_tokens 64000, no free quota
@@ -155,20 +156,9 @@ describe('messages: provider timeouts fire when configured', function () {
   let gateway: TestGateway;
   let key: string;
   before(async () => {
-    const { default: fs } = await import('node:fs');
-    const { default: os } = await import('node:os');
-    const { default: path } = await import('node:path');
-    const { SAMPLE_CATALOGUE } = await import('../../helpers/gateway.ts');
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.writeFileSync(
-      file,
-      fs
-        .readFileSync(SAMPLE_CATALOGUE, 'utf8')
-        .replace(
-          'timeouts: {connect_ms: 2000, first_byte_ms: 30000, response_ms: 30000, idle_ms: 30000}',
-          'timeouts: {connect_ms: 2000, first_byte_ms: 1000, response_ms: 1500, idle_ms: 30000}',
-        ),
-    );
+    const file = sampleCatalogueWith({
+      provider: { 'sandbox-anthropic': { timeouts: { connect_ms: 2000, first_byte_ms: 1000, response_ms: 1500, idle_ms: 30000 } } },
+    });
     gateway = await startTestGateway({ cataloguePath: file });
     let customerId: string;
     ({ key, customerId } = await gateway.customerWithKey());

@@ -1,25 +1,26 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import type { ModelEntry } from '../../../src/catalogue/types.ts';
+import { sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 // A model priced in every dimension Anthropic bills: tokens, 5-minute and 1-hour cache writes,
 // cache reads, server tool requests, and premiums for fast mode and the priority tier.
-const PRICED = `  - id: sandbox/claude-priced
-    group: messages
-    routes: [{provider: sandbox-anthropic, upstream_model: claude-priced-upstream}]
-    max_output_tokens: 8000
-    price:
-      input_per_mtok: "3.00"
-      output_per_mtok: "15.00"
-      cache_read_per_mtok: "0.30"
-      cache_write_per_mtok: "3.75"
-      cache_write_1h_per_mtok: "6.00"
-      web_search_per_1k_requests: "10.00"
-      web_fetch_per_1k_requests: "2.00"
-      multipliers: {fast: "6", priority: "1.5"}
-`;
+const PRICED: ModelEntry = {
+  id: 'sandbox/claude-priced',
+  group: 'messages',
+  routes: [{ provider: 'sandbox-anthropic', upstream_model: 'claude-priced-upstream' }],
+  max_output_tokens: 8000,
+  price: {
+    input_per_mtok: '3.00',
+    output_per_mtok: '15.00',
+    cache_read_per_mtok: '0.30',
+    cache_write_per_mtok: '3.75',
+    cache_write_1h_per_mtok: '6.00',
+    web_search_per_1k_requests: '10.00',
+    web_fetch_per_1k_requests: '2.00',
+    multipliers: { fast: '6', priority: '1.5' },
+  },
+};
 
 describe('messages: billing follows every usage component Anthropic reports', function () {
   this.timeout(60_000);
@@ -28,9 +29,7 @@ describe('messages: billing follows every usage component Anthropic reports', fu
   let customerId: string;
 
   before(async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.writeFileSync(file, `${fs.readFileSync(SAMPLE_CATALOGUE, 'utf8')}${PRICED}`);
-    gateway = await startTestGateway({ cataloguePath: file });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith({ models: [PRICED] }) });
     ({ key, customerId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '100.00', reference: 'fund' });
   });

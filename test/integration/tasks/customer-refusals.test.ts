@@ -2,12 +2,10 @@
 // customer's submissions (while another customer's are accepted) backs off that customer's tasks
 // only; 429s across customers in a row are the account's and pause the provider for everyone, as
 // before. Real HTTP to simulated Ark accounts, on the embedded database and on PostgreSQL.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { startArkSimulator, type ArkSimulator } from '../../../src/sandbox/ark/server.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith, seedanceModel, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { exchangeProblems, videoCalls } from '../../helpers/videos.ts';
 
 /** `shared`: an account with no limit of ours; `full`: one whose account runs one task at a time (its own 429s). */
@@ -15,21 +13,11 @@ const ACCOUNTS = { shared: {}, full: { accountLimit: 1 } } as const;
 type Account = keyof typeof ACCOUNTS;
 
 function catalogueFor(sims: Record<Account, ArkSimulator>): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
   const accounts = Object.keys(ACCOUNTS) as Account[];
-  const providers = accounts.map((a) => `  - {id: ark-${a}, protocol: ark-video, base_url: "${sims[a].baseUrl}", credential_env: ARK_REFUSALS_KEY}\n`).join('');
-  const models = accounts
-    .map(
-      (a) => `  - id: refusals/${a}
-    group: video
-    routes: [{provider: ark-${a}, upstream_model: doubao-seedance-1-5-pro-251215}]
-    video: {seconds: [5], cancellable: false, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.10"}}
-`,
-    )
-    .join('');
-  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('providers:\n', `providers:\n${providers}`).concat(models));
-  return file;
+  return sampleCatalogueWith({
+    providers: accounts.map((a) => testProvider(`ark-${a}`, 'ark-video', sims[a].baseUrl, 'ARK_REFUSALS_KEY')),
+    models: accounts.map((a) => seedanceModel(`refusals/${a}`, `ark-${a}`)),
+  });
 }
 
 describe("the queue tells one customer's refusals from the account's", function () {

@@ -2,9 +2,6 @@
 // engine takes its tasks through accept (row and hold in one transaction), submit, the gateway's
 // queue when the provider is busy, polls, settlement, and review resolved by an operator through
 // the admin API, on a real database and a simulated upstream over real HTTP.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { createLogger } from '../../../src/logger.ts';
 import { serveJson, type JsonServer } from '../../../src/sandbox/json-server.ts';
@@ -14,7 +11,8 @@ import type { TaskContext } from '../../../src/tasks/context.ts';
 import { taskKinds } from '../../../src/tasks/kind.ts';
 import { submitTask } from '../../../src/tasks/submit.ts';
 import { createTaskWorker, type TaskWorker } from '../../../src/tasks/worker.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { imageTaskKind } from './image-kind.ts';
 
 const PER_IMAGE = 100_000n; // 0.10 an image
@@ -57,9 +55,9 @@ describe('a third task kind costs one kind file (image jobs, registered by this 
   beforeEach(async () => {
     upstream = await startImageUpstream();
     process.env.IMAGE_UPSTREAM_KEY = 'image-upstream-key';
-    const cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    const provider = `  - {id: images-upstream, protocol: openai-chat, base_url: "${upstream.baseUrl}", credential_env: IMAGE_UPSTREAM_KEY}\n`;
-    fs.writeFileSync(cataloguePath, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('providers:\n', `providers:\n${provider}`));
+    const cataloguePath = sampleCatalogueWith({
+      providers: [testProvider('images-upstream', 'openai-chat', upstream.baseUrl, 'IMAGE_UPSTREAM_KEY')],
+    });
     gateway = await startTestGateway({ cataloguePath });
     customer = await gateway.customerWithKey();
     await gateway.admin('POST', `/admin/v1/customers/${customer.customerId}/credits`, { amount: '5.00', reference: 'fund' });

@@ -1,13 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { startAnthropicSimulator, type AnthropicSimulator } from '../../../src/sandbox/anthropic/server.ts';
 import { startArkSimulator, type ArkSimulator } from '../../../src/sandbox/ark/server.ts';
 import { startOpenAIChatSimulator, type OpenAIChatSimulator } from '../../../src/sandbox/openai-chat/server.ts';
 import { fundedCustomer, startChildGateway, type ChildGateway } from '../../helpers/child-gateway.ts';
 import { getTestDatabase, resetDatabase, testDatabaseUrlInUse, usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE } from '../../helpers/gateway.ts';
+import { haikuModel, sampleCatalogueWith, seedanceModel, testProvider } from '../../helpers/catalogue.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.ts';
 
 const SERVER = 2;
@@ -42,31 +39,23 @@ describe(`OpenTelemetry traces to an OTLP/HTTP receiver (${usingPostgres() ? 'Po
     anthropic = await startAnthropicSimulator();
     chat = await startOpenAIChatSimulator();
     ark = await startArkSimulator({ queuedMs: 0, runningMs: 0 });
-    cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.writeFileSync(
-      cataloguePath,
-      fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace(
-        'providers:\n',
-        `providers:
-  - {id: anthropic-traced, protocol: anthropic, base_url: "${anthropic.baseUrl}", credential_env: TRACE_TEST_ANTHROPIC_KEY}
-  - {id: chat-traced, protocol: openai-chat, base_url: "${chat.baseUrl}", credential_env: TRACE_TEST_CHAT_KEY}
-  - {id: ark-traced, protocol: ark-video, base_url: "${ark.baseUrl}", credential_env: TRACE_TEST_ARK_KEY}
-`,
-      ).concat(`  - id: traced/claude
-    group: messages
-    routes: [{provider: anthropic-traced, upstream_model: claude-haiku-4-5-20251001}]
-    price: {input_per_mtok: "1.00", output_per_mtok: "5.00"}
-  - id: traced/chat
-    group: chat
-    routes: [{provider: chat-traced, upstream_model: gpt-4.1-mini}]
-    price: {input_per_mtok: "0.50", output_per_mtok: "1.50"}
-  - id: traced/seedance
-    group: video
-    routes: [{provider: ark-traced, upstream_model: doubao-seedance-1-5-pro-251215}]
-    video: {seconds: [5], cancellable: true, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.10"}}
-`),
-    );
+    cataloguePath = sampleCatalogueWith({
+      providers: [
+        testProvider('anthropic-traced', 'anthropic', anthropic.baseUrl, 'TRACE_TEST_ANTHROPIC_KEY'),
+        testProvider('chat-traced', 'openai-chat', chat.baseUrl, 'TRACE_TEST_CHAT_KEY'),
+        testProvider('ark-traced', 'ark-video', ark.baseUrl, 'TRACE_TEST_ARK_KEY'),
+      ],
+      models: [
+        haikuModel('traced/claude', 'anthropic-traced'),
+        {
+          id: 'traced/chat',
+          group: 'chat',
+          routes: [{ provider: 'chat-traced', upstream_model: 'gpt-4.1-mini' }],
+          price: { input_per_mtok: '0.50', output_per_mtok: '1.50' },
+        },
+        seedanceModel('traced/seedance', 'ark-traced', { cancellable: true }),
+      ],
+    });
     if (usingPostgres()) await resetDatabase(await getTestDatabase());
   });
   afterEach(async () => {

@@ -1,25 +1,24 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import type { ArkSimulator } from '../../../src/sandbox/ark/server.ts';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 
 /** The sample catalogue without seedance's free seconds (exact charges), plus a non-cancellable plan. */
 function testCatalogue(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-'));
-  const file = path.join(dir, 'catalogue.yaml');
-  const text = fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('    free_quota: {amount: 10, unit: seconds, period: day}\n', '')
-    .concat(`  - id: sandbox/seedance-fixed
-    group: video
-    routes: [{provider: sandbox-ark, upstream_model: doubao-seedance-1-0-pro-250528}]
-    video: {seconds: [5], cancellable: false, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.20"}}
-`);
-  fs.writeFileSync(file, text);
-  return file;
+  return sampleCatalogueWith({
+    withoutFreeQuota: ['sandbox/seedance'],
+    models: [
+      {
+        id: 'sandbox/seedance-fixed',
+        group: 'video',
+        routes: [{ provider: 'sandbox-ark', upstream_model: 'doubao-seedance-1-0-pro-250528' }],
+        video: { seconds: [5], cancellable: false, inline_base64: false, content_types: ['text'] },
+        price: { per_second: { '720p': '0.20' } },
+      },
+    ],
+  });
 }
 
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
@@ -163,10 +162,7 @@ describe('video tasks on the Ark protocol (simulated upstream)', function () {
   it('charges the price in force at acceptance even when the catalogue changed in flight', async () => {
     const created = await create({ prompt: `x [[sim queued_ms=0 running_ms=300]]` });
     const reload = await gateway.rewriteCatalogue((text) =>
-      text.replace(
-        'per_second: {480p: "0.05", 720p: "0.10", 1080p: "0.25"}}\n  - id: sandbox/h3',
-        'per_second: {480p: "0.05", 720p: "0.90", 1080p: "0.25"}}\n  - id: sandbox/h3',
-      ),
+      changeCatalogue(text, { model: { 'sandbox/seedance': { price: { per_second: { '480p': '0.05', '720p': '0.90', '1080p': '0.25' } } } } }),
     );
     expect(reload.body.price_versions_created).to.deep.equal([{ model: 'sandbox/seedance', price_version: 2 }]);
     const task = await pollUntilDone(created.body.task_id);

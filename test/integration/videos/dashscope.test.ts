@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { startDashScopeSimulator, type DashScopeSimulator } from '../../../src/sandbox/dashscope/server.ts';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { validateUpstreamResponse } from '../../helpers/upstream-contract.ts';
 import { expectVideoUpstreamsOnContract, pauseEnded, videoCalls } from '../../helpers/videos.ts';
 
@@ -19,9 +17,7 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
   let calls: ReturnType<typeof videoCalls>;
 
   before(async () => {
-    const cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath); // a copy: tests rewrite it (reset puts it back)
-    gateway = await startTestGateway({ cataloguePath });
+    gateway = await startTestGateway({ cataloguePath: sampleCatalogueWith() }); // a copy: tests rewrite it (reset puts it back)
     dashscope = gateway.simulators.get('sandbox-dashscope') as DashScopeSimulator;
   });
   beforeEach(async () => {
@@ -189,11 +185,7 @@ describe('video tasks on Alibaba Wan (DashScope), against its simulator over HTT
     expect(await wallet()).to.include({ debits: '0.000000', reserved: '0.000000' });
 
     // An operator offers 20 s on Wan 2.7 (the protocol carries up to 30 s; the model takes 15).
-    const reload = await gateway.rewriteCatalogue((text) => {
-      const at = text.indexOf('seconds: [2, 4, 5, 8, 10, 15]');
-      expect(at).to.be.greaterThan(0);
-      return `${text.slice(0, at)}seconds: [2, 4, 5, 8, 10, 15, 20]${text.slice(at + 'seconds: [2, 4, 5, 8, 10, 15]'.length)}`;
-    });
+    const reload = await gateway.rewriteCatalogue((text) => changeCatalogue(text, { model: { [T2V]: (m) => void m.video!.seconds.push(20) } }));
     expect(reload.status).to.equal(200);
     const refused = await calls.create({ model: T2V, prompt: 'x', seconds: 20 });
     expect(refused.status).to.equal(400);

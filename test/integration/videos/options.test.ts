@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
+import type { VideoSpec } from '../../../src/catalogue/types.ts';
 import type { ArkSimulator } from '../../../src/sandbox/ark/server.ts';
 import type { MiniMaxSimulator } from '../../../src/sandbox/minimax/server.ts';
 import type { OpenAIVideosSimulator } from '../../../src/sandbox/openai-videos/server.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos.ts';
 
 // Every create option is mapped to the provider's own parameter or refused with 400 naming the
@@ -13,21 +12,7 @@ import { expectVideoUpstreamsOnContract, videoCalls } from '../../helpers/videos
 // no enabled provider (503), the provider's rate limit (the task waits at the gateway), its error text.
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
 
-function catalogueWith(extra: string): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-  fs.writeFileSync(
-    file,
-    fs
-      .readFileSync(SAMPLE_CATALOGUE, 'utf8')
-      .replace('    free_quota: {amount: 10, unit: seconds, period: day}\n', '') // exact charges
-      .replace(
-        'providers:\n',
-        'providers:\n  - {id: ark-unconfigured, protocol: ark-video, base_url: "https://ark.example.com/api/v3", credential_env: ARK_KEY_NOT_SET_IN_TESTS}\n',
-      )
-      .concat(extra),
-  );
-  return file;
-}
+const FIVE_SECONDS_TEXT: VideoSpec = { seconds: [5], cancellable: false, inline_base64: false, content_types: ['text'] };
 
 describe('video create options: mapped for the provider or refused, never dropped', function () {
   this.timeout(60_000);
@@ -41,17 +26,26 @@ describe('video create options: mapped for the provider or refused, never droppe
   let minimax: MiniMaxSimulator;
 
   beforeEach(async () => {
-    cataloguePath = catalogueWith(`  - id: sandbox/doubao-seedance-lite
-    group: video
-    routes: [{provider: sandbox-ark}]
-    video: {seconds: [5], cancellable: false, inline_base64: false, content_types: [text]}
-    price: {per_second: {480p: "0.02"}}
-  - id: bytedance/unserved
-    group: video
-    routes: [{provider: ark-unconfigured}]
-    video: {seconds: [5], cancellable: false, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.10"}}
-`);
+    cataloguePath = sampleCatalogueWith({
+      withoutFreeQuota: ['sandbox/seedance'], // exact charges
+      providers: [testProvider('ark-unconfigured', 'ark-video', 'https://ark.example.com/api/v3', 'ARK_KEY_NOT_SET_IN_TESTS')],
+      models: [
+        {
+          id: 'sandbox/doubao-seedance-lite',
+          group: 'video',
+          routes: [{ provider: 'sandbox-ark' }],
+          video: FIVE_SECONDS_TEXT,
+          price: { per_second: { '480p': '0.02' } },
+        },
+        {
+          id: 'bytedance/unserved',
+          group: 'video',
+          routes: [{ provider: 'ark-unconfigured' }],
+          video: FIVE_SECONDS_TEXT,
+          price: { per_second: { '720p': '0.10' } },
+        },
+      ],
+    });
     gateway = await startTestGateway({ cataloguePath });
     ({ key, customerId } = await gateway.customerWithKey());
     await gateway.admin('POST', `/admin/v1/customers/${customerId}/credits`, { amount: '20.00', reference: 'fund' });
@@ -234,7 +228,9 @@ describe('video create options: mapped for the provider or refused, never droppe
 
   it('cancel follows the plan the task was sold with, not the catalogue of today', async () => {
     const queued = await v.create({ model: 'sandbox/seedance', prompt: 'a [[sim queued_ms=60000]]' });
-    const reload = await gateway.rewriteCatalogue((text) => text.replace(/(id: sandbox\/seedance\n(?:.*\n)*?\s+cancellable: )true/, '$1false'));
+    const reload = await gateway.rewriteCatalogue((text) =>
+      changeCatalogue(text, { model: { 'sandbox/seedance': (m) => void (m.video!.cancellable = false) } }),
+    );
     expect(reload.body.status).to.equal('reloaded');
     expect(gateway.services.catalogue.current().model('sandbox/seedance')!.video!.cancellable).to.equal(false);
     const cancelled = await v.cancel(queued.body.task_id);

@@ -1,9 +1,6 @@
 // The poller's throughput parts, against the real database and the simulated Ark upstream: the
 // drain claims ahead of its lanes until a claim comes back short, and status changes that arrive
 // together share one statement while each keeps its own guard and outcome.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { videoTaskKind } from '../../../src/domain/videos/kind.ts';
 import { createLogger } from '../../../src/logger.ts';
@@ -12,14 +9,11 @@ import { TaskStatus as VideoStatus } from '../../../src/tasks/model.ts';
 import { batchedTransitions, claimDue, giveBack, NOW } from '../../../src/tasks/repo.ts';
 import { createTaskWorker as createVideoWorker } from '../../../src/tasks/worker.ts';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 /** The sample catalogue without seedance's free seconds, so every completed task is charged its full price. */
-function catalogueWithoutFreeSeconds(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('    free_quota: {amount: 10, unit: seconds, period: day}\n', ''));
-  return file;
-}
+const catalogueWithoutFreeSeconds = (): string => sampleCatalogueWith({ withoutFreeQuota: ['sandbox/seedance'] });
 
 describe('video poller batching', function () {
   this.timeout(60_000);

@@ -5,9 +5,6 @@
 // mid-queue and replaced. Either way: the simulated account never runs more than 3 tasks at once,
 // a customer arriving behind another's long queue is served within a round, a task cancelled
 // while waiting releases its hold at once and never reaches the provider, and nothing is lost.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { videoTaskKind } from '../../../src/domain/videos/kind.ts';
@@ -17,7 +14,8 @@ import { taskKinds } from '../../../src/tasks/kind.ts';
 import { createTaskWorker as createVideoWorker, type TaskWorker as VideoWorker } from '../../../src/tasks/worker.ts';
 import { CHILD_ADMIN_TOKEN, startChildGateway, type ChildGateway } from '../../helpers/child-gateway.ts';
 import { getTestDatabase, resetDatabase, testDatabaseUrlInUse, usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith, seedanceModel, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 const LIMIT = 3;
 const HEAVY = 15;
@@ -35,22 +33,10 @@ interface Replicas {
 }
 
 function sharedCatalogue(ark: ArkSimulator): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-  fs.writeFileSync(
-    file,
-    fs
-      .readFileSync(SAMPLE_CATALOGUE, 'utf8')
-      .replace(
-        'providers:\n',
-        `providers:\n  - {id: ark-shared, protocol: ark-video, base_url: "${ark.baseUrl}", credential_env: ARK_SHARED_KEY, max_concurrent_tasks: ${LIMIT}}\n`,
-      ).concat(`  - id: shared/seedance
-    group: video
-    routes: [{provider: ark-shared, upstream_model: doubao-seedance-1-5-pro-251215}]
-    video: {seconds: [5], cancellable: false, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.10"}}
-`),
-  );
-  return file;
+  return sampleCatalogueWith({
+    providers: [testProvider('ark-shared', 'ark-video', ark.baseUrl, 'ARK_SHARED_KEY', { max_concurrent_tasks: LIMIT })],
+    models: [seedanceModel('shared/seedance', 'ark-shared')],
+  });
 }
 
 /** PostgreSQL: two gateway processes polling (VIDEO_POLLER=true), replica 0 killed with SIGKILL and started again. */

@@ -3,36 +3,26 @@
 // show their place, go out in a fair order, can be cancelled while waiting with the hold released
 // at once, wait again (with backoff) when the provider itself says its account is full, and fail
 // with the hold released when they wait too long. Real HTTP to simulated Ark accounts.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { startArkSimulator, type ArkSimulator } from '../../../src/sandbox/ark/server.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith, seedanceModel, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { exchangeProblems, videoCalls } from '../../helpers/videos.ts';
 
-const ACCOUNTS = { one: 'max_concurrent_tasks: 1', two: 'max_concurrent_tasks: 2', open: '', tight: 'max_concurrent_tasks: 1, max_queue_wait_seconds: 1' };
+const ACCOUNTS = {
+  one: { max_concurrent_tasks: 1 },
+  two: { max_concurrent_tasks: 2 },
+  open: {},
+  tight: { max_concurrent_tasks: 1, max_queue_wait_seconds: 1 },
+};
 type Account = keyof typeof ACCOUNTS;
 
 function catalogueFor(sims: Record<Account, ArkSimulator>): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-  const providers = (Object.keys(ACCOUNTS) as Account[])
-    .map(
-      (a) => `  - {id: ark-${a}, protocol: ark-video, base_url: "${sims[a].baseUrl}", credential_env: ARK_QUEUE_KEY${ACCOUNTS[a] ? `, ${ACCOUNTS[a]}` : ''}}\n`,
-    )
-    .join('');
-  const models = (Object.keys(ACCOUNTS) as Account[])
-    .map(
-      (a) => `  - id: queue/${a}
-    group: video
-    routes: [{provider: ark-${a}, upstream_model: doubao-seedance-1-5-pro-251215}]
-    video: {seconds: [5], cancellable: false, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.10"}}
-`,
-    )
-    .join('');
-  fs.writeFileSync(file, fs.readFileSync(SAMPLE_CATALOGUE, 'utf8').replace('providers:\n', `providers:\n${providers}`).concat(models));
-  return file;
+  const accounts = Object.keys(ACCOUNTS) as Account[];
+  return sampleCatalogueWith({
+    providers: accounts.map((a) => testProvider(`ark-${a}`, 'ark-video', sims[a].baseUrl, 'ARK_QUEUE_KEY', ACCOUNTS[a])),
+    models: accounts.map((a) => seedanceModel(`queue/${a}`, `ark-${a}`)),
+  });
 }
 
 describe("the gateway's queue in front of a provider account's concurrency limit", function () {
@@ -213,7 +203,7 @@ describe("the gateway's queue in front of a provider account's concurrency limit
     expect(await create(v, 'queue/one', 'second', { 'idempotency-key': 'k-1' })).to.equal(waiting);
     expect((await v.create({ model: 'queue/one', prompt: 'other', seconds: 5, resolution: '720p' }, { 'idempotency-key': 'k-1' })).status).to.equal(422);
     expect(await wallet()).to.include({ reserved: '1.000000' });
-    const reload = await gateway.rewriteCatalogue((text) => text.replace(/(id: queue\/one\n(?:.*\n)*?\s+price: \{per_second: \{720p: )"0.10"/, '$1"0.20"'));
+    const reload = await gateway.rewriteCatalogue((text) => changeCatalogue(text, { model: { 'queue/one': { price: { per_second: { '720p': '0.20' } } } } }));
     expect(reload.body.status).to.equal('reloaded');
     await runUntil(async () => (await liveTasks()) === 0);
     expect((await v.get(waiting)).body.billing).to.include({ amount: '0.500000', price_version: 1 });

@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT_DIR } from '../../../src/config.ts';
@@ -11,7 +9,8 @@ import { taskKinds } from '../../../src/tasks/kind.ts';
 import { claimDue } from '../../../src/tasks/repo.ts';
 import { createTaskWorker as createVideoWorker } from '../../../src/tasks/worker.ts';
 import { testDatabaseUrlInUse, usingPostgres } from '../../helpers/db.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { sampleCatalogueWith, seedanceModel, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 
 const TASKS = 300;
 
@@ -29,19 +28,10 @@ describe(`video poller on several replicas (${usingPostgres() ? 'PostgreSQL, 3 p
 
   before(async () => {
     ark = await startArkSimulator({ queuedMs: 100, runningMs: 400 });
-    cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.writeFileSync(
-      cataloguePath,
-      fs
-        .readFileSync(SAMPLE_CATALOGUE, 'utf8')
-        .replace('providers:\n', `providers:\n  - {id: ark-shared, protocol: ark-video, base_url: "${ark.baseUrl}", credential_env: ARK_SHARED_KEY}\n`)
-        .concat(`  - id: shared/seedance
-    group: video
-    routes: [{provider: ark-shared, upstream_model: doubao-seedance-1-5-pro-251215}]
-    video: {seconds: [5], cancellable: true, inline_base64: false, content_types: [text]}
-    price: {per_second: {720p: "0.10"}}
-`),
-    );
+    cataloguePath = sampleCatalogueWith({
+      providers: [testProvider('ark-shared', 'ark-video', ark.baseUrl, 'ARK_SHARED_KEY')],
+      models: [seedanceModel('shared/seedance', 'ark-shared', { cancellable: true })],
+    });
     process.env.ARK_SHARED_KEY = 'ark-test-key';
     gateway = await startTestGateway({ cataloguePath });
     ({ key, customerId } = await gateway.customerWithKey());

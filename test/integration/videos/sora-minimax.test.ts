@@ -1,11 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import type { MiniMaxSimulator } from '../../../src/sandbox/minimax/server.ts';
 import type { OpenAIVideosSimulator } from '../../../src/sandbox/openai-videos/server.ts';
 import { fundedCustomer } from '../../helpers/factories.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueWith } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { expectVideoUpstreamsOnContract } from '../../helpers/videos.ts';
 
 const QUICK = '[[sim queued_ms=0 running_ms=0]]';
@@ -18,8 +16,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
   let cataloguePath: string;
 
   before(async () => {
-    cataloguePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-')), 'catalogue.yaml');
-    fs.copyFileSync(SAMPLE_CATALOGUE, cataloguePath); // a copy: tests rewrite it (reset puts it back)
+    cataloguePath = sampleCatalogueWith(); // a copy: tests rewrite it (reset puts it back)
     gateway = await startTestGateway({ cataloguePath });
   });
   beforeEach(async () => {
@@ -82,19 +79,17 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
     expect(await gateway.services.ledger.reconcile()).to.deep.equal([]);
   });
 
-  const cases = [
+  const cases: Array<{ model: string; resolution: string; newPrice: Record<string, string>; bill: string }> = [
     {
       model: 'sandbox/compatible-video',
       resolution: '720p',
-      oldPrice: 'per_second: {720p: "0.10", 1024p: "0.30"}',
-      newPrice: 'per_second: {720p: "0.90", 1024p: "0.30"}',
+      newPrice: { '720p': '0.90', '1024p': '0.30' },
       bill: '0.400000',
     },
     {
       model: 'sandbox/h3',
       resolution: '768P',
-      oldPrice: 'per_second: {768P: "0.08", 2K: "0.20"}}\n',
-      newPrice: 'per_second: {768P: "0.80", 2K: "0.20"}}\n',
+      newPrice: { '768P': '0.80', '2K': '0.20' },
       bill: '0.320000',
     },
   ];
@@ -106,11 +101,7 @@ describe('video tasks on the OpenAI videos and MiniMax H3 protocols (simulated u
       expect(held.error.code).to.equal('unknown_status');
 
       const inFlight = await create({ model: c.model, prompt: 'x [[sim queued_ms=0 running_ms=300]]', seconds: 4, resolution: c.resolution });
-      const reload = await gateway.rewriteCatalogue((text) => {
-        const at = text.lastIndexOf(c.oldPrice); // the sandbox model's price, the last of its kind in the file
-        expect(at).to.be.greaterThan(0);
-        return text.slice(0, at) + c.newPrice + text.slice(at + c.oldPrice.length);
-      });
+      const reload = await gateway.rewriteCatalogue((text) => changeCatalogue(text, { model: { [c.model]: { price: { per_second: c.newPrice } } } }));
       expect(reload.body.price_versions_created).to.deep.equal([{ model: c.model, price_version: 2 }]);
       const task = await finish(inFlight.body.task_id);
       expect(task.status).to.equal('completed');

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { startVertexVeoSimulator, type VertexVeoSimulator } from '../../../src/sandbox/vertex-veo/server.ts';
 import { DEFAULT_ASSET_BYTES } from '../../../src/sandbox/task-book.ts';
-import { SAMPLE_CATALOGUE, startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
+import { changeCatalogue, sampleCatalogueText, testProvider } from '../../helpers/catalogue.ts';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.ts';
 import { exchangeProblems, expectVideoUpstreamsOnContract, vertexApiOf, videoCalls } from '../../helpers/videos.ts';
 
 // Veo on Vertex AI over real HTTP, against the simulated Vertex (its OAuth token endpoint, the
@@ -178,17 +179,23 @@ describe('a configured vertex-veo provider: key file, token_uri, storage setting
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'veo-'));
     fs.writeFileSync(path.join(dir, 'key.json'), sim.credential, { mode: 0o600 });
     process.env.VEO_TEST_KEY_FILE = path.join(dir, 'key.json');
-    const catalogue = fs
-      .readFileSync(SAMPLE_CATALOGUE, 'utf8')
-      .replace(
-        'providers:\n',
-        `providers:\n  - {id: vertex-direct, protocol: vertex-veo, base_url: "${sim.baseUrl}", credential_env: VEO_TEST_KEY_FILE, storage_uri: "gs://operator-bucket/out", storage_base_url: "${sim.storageBaseUrl}"}\n`,
-      ).concat(`  - id: direct/veo
-    group: video
-    routes: [{provider: vertex-direct, upstream_model: veo-3.1-fast-generate-001}]
-    video: {seconds: [4, 8], cancellable: false, inline_base64: false, content_types: [text], audio: true, ratios: ["9:16"]}
-    price: {per_second: {720p: "0.10", 720p+audio: "0.15"}}
-`);
+    const catalogue = sampleCatalogueText({
+      providers: [
+        testProvider('vertex-direct', 'vertex-veo', sim.baseUrl, 'VEO_TEST_KEY_FILE', {
+          storage_uri: 'gs://operator-bucket/out',
+          storage_base_url: sim.storageBaseUrl,
+        }),
+      ],
+      models: [
+        {
+          id: 'direct/veo',
+          group: 'video',
+          routes: [{ provider: 'vertex-direct', upstream_model: 'veo-3.1-fast-generate-001' }],
+          video: { seconds: [4, 8], cancellable: false, inline_base64: false, content_types: ['text'], audio: true, ratios: ['9:16'] },
+          price: { per_second: { '720p': '0.10', '720p+audio': '0.15' } },
+        },
+      ],
+    });
     fs.writeFileSync(path.join(dir, 'catalogue.yaml'), catalogue);
     gateway = await startTestGateway({ cataloguePath: path.join(dir, 'catalogue.yaml') });
     const customer = await gateway.customerWithKey();
@@ -232,10 +239,7 @@ describe('a configured vertex-veo provider: key file, token_uri, storage setting
 
   it('refuses a vertex-veo provider without storage_uri at configuration time, naming it; the last catalogue stays', async () => {
     const reload = await gateway.rewriteCatalogue((text) =>
-      text.replace(
-        'providers:\n',
-        `providers:\n  - {id: vertex-inline, protocol: vertex-veo, base_url: "${sim.baseUrl}", credential_env: VEO_TEST_KEY_FILE}\n`,
-      ),
+      changeCatalogue(text, { providers: [testProvider('vertex-inline', 'vertex-veo', sim.baseUrl, 'VEO_TEST_KEY_FILE')] }),
     );
     expect(reload.status).to.equal(422);
     expect(reload.body.error.message).to.include('providers.0 (vertex-inline): a vertex-veo provider needs storage_uri (gs://bucket/prefix/)');
