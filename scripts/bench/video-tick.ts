@@ -66,7 +66,7 @@ async function claimPlan(db: Knex): Promise<{ nodes: string[]; executionMs: numb
   try {
     const { rows } = await trx.raw<{ rows: Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }> }>(
       `explain (analyze, format json) ${CLAIM_DUE_SQL}`,
-      [60_000, 100],
+      [100, 60_000],
     );
     const [explained] = rows[0]!['QUERY PLAN'];
     const nodes: string[] = [];
