@@ -6,6 +6,7 @@
 // never to run `npm start`.
 import { exec } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -68,8 +69,12 @@ describe('the production banner: its admin command works as printed', function (
     expect(customer).to.include({ object: 'customer', name: 'Acme' });
     expect((await gateway.admin('GET', `/admin/v1/customers/${customer.id}`)).status).to.equal(200);
 
-    // The same line in a shell without the token: told what to set, not to run npm start.
-    const refused = await runPrinted(line, operatorEnv());
+    // The same line in a shell without the token: told what to set, not to run npm start. Its
+    // DATA_DIR is an empty directory: the default, the checkout's ./data, holds the token of the
+    // developer's own `npm start` (the README's first command) if they ran it.
+    const noTokenDir = fs.mkdtempSync(path.join(os.tmpdir(), 'banner-no-token-'));
+    const refused = await runPrinted(line, { ...operatorEnv(), DATA_DIR: noTokenDir });
+    fs.rmSync(noTokenDir, { recursive: true, force: true });
     expect(refused.code).to.equal(2);
     expect(refused.stderr).to.contain('set ADMIN_TOKEN').and.not.contain('npm start');
   });
